@@ -1,0 +1,141 @@
+// Configuration (DECISIONS D12, D20), read from the environment once and validated as a
+// whole: a bad start lists every bad variable by name, not only the first.
+
+export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+
+export type Config = {
+  nodeEnv: string;
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  publicUrl: string;
+  masterKey: Buffer;
+  jwtSecret: string;
+  walletCallTimeoutMs: number;
+  trustProxy: boolean;
+  roles: Role[];
+  healthPort: number | undefined;
+  logLevel: string;
+  botChallenge:
+    | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
+    | undefined;
+  // warnings to print once a logger exists (development defaults in use)
+  warnings: string[];
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+// Development-only defaults: usable on a laptop, refused in production (D12).
+const DEV_MASTER_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+const DEV_JWT_SECRET = 'development-only-jwt-secret-do-not-use-in-production-0123456789abcdef';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const production = nodeEnv === 'production';
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, fallback: string, protocols: string[]): string => {
+    const raw = env[name] || fallback;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
+    }
+    return raw.replace(/\/+$/, '');
+  };
+  const secret = (name: string, devDefault: string): string => {
+    const raw = env[name];
+    if (raw) return raw;
+    if (production) problems.push(`${name} is required when NODE_ENV=production`);
+    else warnings.push(`${name} is not set: using the INSECURE development default`);
+    return devDefault;
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const healthPortRaw = env.HEALTH_PORT;
+  const healthPort =
+    healthPortRaw === undefined || healthPortRaw === '' ? undefined : integer('HEALTH_PORT', 0, 1, 65535);
+
+  const masterKeyText = secret('MASTER_KEY', DEV_MASTER_KEY);
+  const masterKey = parseMasterKey(masterKeyText);
+  if (!masterKey) problems.push('MASTER_KEY must be 32 bytes as 64 hex characters or base64');
+
+  const jwtSecret = secret('JWT_SECRET', DEV_JWT_SECRET);
+  if (jwtSecret.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
+
+  const roles: Role[] = [];
+  for (const name of (env.ROLES || ROLE_NAMES.join(',')).split(',').map((r) => r.trim()).filter(Boolean)) {
+    if ((ROLE_NAMES as readonly string[]).includes(name)) roles.push(name as Role);
+    else problems.push(`ROLES has an unknown role "${name}" (known: ${ROLE_NAMES.join(', ')})`);
+  }
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  let botChallenge: Config['botChallenge'];
+  if (env.BOT_CHALLENGE_SECRET) {
+    const verifyUrl = env.BOT_CHALLENGE_VERIFY_URL;
+    if (!verifyUrl) problems.push('BOT_CHALLENGE_VERIFY_URL is required when BOT_CHALLENGE_SECRET is set');
+    botChallenge = {
+      secret: env.BOT_CHALLENGE_SECRET,
+      verifyUrl: verifyUrl ? url('BOT_CHALLENGE_VERIFY_URL', verifyUrl, ['http:', 'https:']) : '',
+      failClosed: boolean('BOT_CHALLENGE_FAIL_CLOSED', false),
+      timeoutMs: integer('BOT_CHALLENGE_TIMEOUT_MS', 2000, 1, 60000),
+    };
+  }
+
+  const config: Config = {
+    nodeEnv,
+    databaseUrl: url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/rgs', ['postgresql:', 'postgres:']),
+    redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    port,
+    publicUrl: url('PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
+    masterKey: masterKey ?? Buffer.alloc(32),
+    jwtSecret,
+    walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
+    trustProxy: boolean('TRUST_PROXY', false),
+    roles,
+    healthPort,
+    logLevel,
+    botChallenge,
+    warnings,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseMasterKey(text: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) {
+    const key = Buffer.from(text, 'base64');
+    if (key.length === 32) return key;
+  }
+  return undefined;
+}

@@ -1,0 +1,9 @@
+// The environment every test process shares. Tests talk to the real Postgres and Redis of
+// the machine (DEVELOPERS.md); the database is a dedicated one, recreated per run.
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/rgs_test';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+process.env.DATABASE_URL = TEST_DATABASE_URL;
+process.env.REDIS_URL = TEST_REDIS_URL;
+process.env.LOG_LEVEL ??= 'silent';
