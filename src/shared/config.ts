@@ -1,7 +1,9 @@
 // Configuration (DECISIONS D12, D20), read from the environment once and validated as a
 // whole: a bad start lists every bad variable by name, not only the first.
 
-export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
+// D12 names six roles; this release runs the operator API. The realtime channel, the
+// scheduler and the bet, settle and rollback worker pools arrive with the game engine.
+export const ROLE_NAMES = ['api'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 export type Config = {
@@ -15,7 +17,6 @@ export type Config = {
   walletCallTimeoutMs: number;
   trustProxy: boolean;
   roles: Role[];
-  healthPort: number | undefined;
   logLevel: string;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
@@ -79,9 +80,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 
   const port = integer('PORT', 3000, 0, 65535);
-  const healthPortRaw = env.HEALTH_PORT;
-  const healthPort =
-    healthPortRaw === undefined || healthPortRaw === '' ? undefined : integer('HEALTH_PORT', 0, 1, 65535);
 
   const masterKeyText = secret('MASTER_KEY', DEV_MASTER_KEY);
   const masterKey = parseMasterKey(masterKeyText);
@@ -95,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if ((ROLE_NAMES as readonly string[]).includes(name)) roles.push(name as Role);
     else problems.push(`ROLES has an unknown role "${name}" (known: ${ROLE_NAMES.join(', ')})`);
   }
+  if (roles.length === 0 && problems.length === 0) problems.push('ROLES selects no role');
 
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -122,7 +121,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
     roles,
-    healthPort,
     logLevel,
     botChallenge,
     warnings,

@@ -145,6 +145,24 @@ CREATE TABLE "wallet_calls" (
     CONSTRAINT "wallet_calls_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "wallet_jobs" (
+    "id" UUID NOT NULL,
+    "operator_id" TEXT NOT NULL,
+    "session_id" UUID,
+    "endpoint" TEXT NOT NULL,
+    "transaction_uuid" UUID NOT NULL,
+    "payload" JSONB NOT NULL,
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "next_attempt_at" TIMESTAMPTZ(3),
+    "completed_at" TIMESTAMPTZ(3),
+    "abandoned_at" TIMESTAMPTZ(3),
+    "last_error" TEXT,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "wallet_jobs_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE INDEX "credentials_operator_id_kind_idx" ON "credentials"("operator_id", "kind");
 
@@ -180,3 +198,12 @@ ALTER TABLE "sessions" ADD CONSTRAINT "sessions_operator_id_fkey" FOREIGN KEY ("
 
 -- AddForeignKey
 ALTER TABLE "seeds" ADD CONSTRAINT "seeds_session_id_fkey" FOREIGN KEY ("session_id") REFERENCES "sessions"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- CreateIndex
+CREATE UNIQUE INDEX "wallet_jobs_transaction_uuid_key" ON "wallet_jobs"("transaction_uuid");
+
+-- CreateIndex
+CREATE INDEX "wallet_jobs_abandoned_at_idx" ON "wallet_jobs"("abandoned_at");
+
+-- CreateIndex
+CREATE INDEX "wallet_jobs_next_attempt_at_idx" ON "wallet_jobs"("next_attempt_at");

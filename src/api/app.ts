@@ -1,0 +1,39 @@
+import Koa from 'koa';
+import compose from 'koa-compose';
+import type { ServiceContext } from '../shared/context.js';
+import { createBotChallenge } from './bot-challenge.js';
+import { errorBodies } from './middleware/errors.js';
+import { ipAllowList } from './middleware/ip-allow-list.js';
+import { rawBody } from './middleware/raw-body.js';
+import { requestMetrics } from './middleware/request-metrics.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { verifySignature } from './middleware/signature.js';
+import { healthRoutes } from './routes/health.js';
+import { roundRoutes } from './routes/rounds.js';
+import { sessionRoutes } from './routes/session.js';
+import type { ApiMiddleware, ApiState } from './state.js';
+
+// The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
+// (IP allow-list, raw body, signature; contract 5.2-5.4) before any route matches, so no
+// request reaches a handler unsigned; only /healthz, /readyz and /metrics are open.
+export function createApiApp(svc: ServiceContext): Koa<ApiState> {
+  const app = new Koa<ApiState>({ proxy: svc.config.trustProxy });
+  app.silent = true;
+
+  const signed = compose([ipAllowList(svc.db), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now)]) as ApiMiddleware;
+  const onlyUnderV1: ApiMiddleware = (ctx, next) =>
+    ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
+
+  const health = healthRoutes(svc);
+  const sessions = sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger));
+  const rounds = roundRoutes(svc);
+
+  app.use(securityHeaders());
+  app.use(requestMetrics(svc.metrics));
+  app.use(errorBodies(svc.logger));
+  app.use(health.routes());
+  app.use(onlyUnderV1);
+  app.use(sessions.routes());
+  app.use(rounds.routes());
+  return app;
+}

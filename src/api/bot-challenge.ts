@@ -1,0 +1,38 @@
+import type { Config } from '../shared/config.js';
+import { botChallengeFailed } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+
+// contract 5.7 and D20: optional bot challenge on session create, siteverify style (POST
+// form secret, response, remoteip; JSON answer with boolean success). Skipped when no
+// secret is configured; fail-open when the verifier is unreachable unless configured closed.
+export type BotChallenge = (token: string | undefined, remoteIp: string) => Promise<void>;
+
+export function createBotChallenge(settings: Config['botChallenge'], logger: Logger): BotChallenge {
+  if (!settings) return async () => undefined;
+  return async (token, remoteIp) => {
+    if (!token) throw botChallengeFailed('a bot challenge token is required');
+    let verdict: boolean | 'unreachable';
+    try {
+      const response = await fetch(settings.verifyUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ secret: settings.secret, response: token, remoteip: remoteIp }).toString(),
+        signal: AbortSignal.timeout(settings.timeoutMs),
+      });
+      if (!response.ok) verdict = 'unreachable';
+      else {
+        const answer = (await response.json()) as { success?: unknown };
+        verdict = typeof answer?.success === 'boolean' ? answer.success : 'unreachable';
+      }
+    } catch {
+      verdict = 'unreachable';
+    }
+    if (verdict === true) return;
+    if (verdict === 'unreachable') {
+      logger.warn({ failClosed: settings.failClosed }, 'bot challenge verifier unreachable');
+      if (!settings.failClosed) return;
+      throw botChallengeFailed('the bot challenge could not be verified');
+    }
+    throw botChallengeFailed('the bot challenge was not passed');
+  };
+}

@@ -1,0 +1,14 @@
+import type { Metrics } from '../../shared/metrics.js';
+import type { ApiMiddleware } from '../state.js';
+
+// D15: request latency histogram by route (the route pattern, never the raw path, so that
+// ids do not explode the label set).
+export const requestMetrics = (metrics: Metrics): ApiMiddleware => async (ctx, next) => {
+  const stop = metrics.httpRequestDuration.startTimer();
+  try {
+    await next();
+  } finally {
+    const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+    stop({ method: ctx.method, route, status: String(ctx.status) });
+  }
+};

@@ -1,0 +1,84 @@
+import { serviceUnavailable, signatureError } from '../../shared/errors.js';
+import { isValidAt, revealSecret } from '../../shared/operators/credentials.js';
+import type { Redis } from '../../shared/redis.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../shared/signing/signer.js';
+import type { ApiMiddleware } from '../state.js';
+
+// contract 5.2 verification, in its order, then D17 replay protection. Only a request that
+// passes every step has its body parsed and reaches idempotency, rate limits and handlers.
+export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date): ApiMiddleware => async (ctx, next) => {
+  const requestUuid = requestUuidHint(ctx.state.rawBody);
+  const fail = (code: Parameters<typeof signatureError>[0], message: string) => signatureError(code, message, requestUuid);
+
+  // step 1: all three headers
+  const kid = ctx.get(SIGNATURE_HEADERS.keyId);
+  const timestamp = ctx.get(SIGNATURE_HEADERS.timestamp);
+  const presented = ctx.get(SIGNATURE_HEADERS.signature);
+  const missing = [
+    [SIGNATURE_HEADERS.keyId, kid],
+    [SIGNATURE_HEADERS.timestamp, timestamp],
+    [SIGNATURE_HEADERS.signature, presented],
+  ].filter(([, value]) => !value);
+  if (missing.length > 0) throw fail('invalid_signature', `missing header ${missing.map(([name]) => name).join(', ')}`);
+
+  // inbound requests are signed with an API credential only (contract 5.3)
+  const credential = ctx.state.credential;
+  if (!credential || credential.kind !== 'API') throw fail('unknown_key', 'unknown key id');
+
+  // step 2: the timestamp is an integer within the operator's window
+  if (!/^-?[0-9]{1,15}$/.test(timestamp)) throw fail('invalid_signature', 'timestamp is not integer unix seconds');
+  const clock = now();
+  const window = credential.operator.signatureWindowSeconds; // contract 8.1: 30 s unless overridden
+  if (Math.abs(Math.floor(clock.getTime() / 1000) - Number(timestamp)) > window) {
+    throw fail('stale_timestamp', `timestamp is outside the ${window} s window`);
+  }
+
+  // notBefore, notAfter and revokedAt (contract 5.3); a revoked secret is zeroed anyway
+  if (!isValidAt(credential, clock)) throw fail('key_not_valid_now', 'the key is not valid now');
+
+  // steps 3-5: recompute over the raw bytes and compare in constant time
+  const expected = sign(revealSecret(masterKey, credential), ctx.method, ctx.path, timestamp, ctx.state.rawBody);
+  if (!signatureMatches(expected, presented)) throw fail('invalid_signature', 'signature does not match');
+
+  // D17: a POST whose (kid, timestamp, signature) was already accepted is a replay. The
+  // marker outlives the window on either side, after which the timestamp check refuses it.
+  if (ctx.method === 'POST') {
+    const fresh = await redis
+      .set(`rgs:replay:${kid}:${timestamp}:${presented}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
+      .catch(() => {
+        throw serviceUnavailable('replay protection is unavailable (Redis)');
+      });
+    if (fresh !== 'OK') throw fail('replayed_signature', 'this signed request was already accepted');
+  }
+
+  // step 6: only now parse
+  ctx.state.operator = credential.operator;
+  parseJsonBody(ctx.state);
+  await next();
+};
+
+function parseJsonBody(state: { rawBody: Buffer; body: unknown; bodyIsJson: boolean }): void {
+  if (state.rawBody.length === 0) {
+    state.body = undefined;
+    state.bodyIsJson = true;
+    return;
+  }
+  try {
+    state.body = JSON.parse(state.rawBody.toString('utf8'));
+    state.bodyIsJson = true;
+  } catch {
+    state.body = undefined;
+    state.bodyIsJson = false;
+  }
+}
+
+// D3: the 401 body echoes the request's requestUuid when one can be read, else "".
+function requestUuidHint(raw: Buffer): string {
+  if (raw.length === 0) return '';
+  try {
+    const body = JSON.parse(raw.toString('utf8')) as { requestUuid?: unknown };
+    return typeof body?.requestUuid === 'string' && body.requestUuid.length <= 64 ? body.requestUuid : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,52 @@
+import Router from '@koa/router';
+import type { ServiceContext } from '../../shared/context.js';
+import { notFound } from '../../shared/errors.js';
+import { BUCKETS } from '../../shared/rate-limit.js';
+import { launchSession } from '../../shared/session/launch.js';
+import { terminateSession } from '../../shared/session/terminate.js';
+import type { BotChallenge } from '../bot-challenge.js';
+import { idempotency } from '../middleware/idempotency.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { validateBody } from '../middleware/validate.js';
+import { compile } from '../schemas/ajv.js';
+import { sessionCreateSchema, sessionTerminateSchema, type SessionCreateBody, type SessionTerminateBody } from '../schemas/session.js';
+import type { ApiState } from '../state.js';
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+// Every route runs, after the signed-request stage: idempotency, rate limit, validation,
+// handler (D17, 8.1, D9).
+export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
+  const router = new Router<ApiState>();
+  // an idempotency claim outlives the slowest handler: the wallet timeout plus a margin
+  const remember = idempotency(svc.db, svc.config.walletCallTimeoutMs + 10_000, svc.now);
+  const validCreate = compile(sessionCreateSchema);
+  const validTerminate = compile(sessionTerminateSchema);
+
+  router.post(
+    '/v1/session',
+    remember,
+    rateLimit(svc.redis, BUCKETS.session),
+    validateBody(validCreate, { emptyIsObject: false }),
+    async (ctx) => {
+      const body = ctx.state.body as SessionCreateBody;
+      await botChallenge(body.botChallengeToken ?? (ctx.get('bot-challenge-response') || undefined), ctx.ip);
+      const { requestUuid: _key, botChallengeToken: _token, ...request } = body;
+      ctx.body = await launchSession(svc, ctx.state.operator, request);
+    },
+  );
+
+  router.post(
+    '/v1/session/:sessionId/terminate',
+    remember,
+    rateLimit(svc.redis, BUCKETS.terminate),
+    validateBody(validTerminate, { emptyIsObject: true }),
+    async (ctx) => {
+      const sessionId = ctx.params.sessionId ?? '';
+      if (!UUID.test(sessionId)) throw notFound('not_found', 'session not found');
+      const body = ctx.state.body as SessionTerminateBody;
+      ctx.body = await terminateSession(svc, ctx.state.operator.id, sessionId.toLowerCase(), body.reason);
+    },
+  );
+  return router;
+}

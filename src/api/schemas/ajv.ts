@@ -1,0 +1,32 @@
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { invalidRequest, type ValidationDetail } from '../../shared/errors.js';
+
+// One ajv instance for every inbound body. Unknown fields are removed before the handler
+// sees them (D9: ignored, never echoed); no type coercion: "100" is not 100.
+const ajv = new Ajv({ allErrors: true, removeAdditional: 'all', useDefaults: false, coerceTypes: false, strict: true });
+const addFormats = addFormatsModule as unknown as (instance: Ajv, formats: string[]) => Ajv;
+addFormats(ajv, ['uuid', 'uri', 'date-time']);
+
+export function compile<T>(schema: JSONSchemaType<T>): ValidateFunction<T> {
+  return ajv.compile(schema);
+}
+
+// D3: a missing required field is RS_ERROR_WRONG_SYNTAX; a wrong type or pattern is
+// RS_ERROR_WRONG_TYPES. Details name paths and rules, never the values sent.
+export function toInvalidRequest(errors: ErrorObject[]) {
+  const details: ValidationDetail[] = errors.map((error) => ({
+    path:
+      error.keyword === 'required'
+        ? `${error.instancePath}/${(error.params as { missingProperty: string }).missingProperty}`
+        : error.instancePath || '/',
+    keyword: error.keyword,
+    message: error.message ?? 'is invalid',
+  }));
+  const missing = errors.some((error) => error.keyword === 'required');
+  return invalidRequest(
+    missing ? 'RS_ERROR_WRONG_SYNTAX' : 'RS_ERROR_WRONG_TYPES',
+    missing ? 'a required field is missing' : 'a field has the wrong type or format',
+    details,
+  );
+}

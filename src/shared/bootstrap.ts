@@ -1,0 +1,28 @@
+import { loadConfig, type Config } from './config.js';
+import type { ServiceContext } from './context.js';
+import { createDb } from './db/client.js';
+import { createLogger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { createRedis } from './redis.js';
+import { WalletClient } from './wallet/client.js';
+
+// Builds the per-process service context from a validated config, and tears it down.
+export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {
+  const logger = createLogger(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
+  const db = createDb(config.databaseUrl);
+  const redis = createRedis(config.redisUrl);
+  await new Promise<void>((resolve, reject) => {
+    redis.once('ready', () => resolve());
+    redis.once('error', (err: Error) => reject(new Error(`Redis at ${config.redisUrl} did not answer: ${err.message}`)));
+  });
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  const metrics = createMetrics();
+  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs);
+  return { config, db, redis, metrics, logger, wallet, now: () => new Date() };
+}
+
+export async function closeServiceContext(svc: ServiceContext): Promise<void> {
+  svc.redis.disconnect();
+  await svc.db.$disconnect();
+}

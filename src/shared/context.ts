@@ -1,0 +1,19 @@
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { Redis } from './redis.js';
+import type { WalletClient } from './wallet/client.js';
+
+// What every role is given at start: the one config, database, Redis connection, metrics
+// registry, logger and wallet client of the process, and the clock (injectable so that
+// tests can move time).
+export type ServiceContext = {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  metrics: Metrics;
+  logger: Logger;
+  wallet: WalletClient;
+  now: () => Date;
+};

@@ -1,0 +1,14 @@
+import { hkdfSync } from 'node:crypto';
+import { open, seal } from '../crypto/envelope.js';
+
+// Server seeds are stored encrypted (contract 2.13) with AES-256-GCM under a key derived
+// from MASTER_KEY for this purpose only; the seed row id is bound in as associated data.
+
+const seedKey = (masterKey: Buffer): Buffer =>
+  Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'rgs/server-seed/v1', 32));
+
+export const sealServerSeed = (masterKey: Buffer, seedId: string, serverSeed: string): Uint8Array<ArrayBuffer> =>
+  new Uint8Array(seal(seedKey(masterKey), Buffer.from(serverSeed, 'utf8'), `seed:${seedId}`));
+
+export const openServerSeed = (masterKey: Buffer, seedId: string, sealed: Uint8Array): string =>
+  open(seedKey(masterKey), Buffer.from(sealed), `seed:${seedId}`).toString('utf8');

@@ -1,0 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../signing/signer.js';
+
+// Seeds (DECISIONS D2): the server seed is 32 random bytes written as 64 lower-case hex
+// characters, and everything hashes or keys on that text.
+
+export const generateServerSeed = (): string => randomBytes(32).toString('hex');
+
+// D2: serverSeedHash = sha256_hex(utf8(serverSeed)); `echo -n "$seed" | sha256sum` agrees.
+export const serverSeedHash = (serverSeed: string): string => sha256Hex(Buffer.from(serverSeed, 'utf8'));
+
+export const generateClientSeed = (): string => randomBytes(16).toString('hex');
+
+// D2: a supplied clientSeed is 1 to 64 printable ASCII characters, no ":".
+export const CLIENT_SEED_PATTERN = '^[\\x20-\\x39\\x3B-\\x7E]{1,64}$';

@@ -1,0 +1,38 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Prometheus metrics (D15), one registry per process, served at GET /metrics.
+export type Metrics = ReturnType<typeof createMetrics>;
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'rgs_' });
+  return {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'rgs_http_request_duration_seconds',
+      help: 'Inbound HTTP request latency by route',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    walletCallDuration: new Histogram({
+      name: 'rgs_wallet_call_duration_seconds',
+      help: 'Outbound wallet call latency by endpoint and resulting RS_ status',
+      labelNames: ['endpoint', 'status'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 2, 5],
+      registers: [registry],
+    }),
+    sessionsCreated: new Counter({
+      name: 'rgs_sessions_created_total',
+      help: 'Sessions created, by mode',
+      labelNames: ['mode'] as const,
+      registers: [registry],
+    }),
+    sessionRejections: new Counter({
+      name: 'rgs_session_rejections_total',
+      help: 'Session launches refused with 422, by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+  };
+}

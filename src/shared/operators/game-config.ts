@@ -1,0 +1,96 @@
+import type { Db } from '../db/client.js';
+import { CredentialError } from './credentials.js';
+import { isKnownGame } from '../games.js';
+
+// Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).
+
+export const DEFAULT_GAME_CONFIG = {
+  bettingWindowMs: 15000,
+  rollingWindowMs: 4000,
+  cooldownMs: 3000,
+  minBetMicro: 10000n,
+  maxBetMicro: 100000000n,
+  commissionMicro: 3000n,
+  payoutMultiplierScaled: 200000n,
+  lowWeight: 1n,
+  highWeight: 1n,
+};
+
+export type GameConfigValues = typeof DEFAULT_GAME_CONFIG;
+
+export const MULTIPLIER_SCALE = 100000n;
+
+// D18: payoutMultiplier is a decimal with at most 5 fractional digits, held scaled by 100000.
+export function parseMultiplier(text: string): bigint {
+  const match = /^([0-9]{1,6})(?:\.([0-9]{1,5}))?$/.exec(text);
+  if (!match) throw new GameConfigError(`payout multiplier must be a decimal with at most 5 fractional digits: ${text}`);
+  const scaled = BigInt(match[1]!) * MULTIPLIER_SCALE + BigInt((match[2] ?? '').padEnd(5, '0'));
+  if (scaled <= 0n) throw new GameConfigError('payout multiplier must be positive');
+  return scaled;
+}
+
+export function formatMultiplier(scaled: bigint): string {
+  const whole = scaled / MULTIPLIER_SCALE;
+  const fraction = (scaled % MULTIPLIER_SCALE).toString().padStart(5, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+export class GameConfigError extends Error {
+  override name = 'GameConfigError';
+}
+
+export function checkGameConfig(config: GameConfigValues): void {
+  const problems: string[] = [];
+  if (config.bettingWindowMs <= 0 || config.rollingWindowMs <= 0 || config.cooldownMs < 0) problems.push('windows must be positive (cooldown may be 0)');
+  if (config.minBetMicro <= 0n) problems.push('min bet must be positive');
+  if (config.maxBetMicro < config.minBetMicro) problems.push('max bet must be at least min bet');
+  if (config.commissionMicro < 0n || config.commissionMicro > 100000n) problems.push('commission must be 0 to 100000 micro (0% to 100%)');
+  if (config.lowWeight < 0n || config.highWeight < 0n || config.lowWeight + config.highWeight === 0n) {
+    problems.push('weights must be non-negative and not both zero (D2)');
+  }
+  if (problems.length) throw new GameConfigError(problems.join('; '));
+}
+
+export async function loadGameConfig(db: Db, operatorId: string, gameCode: string, currency: string): Promise<GameConfigValues> {
+  const row = await db.gameConfig.findUnique({ where: { operatorId_gameCode_currency: { operatorId, gameCode, currency } } });
+  if (!row) return { ...DEFAULT_GAME_CONFIG };
+  const { operatorId: _o, gameCode: _g, currency: _c, updatedAt: _u, ...values } = row;
+  return values;
+}
+
+export async function setGameConfig(
+  db: Db,
+  operatorId: string,
+  gameCode: string,
+  currency: string,
+  changes: Partial<GameConfigValues>,
+) {
+  if (!isKnownGame(gameCode)) throw new GameConfigError(`unknown game: ${gameCode}`);
+  const operator = await db.operator.findUnique({ where: { id: operatorId }, select: { id: true } });
+  if (!operator) throw new CredentialError(`operator ${operatorId} does not exist`);
+  const merged = { ...(await loadGameConfig(db, operatorId, gameCode, currency)), ...changes };
+  checkGameConfig(merged);
+  await db.gameConfig.upsert({
+    where: { operatorId_gameCode_currency: { operatorId, gameCode, currency } },
+    create: { operatorId, gameCode, currency, ...merged },
+    update: merged,
+  });
+  return describeGameConfig(operatorId, gameCode, currency, merged);
+}
+
+export function describeGameConfig(operatorId: string, gameCode: string, currency: string, config: GameConfigValues) {
+  return {
+    operatorId,
+    gameCode,
+    currency,
+    bettingWindowMs: config.bettingWindowMs,
+    rollingWindowMs: config.rollingWindowMs,
+    cooldownMs: config.cooldownMs,
+    minBetMicro: config.minBetMicro.toString(),
+    maxBetMicro: config.maxBetMicro.toString(),
+    commissionMicro: config.commissionMicro.toString(),
+    payoutMultiplier: formatMultiplier(config.payoutMultiplierScaled),
+    lowWeight: config.lowWeight.toString(),
+    highWeight: config.highWeight.toString(),
+  };
+}

@@ -1,0 +1,192 @@
+import ipaddr from 'ipaddr.js';
+import type { Db } from '../db/client.js';
+import { Prisma } from '../db/client.js';
+import { type StoredRgMaxima, type RgField } from '../session/rg-limits.js';
+import { CredentialError, sealedCredential } from './credentials.js';
+
+// Operator onboarding and settings (contract 5.3, 5.4, DECISIONS D7, D11, D16).
+
+export type OperatorSettings = {
+  walletUrl?: string;
+  currencies?: string[];
+  ipAllowList?: string[];
+  jurisdictionsBlocked?: string[];
+  frameAncestors?: string[];
+  signatureWindowSeconds?: number;
+  suspended?: boolean;
+  rgMax?: { jurisdiction: string; maxima: Partial<Record<RgField, string>> }[];
+};
+
+export class OperatorInputError extends Error {
+  override name = 'OperatorInputError';
+}
+
+const OPERATOR_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const CURRENCY = /^[A-Z0-9]{3,10}$/;
+const JURISDICTION = /^[A-Za-z0-9-]{1,16}$/;
+
+function checkSettings(settings: OperatorSettings): void {
+  if (settings.walletUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(settings.walletUrl);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
+      throw new OperatorInputError(`wallet URL must be an http(s) URL without query or fragment: ${settings.walletUrl}`);
+    }
+  }
+  for (const currency of settings.currencies ?? []) {
+    if (!CURRENCY.test(currency)) throw new OperatorInputError(`invalid currency code: ${currency}`);
+  }
+  for (const cidr of settings.ipAllowList ?? []) {
+    if (!isCidrOrIp(cidr)) throw new OperatorInputError(`invalid IP or CIDR in allow-list: ${cidr}`);
+  }
+  for (const jurisdiction of settings.jurisdictionsBlocked ?? []) {
+    if (!JURISDICTION.test(jurisdiction)) throw new OperatorInputError(`invalid jurisdiction code: ${jurisdiction}`);
+  }
+  for (const origin of settings.frameAncestors ?? []) {
+    if (!/^https?:\/\/[A-Za-z0-9.*-]+(:[0-9]{1,5})?$/.test(origin)) {
+      throw new OperatorInputError(`frame ancestor must be an origin such as https://casino.example: ${origin}`);
+    }
+  }
+  const window = settings.signatureWindowSeconds;
+  if (window !== undefined && (!Number.isInteger(window) || window < 1 || window > 300)) {
+    throw new OperatorInputError('signature window must be 1 to 300 seconds');
+  }
+}
+
+function isCidrOrIp(value: string): boolean {
+  try {
+    if (value.includes('/')) ipaddr.parseCIDR(value);
+    else ipaddr.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type OnboardedOperator = {
+  operatorId: string;
+  apiKeyId: string;
+  apiSecret: string;
+  walletKeyId: string;
+  walletSignatureSecret: string;
+};
+
+// D11: prints the secrets once; only their ciphertext is stored.
+export async function createOperator(
+  db: Db,
+  masterKey: Buffer,
+  id: string,
+  settings: OperatorSettings & { walletUrl: string },
+  now = new Date(),
+): Promise<OnboardedOperator> {
+  if (!OPERATOR_ID.test(id)) throw new OperatorInputError('operator id must be 1-64 of A-Z a-z 0-9 _ . -');
+  checkSettings(settings);
+  const api = sealedCredential(masterKey, 'API', now);
+  const wallet = sealedCredential(masterKey, 'WALLET', now);
+  try {
+    await db.operator.create({
+      data: {
+        id,
+        walletUrl: settings.walletUrl.replace(/\/+$/, ''),
+        currencies: settings.currencies ?? [],
+        ipAllowList: settings.ipAllowList ?? [],
+        jurisdictionsBlocked: settings.jurisdictionsBlocked ?? [],
+        frameAncestors: settings.frameAncestors ?? [],
+        signatureWindowSeconds: settings.signatureWindowSeconds,
+        suspended: settings.suspended ?? false,
+        rgMaxima: mergeRgMaxima({}, settings.rgMax),
+        credentials: { create: [api.data, wallet.data] },
+      },
+    });
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      throw new OperatorInputError(`operator ${id} already exists`);
+    }
+    throw err;
+  }
+  return {
+    operatorId: id,
+    apiKeyId: api.minted.kid,
+    apiSecret: api.minted.secret,
+    walletKeyId: wallet.minted.kid,
+    walletSignatureSecret: wallet.minted.secret,
+  };
+}
+
+export async function updateOperator(db: Db, id: string, settings: OperatorSettings) {
+  checkSettings(settings);
+  const existing = await db.operator.findUnique({ where: { id } });
+  if (!existing) throw new CredentialError(`operator ${id} does not exist`);
+  const updated = await db.operator.update({
+    where: { id },
+    data: {
+      walletUrl: settings.walletUrl?.replace(/\/+$/, ''),
+      currencies: settings.currencies,
+      ipAllowList: settings.ipAllowList,
+      jurisdictionsBlocked: settings.jurisdictionsBlocked,
+      frameAncestors: settings.frameAncestors,
+      signatureWindowSeconds: settings.signatureWindowSeconds,
+      suspended: settings.suspended,
+      rgMaxima: settings.rgMax ? mergeRgMaxima(existing.rgMaxima, settings.rgMax) : undefined,
+    },
+  });
+  return describeOperator(updated);
+}
+
+function mergeRgMaxima(current: unknown, specs: OperatorSettings['rgMax']): StoredRgMaxima {
+  const merged: StoredRgMaxima = { ...((current as StoredRgMaxima | null) ?? {}) };
+  for (const spec of specs ?? []) merged[spec.jurisdiction] = spec.maxima;
+  return merged;
+}
+
+export function describeOperator(operator: {
+  id: string;
+  walletUrl: string;
+  currencies: string[];
+  ipAllowList: string[];
+  jurisdictionsBlocked: string[];
+  frameAncestors: string[];
+  rgMaxima: unknown;
+  signatureWindowSeconds: number;
+  suspended: boolean;
+}) {
+  return {
+    operatorId: operator.id,
+    walletUrl: operator.walletUrl,
+    currencies: operator.currencies,
+    ipAllowList: operator.ipAllowList,
+    jurisdictionsBlocked: operator.jurisdictionsBlocked,
+    frameAncestors: operator.frameAncestors,
+    rgMaxima: operator.rgMaxima,
+    signatureWindowSeconds: operator.signatureWindowSeconds,
+    suspended: operator.suspended,
+  };
+}
+
+// contract 5.4: an empty allow-list means only the signature is checked.
+export function ipAllowed(allowList: string[], callerIp: string): boolean {
+  if (allowList.length === 0) return true;
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.process(callerIp);
+  } catch {
+    return false;
+  }
+  return allowList.some((entry) => {
+    try {
+      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), -1];
+      const normalized = range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (range as ipaddr.IPv6).toIPv4Address()
+        : range;
+      if (normalized.kind() !== address.kind()) return false;
+      const prefix = bits === -1 ? (address.kind() === 'ipv4' ? 32 : 128) : bits;
+      return address.match(normalized, prefix);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import type { Operator } from '../db/client.js';
+import {
+  AppError,
+  SESSION_REJECTION_REASONS,
+  badGateway,
+  notFound,
+  operatorMismatch,
+  sessionRejected,
+  type SessionRejectionReason,
+} from '../errors.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
+import { sealServerSeed } from '../fairness/seed-vault.js';
+import { isKnownGame } from '../games.js';
+import { currentWalletCredential } from '../operators/credentials.js';
+import { looseRgFields, maximaFor } from './rg-limits.js';
+import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
+
+// POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
+
+export type LaunchRequest = {
+  operatorId: string;
+  playerRef: string;
+  gameCode: string;
+  currency: string;
+  lang: string;
+  jurisdiction: string;
+  mode?: 'real' | 'demo';
+  returnUrl?: string;
+  clientSeed?: string;
+  rgLimits?: { dailyLossMicro?: string; dailyWagerMicro?: string; sessionTimeSeconds?: number };
+};
+
+export type LaunchResponse = {
+  sessionId: string;
+  sessionToken: string;
+  launchUrl: string;
+  expiresAt: string;
+  serverSeedHash: string;
+};
+
+// D8: a demo session plays against 1,000 major units kept by the service.
+export const DEMO_BALANCE_MICRO = 100_000_000n;
+
+export async function launchSession(ctx: ServiceContext, operator: Operator, request: LaunchRequest): Promise<LaunchResponse> {
+  // contract 4.1 rule 3
+  if (request.operatorId !== operator.id) throw operatorMismatch();
+  if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', `unknown gameCode ${request.gameCode}`);
+  const reject = (reason: SessionRejectionReason, message: string): AppError => {
+    ctx.metrics.sessionRejections.inc({ reason });
+    return sessionRejected(reason, message);
+  };
+  if (operator.suspended) throw reject('operator_suspended', 'the operator is suspended');
+  // An empty permitted list places no restriction on currency.
+  if (operator.currencies.length > 0 && !operator.currencies.includes(request.currency)) {
+    throw reject('currency_not_permitted', `currency ${request.currency} is not permitted for this operator`);
+  }
+  if (operator.jurisdictionsBlocked.includes(request.jurisdiction)) {
+    throw reject('jurisdiction_blocked', `jurisdiction ${request.jurisdiction} is blocked`);
+  }
+  const limits = {
+    dailyLossMicro: request.rgLimits?.dailyLossMicro === undefined ? undefined : BigInt(request.rgLimits.dailyLossMicro),
+    dailyWagerMicro: request.rgLimits?.dailyWagerMicro === undefined ? undefined : BigInt(request.rgLimits.dailyWagerMicro),
+    sessionTimeSeconds: request.rgLimits?.sessionTimeSeconds,
+  };
+  const loose = looseRgFields(limits, maximaFor(operator.rgMaxima, request.jurisdiction));
+  if (loose.length > 0) {
+    throw reject('rg_limit_set_too_loose', `rgLimits missing or above the ${request.jurisdiction} maximum: ${loose.join(', ')}`);
+  }
+
+  const mode = request.mode ?? 'real';
+  if (mode === 'real') await checkWalletBalance(ctx, operator, request, reject);
+
+  const now = ctx.now();
+  const sessionId = randomUUID();
+  const seedId = randomUUID();
+  const serverSeed = generateServerSeed();
+  const hash = serverSeedHash(serverSeed);
+  const clientSeed = request.clientSeed ?? generateClientSeed();
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
+  const expiresAt = new Date(expiresAtSeconds * 1000);
+
+  await ctx.db.session.create({
+    data: {
+      id: sessionId,
+      operatorId: operator.id,
+      playerRef: request.playerRef,
+      gameCode: request.gameCode,
+      currency: request.currency,
+      lang: request.lang,
+      jurisdiction: request.jurisdiction,
+      mode: mode === 'demo' ? 'DEMO' : 'REAL',
+      returnUrl: request.returnUrl,
+      dailyLossMicro: limits.dailyLossMicro,
+      dailyWagerMicro: limits.dailyWagerMicro,
+      sessionTimeSeconds: limits.sessionTimeSeconds,
+      demoBalanceMicro: mode === 'demo' ? DEMO_BALANCE_MICRO : null,
+      createdAt: now,
+      expiresAt,
+      seeds: {
+        create: {
+          id: seedId,
+          encryptedServerSeed: sealServerSeed(ctx.config.masterKey, seedId, serverSeed),
+          serverSeedHash: hash,
+          clientSeed,
+          createdAt: now,
+        },
+      },
+    },
+  });
+  ctx.metrics.sessionsCreated.inc({ mode });
+
+  const sessionToken = signSessionToken(ctx.config.jwtSecret, {
+    sub: request.playerRef,
+    operatorId: operator.id,
+    sessionId,
+    currency: request.currency,
+    jurisdiction: request.jurisdiction,
+    lang: request.lang,
+    mode,
+    rgLimits: {
+      dailyLossMicro: request.rgLimits?.dailyLossMicro,
+      dailyWagerMicro: request.rgLimits?.dailyWagerMicro,
+      sessionTimeSeconds: request.rgLimits?.sessionTimeSeconds,
+    },
+    iat: issuedAt,
+    exp: expiresAtSeconds,
+  });
+  return {
+    sessionId,
+    sessionToken,
+    launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}?token=${sessionToken}`,
+    expiresAt: expiresAt.toISOString(),
+    serverSeedHash: hash,
+  };
+}
+
+// D7: the wallet is asked for the balance before a real session exists.
+async function checkWalletBalance(
+  ctx: ServiceContext,
+  operator: Operator,
+  request: LaunchRequest,
+  reject: (reason: SessionRejectionReason, message: string) => AppError,
+): Promise<void> {
+  const credential = await currentWalletCredential(ctx.db, ctx.config.masterKey, operator.id, ctx.now());
+  if (!credential) {
+    ctx.logger.error({ operatorId: operator.id }, 'operator has no valid wallet credential');
+    throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
+  }
+  const result = await ctx.wallet.call({
+    target: { operatorId: operator.id, walletUrl: operator.walletUrl, keyId: credential.kid, secret: credential.secret },
+    endpoint: 'balance',
+    fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
+  });
+  switch (result.statusClass) {
+    case 'success':
+      return;
+    case 'uncertain':
+      // D13: no session is created when the balance call fails uncertainly
+      throw badGateway('wallet_unavailable', `the operator wallet did not answer the balance call (${result.status})`);
+    default:
+      if (result.status === 'RS_ERROR_USER_DISABLED') {
+        // D7: self_excluded, unless the wallet's message names another 2.4 reason exactly
+        const named = SESSION_REJECTION_REASONS.find((reason) => reason === result.message);
+        throw reject(named ?? 'self_excluded', 'the operator wallet refused the player');
+      }
+      ctx.logger.error({ operatorId: operator.id, status: result.status, requestUuid: result.requestUuid }, 'wallet refused the balance call');
+      throw badGateway('wallet_rejected', `the operator wallet answered ${result.status} to the balance call`, {
+        walletStatus: result.status,
+      });
+  }
+}

@@ -1,0 +1,41 @@
+import jwt from 'jsonwebtoken';
+
+// Session token (contract 5.6): HS256 JWT under JWT_SECRET, which is separate from every
+// operator secret. Lifetime at most 60 minutes.
+
+export const SESSION_LIFETIME_SECONDS = 60 * 60;
+
+export type SessionClaims = {
+  sub: string; // playerRef
+  operatorId: string;
+  sessionId: string;
+  currency: string;
+  jurisdiction: string;
+  lang: string;
+  mode: 'real' | 'demo';
+  rgLimits: { dailyLossMicro?: string; dailyWagerMicro?: string; sessionTimeSeconds?: number };
+  iat: number;
+  exp: number;
+};
+
+export function signSessionToken(secret: string, claims: SessionClaims): string {
+  return jwt.sign(claims, secret, { algorithm: 'HS256', noTimestamp: true });
+}
+
+export type TokenCheck =
+  | { ok: true; claims: SessionClaims }
+  | { ok: false; reason: 'session_expired' | 'invalid_token' };
+
+// D4 names the refusals: session_expired | invalid_token (termination is checked against
+// the database by the caller).
+export function verifySessionToken(secret: string, token: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
+  try {
+    const claims = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: nowSeconds }) as SessionClaims;
+    if (typeof claims.sessionId !== 'string' || typeof claims.operatorId !== 'string') {
+      return { ok: false, reason: 'invalid_token' };
+    }
+    return { ok: true, claims };
+  } catch (err) {
+    return { ok: false, reason: err instanceof jwt.TokenExpiredError ? 'session_expired' : 'invalid_token' };
+  }
+}

@@ -1,0 +1,354 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../shared/signing/signer.js';
+import {
+  WALLET_ENDPOINTS,
+  WalletLedger,
+  validateWalletRequest,
+  type LedgerEntry,
+  type WalletEndpoint,
+  type WalletResponse,
+} from './ledger.js';
+
+// A strict reference implementation of the OPERATOR side of the four wallet endpoints
+// (contract 4.2, 4.3, 5.1, 5.2) over plain node:http. Used by integration tests and the demo,
+// and by operators as a reference. Anything a correct service would never send (bad
+// signature, malformed body, a requestUuid or transactionUuid reused for something else, a
+// second win for one bet, a win after a rollback, ...) is answered as the contract says and
+// also recorded in `violations`, so a service bug is visible in a single assertion.
+
+export type { LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
+
+export type WalletFault =
+  | { kind: 'status'; status: string; message?: string } // answer HTTP 200 with this RS_ status (no ledger effect)
+  | { kind: 'http'; httpStatus: number } // answer e.g. 500 with a plain body
+  | { kind: 'invalid_json' } // 200 with a non-JSON body
+  | { kind: 'delay'; ms: number } // process normally but answer after ms
+  | { kind: 'hang' } // never answer (until the server closes)
+  | { kind: 'drop_after_apply' } // apply the ledger effect, then destroy the socket without answering
+  | { kind: 'wrong_request_uuid' }; // process normally, echo a different requestUuid
+
+export type SimulatorOptions = {
+  port?: number; // default 0: any free port
+  host?: string; // default 127.0.0.1
+  pathPrefix?: string; // default '': paths are /wallet/bet etc.; with '/op1' they are /op1/wallet/bet
+};
+
+export type SentResponse = {
+  httpStatus: number;
+  status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
+  body: string;
+};
+
+export type RecordedRequest = {
+  receivedAt: Date;
+  method: string;
+  path: string; // as seen by the server, without the query string
+  endpoint: WalletEndpoint | null; // null for a path that is not a wallet endpoint
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: unknown; // the parsed JSON, undefined when the body is not JSON
+  signatureValid: boolean;
+  // 'pending' while a delayed answer waits; 'no_response' when nothing was (or will be) sent
+  response: SentResponse | 'pending' | 'no_response';
+};
+
+// contract 5.2 / 8.1
+const SIGNATURE_WINDOW_SECONDS = 30;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+type ActiveFault = { fault: WalletFault; remaining: number | undefined };
+
+export class WalletSimulator {
+  readonly url: string;
+  readonly requests: RecordedRequest[] = [];
+  violations: string[] = [];
+
+  private readonly ledger = new WalletLedger();
+  private readonly credentials = new Map<string, string>();
+  private readonly faults = new Map<WalletEndpoint, ActiveFault>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly paths: ReadonlyMap<string, WalletEndpoint>;
+
+  private constructor(
+    private readonly server: Server,
+    host: string,
+    port: number,
+    pathPrefix: string,
+  ) {
+    this.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
+    this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.receive(req, res));
+  }
+
+  static async start(options: SimulatorOptions = {}): Promise<WalletSimulator> {
+    const host = options.host ?? '127.0.0.1';
+    const pathPrefix = normalisePrefix(options.pathPrefix ?? '');
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix);
+  }
+
+  get transactions(): LedgerEntry[] {
+    return this.ledger.entries;
+  }
+
+  // The walletSignatureSecret(s) accepted, by kid; several may be active during rotation (5.3).
+  addCredential(kid: string, secret: string): void {
+    this.credentials.set(kid, secret);
+  }
+
+  removeCredential(kid: string): void {
+    this.credentials.delete(kid);
+  }
+
+  setBalance(playerRef: string, currency: string, balanceMicro: bigint): void {
+    this.ledger.setBalance(playerRef, currency, balanceMicro);
+  }
+
+  balanceOf(playerRef: string, currency: string): bigint {
+    return this.ledger.balanceOf(playerRef, currency);
+  }
+
+  disablePlayer(playerRef: string, message = 'player disabled'): void {
+    this.ledger.disablePlayer(playerRef, message);
+  }
+
+  // times: how many calls to the endpoint the fault applies to; by default until cleared.
+  setFault(endpoint: WalletEndpoint, fault: WalletFault | null, times?: number): void {
+    if (fault === null) {
+      this.faults.delete(endpoint);
+      return;
+    }
+    if (times !== undefined && !(Number.isInteger(times) && times > 0)) {
+      throw new RangeError(`times must be a positive integer, got ${times}`);
+    }
+    this.faults.set(endpoint, { fault, remaining: times });
+  }
+
+  // Clears balances, ledger, idempotency cache, disabled players, faults, requests and
+  // violations; credentials are kept.
+  reset(): void {
+    this.ledger.reset();
+    this.faults.clear();
+    this.requests.length = 0;
+    this.violations = [];
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const record of this.requests) {
+      if (record.response === 'pending') record.response = 'no_response';
+    }
+    const closed = new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
+    // Ends hung and delayed exchanges and idle keep-alive sockets alike.
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private receive(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      try {
+        this.dispatch(req, res, Buffer.concat(chunks), size);
+      } catch (error) {
+        this.violations.push(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
+        if (!res.headersSent) res.writeHead(500).end();
+      }
+    });
+  }
+
+  private dispatch(req: IncomingMessage, res: ServerResponse, body: Buffer, size: number): void {
+    const method = req.method ?? '';
+    const path = (req.url ?? '').split('?', 1)[0] ?? '';
+    const endpoint = this.paths.get(path) ?? null;
+    const rawBody = body.toString('utf8');
+    const parsed = parseJson(rawBody);
+    const signatureProblem = this.signatureProblem(req, method, path, body);
+    const record: RecordedRequest = {
+      receivedAt: new Date(),
+      method,
+      path,
+      endpoint,
+      headers: req.headers,
+      rawBody,
+      body: parsed,
+      signatureValid: signatureProblem === undefined,
+      response: 'pending',
+    };
+    this.requests.push(record);
+    const where = `${method} ${path}`;
+    if (signatureProblem !== undefined) this.violations.push(`${where}: ${signatureProblem}`);
+
+    if (endpoint === null) {
+      this.violations.push(`${where}: not a wallet endpoint`);
+      return this.sendPlain(res, record, 404);
+    }
+    if (method !== 'POST') {
+      this.violations.push(`${where}: wallet endpoints take POST only (4.2)`);
+      return this.sendPlain(res, record, 405);
+    }
+    if (size > MAX_BODY_BYTES) {
+      this.violations.push(`${where}: body of ${size} bytes exceeds ${MAX_BODY_BYTES}`);
+      return this.sendPlain(res, record, 413);
+    }
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      this.violations.push(`${where}: content-type is not application/json`);
+    }
+
+    const echo = requestUuidOf(parsed);
+    const fault = this.takeFault(endpoint);
+    // Faults that replace the whole handling, signature check included.
+    switch (fault?.kind) {
+      case 'status':
+        return this.sendJson(res, record, 200, {
+          status: fault.status,
+          requestUuid: echo,
+          ...(fault.message === undefined ? {} : { message: fault.message }),
+        });
+      case 'http':
+        return this.sendPlain(res, record, fault.httpStatus);
+      case 'invalid_json':
+        return this.send(res, record, 200, 'this is not JSON {', 'text/html');
+      case 'hang':
+        record.response = 'no_response';
+        return;
+    }
+
+    const response = this.answer(endpoint, signatureProblem, parsed, rawBody, echo, where);
+    switch (fault?.kind) {
+      case 'delay': {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          this.sendJson(res, record, response.httpStatus, response.body);
+        }, fault.ms);
+        this.timers.add(timer);
+        return;
+      }
+      case 'drop_after_apply':
+        record.response = 'no_response';
+        req.socket.destroy();
+        return;
+      case 'wrong_request_uuid':
+        return this.sendJson(res, record, response.httpStatus, { ...response.body, requestUuid: randomUUID() });
+      default:
+        return this.sendJson(res, record, response.httpStatus, response.body);
+    }
+  }
+
+  // contract 5.2 steps 1-6, then validation (2.5-2.9) and the ledger (4.2, 4.3).
+  private answer(
+    endpoint: WalletEndpoint,
+    signatureProblem: string | undefined,
+    parsed: unknown,
+    rawBody: string,
+    echo: string,
+    where: string,
+  ): { httpStatus: number; body: WalletResponse } {
+    if (signatureProblem !== undefined) {
+      return { httpStatus: 401, body: { status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: echo } };
+    }
+    if (parsed === undefined) {
+      this.violations.push(`${where}: body is not JSON`);
+      return { httpStatus: 200, body: { status: 'RS_ERROR_WRONG_SYNTAX', requestUuid: echo, message: 'body is not JSON' } };
+    }
+    const validation = validateWalletRequest(endpoint, parsed);
+    if (!validation.ok) {
+      this.violations.push(`${where}: ${validation.status}: ${validation.message}`);
+      return { httpStatus: 200, body: { status: validation.status, requestUuid: echo, message: validation.message } };
+    }
+    const outcome = this.ledger.handle(validation.request, rawBody);
+    this.violations.push(...outcome.violations);
+    return { httpStatus: 200, body: outcome.response };
+  }
+
+  // contract 5.2; undefined when the signature is good, else what is wrong with it.
+  private signatureProblem(req: IncomingMessage, method: string, path: string, body: Buffer): string | undefined {
+    const header = (name: string): string | undefined => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const kid = header(SIGNATURE_HEADERS.keyId);
+    const timestamp = header(SIGNATURE_HEADERS.timestamp);
+    const signature = header(SIGNATURE_HEADERS.signature);
+    if (kid === undefined || timestamp === undefined || signature === undefined) {
+      return 'missing signature header(s)';
+    }
+    if (!/^-?[0-9]{1,15}$/.test(timestamp)) return `timestamp ${timestamp} is not an integer`;
+    if (Math.abs(Math.floor(Date.now() / 1000) - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) {
+      return `timestamp ${timestamp} outside the ±${SIGNATURE_WINDOW_SECONDS} s window`;
+    }
+    const secret = this.credentials.get(kid);
+    if (secret === undefined) return `unknown key id ${kid}`;
+    if (!signatureMatches(sign(secret, method, path, timestamp, body), signature)) return 'signature mismatch';
+    return undefined;
+  }
+
+  private takeFault(endpoint: WalletEndpoint): WalletFault | undefined {
+    const active = this.faults.get(endpoint);
+    if (!active) return undefined;
+    if (active.remaining !== undefined && --active.remaining === 0) this.faults.delete(endpoint);
+    return active.fault;
+  }
+
+  private sendJson(res: ServerResponse, record: RecordedRequest, httpStatus: number, body: WalletResponse): void {
+    this.send(res, record, httpStatus, JSON.stringify(body), 'application/json', body.status);
+  }
+
+  private sendPlain(res: ServerResponse, record: RecordedRequest, httpStatus: number): void {
+    this.send(res, record, httpStatus, `HTTP ${httpStatus}`, 'text/plain');
+  }
+
+  private send(
+    res: ServerResponse,
+    record: RecordedRequest,
+    httpStatus: number,
+    body: string,
+    contentType: string,
+    status?: string,
+  ): void {
+    if (res.destroyed || res.socket?.destroyed === true) {
+      record.response = 'no_response';
+      return;
+    }
+    res.writeHead(httpStatus, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+    record.response = { httpStatus, body, ...(status === undefined ? {} : { status }) };
+  }
+}
+
+function normalisePrefix(prefix: string): string {
+  const trimmed = prefix.replace(/\/+$/, '');
+  if (trimmed !== '' && !/^(\/[^/?#]+)+$/.test(trimmed)) {
+    throw new Error(`pathPrefix must look like /segment[/segment...], got ${JSON.stringify(prefix)}`);
+  }
+  return trimmed;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+// contract 5.2: echo the requestUuid when one can be read, else ''.
+function requestUuidOf(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const value = (body as Record<string, unknown>).requestUuid;
+  return typeof value === 'string' ? value : '';
+}

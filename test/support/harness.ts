@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { startApi, type RunningApi } from '../../src/api/server.js';
+import { closeServiceContext, createServiceContext } from '../../src/shared/bootstrap.js';
+import { loadConfig } from '../../src/shared/config.js';
+import type { ServiceContext } from '../../src/shared/context.js';
+import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
+import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
+import { signedRequest, type ApiResponse, type SignedRequestOptions } from './signed-client.js';
+
+// A running service (api role, in process) against the real Postgres and Redis, with the
+// project's wallet simulator as every test operator's wallet. The clock can be moved.
+export type Harness = {
+  svc: ServiceContext;
+  api: RunningApi;
+  baseUrl: string;
+  wallet: WalletSimulator;
+  shiftClock: (ms: number) => void;
+  onboard: (settings?: Partial<OperatorSettings>) => Promise<TestOperator>;
+  close: () => Promise<void>;
+};
+
+export type TestOperator = OnboardedOperator & {
+  key: { kid: string; secret: string };
+  request: (method: string, path: string, body?: unknown, options?: SignedRequestOptions) => Promise<ApiResponse>;
+  launch: (overrides?: Record<string, unknown>, options?: SignedRequestOptions) => Promise<ApiResponse>;
+  sessionBody: (overrides?: Record<string, unknown>) => Record<string, unknown>;
+};
+
+export const uniqueId = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
+
+export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
+  const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env });
+  const svc = await createServiceContext(config);
+  let offsetMs = 0;
+  svc.now = () => new Date(Date.now() + offsetMs);
+  const api = await startApi(svc, 0);
+  const wallet = await WalletSimulator.start();
+
+  const onboard = async (settings: Partial<OperatorSettings> = {}): Promise<TestOperator> => {
+    const onboarded = await createOperator(svc.db, config.masterKey, uniqueId('op'), {
+      walletUrl: wallet.url,
+      currencies: ['EUR'],
+      ...settings,
+    });
+    wallet.addCredential(onboarded.walletKeyId, onboarded.walletSignatureSecret);
+    const key = { kid: onboarded.apiKeyId, secret: onboarded.apiSecret };
+    const sessionBody = (overrides: Record<string, unknown> = {}) => ({
+      operatorId: onboarded.operatorId,
+      playerRef: uniqueId('player'),
+      gameCode: 'dice',
+      currency: 'EUR',
+      lang: 'en',
+      jurisdiction: 'MT',
+      ...overrides,
+    });
+    const request = (method: string, path: string, body?: unknown, options?: SignedRequestOptions) =>
+      signedRequest(api.url, key, method, path, body, options);
+    return {
+      ...onboarded,
+      key,
+      request,
+      sessionBody,
+      launch: (overrides, options) => request('POST', '/v1/session', sessionBody(overrides), options),
+    };
+  };
+
+  return {
+    svc,
+    api,
+    baseUrl: api.url,
+    wallet,
+    shiftClock: (ms) => {
+      offsetMs += ms;
+    },
+    onboard,
+    close: async () => {
+      await api.close();
+      await wallet.close();
+      await closeServiceContext(svc);
+    },
+  };
+}

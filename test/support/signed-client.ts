@@ -1,0 +1,55 @@
+import { SIGNATURE_HEADERS, sign } from '../../src/shared/signing/signer.js';
+
+// An operator backend, as a test sees it: signs requests per contract 5.1, and lets a test
+// break any part of the signing on purpose.
+
+export type ApiKey = { kid: string; secret: string };
+
+export type SignedRequestOptions = {
+  // the exact bytes to send (default: JSON.stringify(body))
+  rawBody?: string | Buffer;
+  timestamp?: string | number;
+  // sign something other than what is sent
+  signPath?: string;
+  signMethod?: string;
+  signBody?: string | Buffer;
+  signature?: string;
+  omit?: ('keyId' | 'timestamp' | 'signature')[];
+  headers?: Record<string, string>;
+};
+
+export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
+
+export async function signedRequest(
+  baseUrl: string,
+  key: ApiKey,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: SignedRequestOptions = {},
+): Promise<ApiResponse> {
+  const bytes = options.rawBody ?? (body === undefined ? '' : JSON.stringify(body));
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature =
+    options.signature ??
+    sign(key.secret, options.signMethod ?? method, options.signPath ?? path.split('?')[0]!, timestamp, options.signBody ?? bytes);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  const omit = new Set(options.omit ?? []);
+  if (!omit.has('keyId')) headers[SIGNATURE_HEADERS.keyId] = key.kid;
+  if (!omit.has('timestamp')) headers[SIGNATURE_HEADERS.timestamp] = timestamp;
+  if (!omit.has('signature')) headers[SIGNATURE_HEADERS.signature] = signature;
+  const payload = typeof bytes === 'string' ? bytes : new Uint8Array(bytes);
+  return send(`${baseUrl}${path}`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : payload });
+}
+
+export async function send(url: string, init: RequestInit): Promise<ApiResponse> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
