@@ -19,7 +19,8 @@ export type SessionClaims = {
 };
 
 export function signSessionToken(secret: string, claims: SessionClaims): string {
-  return jwt.sign(claims, secret, { algorithm: 'HS256', noTimestamp: true });
+  // iat and exp come from the claims (the session's own clock), not from jsonwebtoken's
+  return jwt.sign(claims, secret, { algorithm: 'HS256' });
 }
 
 export type TokenCheck =
