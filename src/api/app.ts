@@ -21,8 +21,12 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
   app.silent = true;
 
   const signed = compose([ipAllowList(svc.db), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now)]) as ApiMiddleware;
-  const onlyUnderV1: ApiMiddleware = (ctx, next) =>
-    ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
+  // The routers match paths case-insensitively (@koa/router's default), so /V1/... reaches
+  // the same handlers and must pass the same stage.
+  const onlyUnderV1: ApiMiddleware = (ctx, next) => {
+    const path = ctx.path.toLowerCase();
+    return path === '/v1' || path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
+  };
 
   const health = healthRoutes(svc);
   const sessions = sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger));

@@ -80,9 +80,11 @@ const uuid: FieldRule = {
   description: 'a Uuid',
   accepts: (v) => typeof v === 'string' && UUID_PATTERN.test(v),
 };
+// D9 bounds count characters (Unicode code points, as JSON Schema's maxLength does), not
+// UTF-16 code units: an emoji is one character.
 const text = (maxLength: number): FieldRule => ({
   description: `a string of 1 to ${maxLength} characters`,
-  accepts: (v) => typeof v === 'string' && v.length > 0 && v.length <= maxLength,
+  accepts: (v) => typeof v === 'string' && v.length > 0 && [...v].length <= maxLength,
 });
 const nonEmptyString: FieldRule = {
   description: 'a non-empty string',

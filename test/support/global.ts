@@ -2,11 +2,11 @@ import pg from 'pg';
 import { migrate } from '../../src/shared/db/migrate.js';
 import { TEST_DATABASE_URL } from './env.js';
 
-// Mocha global fixture: every run starts from an empty database, migrated the way an
-// operator would migrate theirs (`rgs migrate`).
-export async function mochaGlobalSetup(): Promise<void> {
+// Mocha global fixtures: every run starts from an empty database, migrated the way an
+// operator would migrate theirs (`rgs migrate`), and drops it at the end.
+async function dropTestDatabase(): Promise<void> {
   const url = new URL(TEST_DATABASE_URL);
-  const name = url.pathname.slice(1);
+  const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
   const admin = new pg.Client({ connectionString: url.toString() });
   await admin.connect();
@@ -15,5 +15,13 @@ export async function mochaGlobalSetup(): Promise<void> {
   } finally {
     await admin.end();
   }
+}
+
+export async function mochaGlobalSetup(): Promise<void> {
+  await dropTestDatabase();
   await migrate(TEST_DATABASE_URL);
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  if (!process.env.KEEP_TEST_DATABASE) await dropTestDatabase();
 }

@@ -9,7 +9,8 @@ import type { ApiMiddleware } from '../state.js';
 // (operatorId, requestUuid, endpoint). The first request claims the key with an INSERT that
 // the primary key makes exclusive, so two concurrent requests run the handler once; the
 // other waits for the stored response. A claim whose process died is taken over after
-// its lease. Failures that a retry might fix (5xx, 429) release the key instead of storing.
+// its lease. Answers that a retry might change (5xx, 429, and the 401 of a failed bot
+// challenge, which a new challenge token can pass) release the key instead of being stored.
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const POLL_MS = 20;
@@ -48,7 +49,7 @@ export const idempotency = (db: Db, leaseMs: number, now: () => Date): ApiMiddle
   else await db.idempotencyEntry.deleteMany({ where: key });
 };
 
-const isFinal = (status: number) => status < 500 && status !== 429;
+const isFinal = (status: number) => status < 500 && status !== 429 && status !== 401;
 
 type Key = { operatorId: string; requestUuid: string; endpoint: string };
 

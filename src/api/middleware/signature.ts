@@ -42,9 +42,11 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
 
   // D17: a POST whose (kid, timestamp, signature) was already accepted is a replay. The
   // marker outlives the window on either side, after which the timestamp check refuses it.
+  // It is keyed on the canonical encoding of the MAC (`expected`, equal in bytes to what was
+  // presented), so that re-spelling the same MAC (no padding, base64url, spaces) is still a replay.
   if (ctx.method === 'POST') {
     const fresh = await redis
-      .set(`rgs:replay:${kid}:${timestamp}:${presented}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
+      .set(`rgs:replay:${kid}:${timestamp}:${expected}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
       .catch(() => {
         throw serviceUnavailable('replay protection is unavailable (Redis)');
       });

@@ -7,6 +7,13 @@ import { invalidRequest, type ValidationDetail } from '../../shared/errors.js';
 const ajv = new Ajv({ allErrors: true, removeAdditional: 'all', useDefaults: false, coerceTypes: false, strict: true });
 const addFormats = addFormatsModule as unknown as (instance: Ajv, formats: string[]) => Ajv;
 addFormats(ajv, ['uuid', 'uri', 'date-time']);
+// D18: an integer amount held in a BIGINT column; any other string is left to `pattern`
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+ajv.addFormat('int64-string', {
+  type: 'string',
+  validate: (value: string) => !/^-?[0-9]+$/.test(value) || (BigInt(value) >= INT64_MIN && BigInt(value) <= INT64_MAX),
+});
 
 export function compile<T>(schema: JSONSchemaType<T>): ValidateFunction<T> {
   return ajv.compile(schema);

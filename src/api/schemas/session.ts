@@ -8,6 +8,12 @@ const NON_NEGATIVE_MICRO = '^[0-9]{1,20}$';
 // D9: playerRef must not look like an e-mail address or a phone number
 const EMAIL_LIKE = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
 const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
+// playerRef is stored and sent to the wallet as given: no NUL (Postgres text cannot hold it)
+// and no lone surrogate (it would not survive UTF-8 unchanged)
+const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';
+// ajv's JSONSchemaType needs `nullable: true` on every optional property, which would let a
+// JSON null through; null is no 2.2 field's value, so it is a wrong type (D3), not "absent"
+const NOT_NULL = { not: { type: 'null' } } as const;
 
 export type SessionCreateBody = LaunchRequest & { requestUuid?: string; botChallengeToken?: string };
 
@@ -21,6 +27,7 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
       type: 'string',
       minLength: 1,
       maxLength: 128,
+      pattern: STORABLE_TEXT,
       allOf: [{ not: { type: 'string', pattern: EMAIL_LIKE } }, { not: { type: 'string', pattern: PHONE_LIKE } }],
     },
     gameCode: { type: 'string', minLength: 1, maxLength: 64 },
@@ -28,21 +35,23 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
     lang: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' },
     jurisdiction: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9-]+$' },
     mode: { type: 'string', enum: ['real', 'demo'], nullable: true },
-    returnUrl: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, nullable: true },
-    clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, nullable: true },
+    returnUrl: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, nullable: true, ...NOT_NULL },
+    clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, nullable: true, ...NOT_NULL },
     rgLimits: {
       type: 'object',
       additionalProperties: false,
       nullable: true,
+      ...NOT_NULL,
       required: [],
       properties: {
-        dailyLossMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, nullable: true },
-        dailyWagerMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, nullable: true },
-        sessionTimeSeconds: { type: 'integer', minimum: 60, maximum: 3600, nullable: true },
+        // D18: the limits are stored as BIGINT, so they must also fit in 64 bits
+        dailyLossMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL },
+        dailyWagerMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL },
+        sessionTimeSeconds: { type: 'integer', minimum: 60, maximum: 3600, nullable: true, ...NOT_NULL },
       },
     },
-    requestUuid: { type: 'string', format: 'uuid', nullable: true },
-    botChallengeToken: { type: 'string', minLength: 1, maxLength: 4096, nullable: true },
+    requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
+    botChallengeToken: { type: 'string', minLength: 1, maxLength: 4096, nullable: true, ...NOT_NULL },
   },
 };
 
@@ -53,7 +62,7 @@ export const sessionTerminateSchema: JSONSchemaType<SessionTerminateBody> = {
   additionalProperties: false,
   required: [],
   properties: {
-    reason: { type: 'string', minLength: 1, maxLength: 256, nullable: true },
-    requestUuid: { type: 'string', format: 'uuid', nullable: true },
+    reason: { type: 'string', minLength: 1, maxLength: 256, nullable: true, ...NOT_NULL },
+    requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
   },
 };

@@ -33,8 +33,6 @@ export function revealSecret(masterKey: Buffer, row: CredentialRow): string {
   );
 }
 
-export type MintedCredential = { kid: string; secret: string; notBefore: Date };
-
 export function sealedCredential(masterKey: Buffer, kind: CredentialKind, notBefore: Date) {
   const kid = newKid(kind);
   const secret = generateSecret();

@@ -13,6 +13,7 @@ import {
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { isKnownGame } from '../games.js';
+import { parseMicro } from '../money.js';
 import { currentWalletCredential } from '../operators/credentials.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
@@ -60,8 +61,8 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
     throw reject('jurisdiction_blocked', `jurisdiction ${request.jurisdiction} is blocked`);
   }
   const limits = {
-    dailyLossMicro: request.rgLimits?.dailyLossMicro === undefined ? undefined : BigInt(request.rgLimits.dailyLossMicro),
-    dailyWagerMicro: request.rgLimits?.dailyWagerMicro === undefined ? undefined : BigInt(request.rgLimits.dailyWagerMicro),
+    dailyLossMicro: request.rgLimits?.dailyLossMicro === undefined ? undefined : parseMicro(request.rgLimits.dailyLossMicro),
+    dailyWagerMicro: request.rgLimits?.dailyWagerMicro === undefined ? undefined : parseMicro(request.rgLimits.dailyWagerMicro),
     sessionTimeSeconds: request.rgLimits?.sessionTimeSeconds,
   };
   const loose = looseRgFields(limits, maximaFor(operator.rgMaxima, request.jurisdiction));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { isMicroAmount } from '../money.js';
+import { isMicroAmount, parseMicro } from '../money.js';
 import { signedHeaders } from '../signing/signer.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from './status.js';
 
@@ -149,7 +149,7 @@ export function parseWalletResponse(httpStatus: number, text: string, requestUui
   }
   return {
     status: fields.status,
-    balanceMicro: isMicroAmount(fields.balanceMicro) ? BigInt(fields.balanceMicro) : undefined,
+    balanceMicro: isMicroAmount(fields.balanceMicro) ? parseMicro(fields.balanceMicro) : undefined,
     currency: typeof fields.currency === 'string' ? fields.currency : undefined,
     message: typeof fields.message === 'string' ? fields.message : undefined,
   };

@@ -58,6 +58,3 @@ export function classifyStatus(status: RsStatus, endpoint: WalletEndpoint): Stat
       return 'uncertain';
   }
 }
-
-// D13: the circuit breaker counts only uncertain outcomes; a clean business answer resets it.
-export const countsAgainstCircuit = (statusClass: StatusClass): boolean => statusClass === 'uncertain';

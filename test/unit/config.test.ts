@@ -1,0 +1,154 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/shared/config.js';
+
+// DECISIONS D12 (and D20): configuration is read from the environment once and validated as
+// a whole; a bad start names every bad variable, not only the first.
+
+const HEX_KEY = '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0';
+const JWT = 'j'.repeat(48);
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  expect.fail('loadConfig accepted a bad environment');
+}
+
+describe('config (D12)', () => {
+  it('uses the D12 defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).to.equal('postgresql://postgres@127.0.0.1:5432/rgs');
+    expect(config.redisUrl).to.equal('redis://127.0.0.1:6379');
+    expect(config.port).to.equal(3000);
+    expect(config.publicUrl).to.equal('http://127.0.0.1:3000');
+    expect(config.walletCallTimeoutMs).to.equal(5000);
+    expect(config.trustProxy).to.equal(false);
+    expect(config.nodeEnv).to.equal('development');
+    expect(config.botChallenge).to.equal(undefined);
+    // the development master key is a usable 32-byte AES key
+    expect(config.masterKey).to.be.instanceOf(Buffer);
+    expect(config.masterKey.length).to.equal(32);
+    expect(config.jwtSecret.length).to.be.at.least(32);
+    // ROLES default: every role this build knows
+    expect(config.roles).to.include('api');
+  });
+
+  it('derives the default PUBLIC_URL from PORT', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).to.equal('http://127.0.0.1:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: 'https://rgs.example/' }).publicUrl).to.equal('https://rgs.example');
+  });
+
+  it('reads the variables that are set', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db.example:5433/prod',
+      REDIS_URL: 'rediss://cache.example:6380',
+      PORT: '0',
+      WALLET_CALL_TIMEOUT_MS: '1234',
+      TRUST_PROXY: 'true',
+      ROLES: 'api',
+      MASTER_KEY: HEX_KEY,
+      JWT_SECRET: JWT,
+    });
+    expect(config.databaseUrl).to.equal('postgres://u@db.example:5433/prod');
+    expect(config.redisUrl).to.equal('rediss://cache.example:6380');
+    expect(config.port).to.equal(0);
+    expect(config.walletCallTimeoutMs).to.equal(1234);
+    expect(config.trustProxy).to.equal(true);
+    expect(config.roles).to.deep.equal(['api']);
+    expect(config.jwtSecret).to.equal(JWT);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(true);
+  });
+
+  it('lists every bad variable at once in ConfigError.problems', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://root@127.0.0.1/rgs',
+      MASTER_KEY: 'too-short',
+      ROLES: 'api,croupier',
+      TRUST_PROXY: 'maybe',
+    });
+    const named = (name: string) => problems.filter((problem) => problem.includes(name));
+    expect(named('PORT'), problems.join('\n')).to.have.length(1);
+    expect(named('DATABASE_URL'), problems.join('\n')).to.have.length(1);
+    expect(named('MASTER_KEY'), problems.join('\n')).to.have.length(1);
+    expect(named('ROLES'), problems.join('\n')).to.have.length(1);
+    expect(named('croupier'), 'the unknown role is named').to.have.length(1);
+    expect(named('TRUST_PROXY'), problems.join('\n')).to.have.length(1);
+    expect(problems).to.have.length(5);
+  });
+
+  it('refuses out-of-range and non-integer numbers', () => {
+    expect(problemsOf({ PORT: '65536' }).join()).to.include('PORT');
+    expect(problemsOf({ PORT: '-1' }).join()).to.include('PORT');
+    expect(problemsOf({ PORT: '30.5' }).join()).to.include('PORT');
+    expect(problemsOf({ WALLET_CALL_TIMEOUT_MS: '0' }).join()).to.include('WALLET_CALL_TIMEOUT_MS');
+    expect(problemsOf({ REDIS_URL: 'http://127.0.0.1:6379' }).join()).to.include('REDIS_URL');
+    expect(problemsOf({ DATABASE_URL: 'not a url' }).join()).to.include('DATABASE_URL');
+  });
+
+  it('the ConfigError message names each problem', () => {
+    try {
+      loadConfig({ PORT: 'x', TRUST_PROXY: 'y' });
+      expect.fail('accepted');
+    } catch (err) {
+      expect((err as Error).message).to.include('PORT').and.to.include('TRUST_PROXY');
+    }
+  });
+
+  it('takes MASTER_KEY as 64 hex characters or as base64 of 32 bytes', () => {
+    const fromHex = loadConfig({ MASTER_KEY: HEX_KEY, JWT_SECRET: JWT }).masterKey;
+    expect(fromHex.toString('hex')).to.equal(HEX_KEY);
+    const fromUpperHex = loadConfig({ MASTER_KEY: HEX_KEY.toUpperCase(), JWT_SECRET: JWT }).masterKey;
+    expect(fromUpperHex.equals(fromHex)).to.equal(true);
+    const base64 = Buffer.from(HEX_KEY, 'hex').toString('base64');
+    expect(base64).to.have.length(44);
+    const fromBase64 = loadConfig({ MASTER_KEY: base64, JWT_SECRET: JWT }).masterKey;
+    expect(fromBase64.equals(fromHex)).to.equal(true);
+  });
+
+  it('refuses a MASTER_KEY that is not 32 bytes', () => {
+    for (const bad of [
+      HEX_KEY.slice(0, 62), // 31 bytes of hex
+      `${HEX_KEY}00`, // 33 bytes of hex
+      Buffer.alloc(31, 7).toString('base64'),
+      Buffer.alloc(33, 7).toString('base64'),
+      'z'.repeat(64),
+    ]) {
+      expect(problemsOf({ MASTER_KEY: bad, JWT_SECRET: JWT }).join(), bad).to.include('MASTER_KEY');
+    }
+  });
+
+  it('refuses to start in production without MASTER_KEY and JWT_SECRET', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems.some((p) => p.includes('MASTER_KEY')), problems.join('\n')).to.equal(true);
+    expect(problems.some((p) => p.includes('JWT_SECRET')), problems.join('\n')).to.equal(true);
+    // only one missing: that one is named
+    const onlyJwt = problemsOf({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY });
+    expect(onlyJwt.some((p) => p.includes('JWT_SECRET'))).to.equal(true);
+    expect(onlyJwt.some((p) => p.includes('MASTER_KEY'))).to.equal(false);
+    // with both, production starts and warns about nothing
+    const config = loadConfig({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY, JWT_SECRET: JWT });
+    expect(config.warnings).to.deep.equal([]);
+  });
+
+  it('warns loudly in development when the secrets are defaulted', () => {
+    const { warnings } = loadConfig({ NODE_ENV: 'development' });
+    expect(warnings.some((w) => w.includes('MASTER_KEY'))).to.equal(true);
+    expect(warnings.some((w) => w.includes('JWT_SECRET'))).to.equal(true);
+    expect(loadConfig({ MASTER_KEY: HEX_KEY, JWT_SECRET: JWT }).warnings).to.deep.equal([]);
+  });
+
+  it('refuses a JWT_SECRET shorter than 32 characters', () => {
+    expect(problemsOf({ JWT_SECRET: 'short' }).join()).to.include('JWT_SECRET');
+  });
+
+  it('requires BOT_CHALLENGE_VERIFY_URL once BOT_CHALLENGE_SECRET is set (D20)', () => {
+    expect(problemsOf({ BOT_CHALLENGE_SECRET: 's' }).join()).to.include('BOT_CHALLENGE_VERIFY_URL');
+    const config = loadConfig({ BOT_CHALLENGE_SECRET: 's', BOT_CHALLENGE_VERIFY_URL: 'https://challenge.example/siteverify' });
+    expect(config.botChallenge).to.include({ secret: 's', verifyUrl: 'https://challenge.example/siteverify', failClosed: false });
+  });
+});

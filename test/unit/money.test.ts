@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { isMicroAmount, parseMicro } from '../../src/shared/money.js';
+
+// contract 1 rule 2, 2.1 MicroAmount, DECISIONS D9 (at most 20 digits) and D18 (bigint).
+
+describe('money (contract 2.1, D18)', () => {
+  const valid = ['0', '1', '100', '-5', '00012', '12345678901234567890', '-12345678901234567890'];
+  const invalid: unknown[] = [
+    '100.00',
+    '1.5',
+    '',
+    '-',
+    '+5',
+    ' 1',
+    '1 ',
+    '1e5',
+    '0x10',
+    '１２', // full-width digits
+    '123456789012345678901', // 21 digits
+    '1_000',
+    100,
+    0,
+    100n,
+    null,
+    undefined,
+    ['1'],
+    { amount: '1' },
+  ];
+
+  it('recognises MicroAmount strings', () => {
+    for (const value of valid) expect(isMicroAmount(value), String(value)).to.equal(true);
+    for (const value of invalid) expect(isMicroAmount(value), String(value)).to.equal(false);
+  });
+
+  it('parses exactly into bigint, beyond 2^53', () => {
+    expect(parseMicro('0')).to.equal(0n);
+    expect(parseMicro('-5')).to.equal(-5n);
+    expect(parseMicro('9007199254740993')).to.equal(9007199254740993n); // 2^53 + 1, not representable as a Number
+    expect(parseMicro('12345678901234567890')).to.equal(12345678901234567890n);
+    expect(typeof parseMicro('1')).to.equal('bigint');
+  });
+
+  it('refuses anything that is not a MicroAmount', () => {
+    for (const value of ['100.00', '', '1e5', ' 1', '123456789012345678901', 'abc']) {
+      expect(() => parseMicro(value), value).to.throw(RangeError);
+    }
+  });
+});
