@@ -125,6 +125,8 @@ const COMMANDS: Record<string, Command> = {
           id: job.id,
           operatorId: job.operatorId,
           endpoint: job.endpoint,
+          purpose: job.purpose,
+          betId: job.betId,
           transactionUuid: job.transactionUuid,
           attempts: job.attempts,
           lastError: job.lastError,

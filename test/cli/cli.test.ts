@@ -310,6 +310,7 @@ describe('rgs CLI (D11)', () => {
       id: randomUUID(),
       operatorId: created.operatorId,
       endpoint: 'rollback',
+      purpose: 'round_voided',
       transactionUuid: randomUUID(),
       payload: { referenceTransactionUuid: randomUUID(), amountMicro: '12345678901234567' },
       attempts: 57,
@@ -319,10 +320,10 @@ describe('rgs CLI (D11)', () => {
     await h.svc.db.walletJob.create({ data: abandoned });
     // a job still being retried and a completed one are not listed
     await h.svc.db.walletJob.create({
-      data: { id: randomUUID(), operatorId: created.operatorId, endpoint: 'win', transactionUuid: randomUUID(), payload: {}, attempts: 3 },
+      data: { id: randomUUID(), operatorId: created.operatorId, endpoint: 'win', purpose: 'win', transactionUuid: randomUUID(), payload: {}, attempts: 3 },
     });
     await h.svc.db.walletJob.create({
-      data: { id: randomUUID(), operatorId: created.operatorId, endpoint: 'win', transactionUuid: randomUUID(), payload: {}, completedAt: new Date() },
+      data: { id: randomUUID(), operatorId: created.operatorId, endpoint: 'win', purpose: 'win', transactionUuid: randomUUID(), payload: {}, completedAt: new Date() },
     });
 
     const listed = mine(ok(await rgs('jobs', 'abandoned')));
