@@ -9,6 +9,7 @@ import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
 import { healthRoutes } from './routes/health.js';
+import { proofRoutes } from './routes/proof.js';
 import { roundRoutes } from './routes/rounds.js';
 import { sessionRoutes } from './routes/session.js';
 import type { ApiMiddleware, ApiState } from './state.js';
@@ -31,6 +32,7 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
   const health = healthRoutes(svc);
   const sessions = sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger));
   const rounds = roundRoutes(svc);
+  const proofs = proofRoutes(svc);
 
   app.use(securityHeaders());
   app.use(requestMetrics(svc.metrics));
@@ -39,5 +41,6 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
   app.use(onlyUnderV1);
   app.use(sessions.routes());
   app.use(rounds.routes());
+  app.use(proofs.routes());
   return app;
 }

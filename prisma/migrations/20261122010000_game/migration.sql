@@ -60,6 +60,7 @@ CREATE TABLE "rounds" (
     "session_id" UUID NOT NULL,
     "cycle_id" UUID NOT NULL,
     "seed_id" UUID NOT NULL,
+    "bet_id" UUID NOT NULL,
     "game_code" TEXT NOT NULL,
     "currency" TEXT NOT NULL,
     "nonce" INTEGER NOT NULL,
@@ -88,7 +89,7 @@ CREATE TABLE "bets" (
     "operator_id" TEXT NOT NULL,
     "session_id" UUID NOT NULL,
     "cycle_id" UUID NOT NULL,
-    "round_id" UUID,
+    "round_id" UUID NOT NULL,
     "player_ref" TEXT NOT NULL,
     "game_code" TEXT NOT NULL,
     "currency" TEXT NOT NULL,
@@ -145,6 +146,9 @@ CREATE INDEX "rounds_cycle_id_state_idx" ON "rounds"("cycle_id", "state");
 CREATE UNIQUE INDEX "rounds_session_id_cycle_id_key" ON "rounds"("session_id", "cycle_id");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "rounds_bet_id_key" ON "rounds"("bet_id");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "rounds_seed_id_nonce_key" ON "rounds"("seed_id", "nonce");
 
 -- CreateIndex
@@ -193,7 +197,7 @@ ALTER TABLE "rounds" ADD CONSTRAINT "rounds_seed_id_fkey" FOREIGN KEY ("seed_id"
 ALTER TABLE "bets" ADD CONSTRAINT "bets_session_id_fkey" FOREIGN KEY ("session_id") REFERENCES "sessions"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "bets" ADD CONSTRAINT "bets_round_id_fkey" FOREIGN KEY ("round_id") REFERENCES "rounds"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+ALTER TABLE "rounds" ADD CONSTRAINT "rounds_bet_id_fkey" FOREIGN KEY ("bet_id") REFERENCES "bets"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "pending_round_bets" ADD CONSTRAINT "pending_round_bets_bet_id_fkey" FOREIGN KEY ("bet_id") REFERENCES "bets"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

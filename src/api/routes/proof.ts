@@ -1,0 +1,61 @@
+import Router from '@koa/router';
+import type { ServiceContext } from '../../shared/context.js';
+import { notFound } from '../../shared/errors.js';
+import { isSide } from '../../shared/fairness/dice.js';
+import { buildDiceProof } from '../../shared/fairness/proof.js';
+import { openServerSeed } from '../../shared/fairness/seed-vault.js';
+import { BUCKETS } from '../../shared/rate-limit.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import type { ApiState } from '../state.js';
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+// GET /v1/rounds/{roundId}/proof (contract 4.1, 2.11; DECISIONS D2, D19). 200 only for a
+// round of the calling operator that is SETTLED or VOIDED with an outcome, and whose seed is
+// retired; otherwise 404 round_not_found | round_not_settled | seed_not_revealed.
+export function proofRoutes(svc: ServiceContext) {
+  const router = new Router<ApiState>();
+  // D10: the proof endpoint shares the read rate limit
+  router.get('/v1/rounds/:roundId/proof', rateLimit(svc.redis, BUCKETS.read), async (ctx) => {
+    const roundId = ctx.params.roundId ?? '';
+    // an operator never learns whether another operator's round exists
+    const round = UUID.test(roundId)
+      ? await svc.db.round.findFirst({
+          where: { id: roundId.toLowerCase(), operatorId: ctx.state.operator.id },
+          include: { seed: true, session: { select: { expiresAt: true } } },
+        })
+      : null;
+    if (!round) throw notFound('round_not_found', 'round not found');
+
+    const { outcomeSide, outcomeSum } = round;
+    if (outcomeSide === null || outcomeSum === null || (round.state !== 'SETTLED' && round.state !== 'VOIDED')) {
+      throw notFound('round_not_settled', 'the round is not settled yet');
+    }
+    // D2, D5: a seed is revealable once retired; an expired session retires its seeds even
+    // before any process has marked them
+    const revealed = round.seed.retiredAt !== null || round.session.expiresAt <= svc.now();
+    if (!revealed) {
+      throw notFound('seed_not_revealed', 'the server seed is revealed when the session ends or the seed is rotated', {
+        revealableAfter: round.session.expiresAt.toISOString(),
+      });
+    }
+    // a stored side other than LOW or HIGH is a corrupt row: 500, never a proof
+    if (!isSide(outcomeSide)) throw new Error(`round ${round.id} has an unknown outcome side`);
+
+    ctx.body = buildDiceProof({
+      roundId: round.id,
+      gameCode: round.gameCode,
+      sessionId: round.sessionId,
+      serverSeed: openServerSeed(svc.config.masterKey, round.seed.id, round.seed.encryptedServerSeed),
+      serverSeedHash: round.seed.serverSeedHash,
+      clientSeed: round.seed.clientSeed,
+      nonce: round.nonce,
+      lowWeight: round.lowWeight,
+      highWeight: round.highWeight,
+      diceValues: round.diceValues,
+      outcomeSum,
+      outcomeSide,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,48 @@
+import { createHmac } from 'node:crypto';
+
+// The dice derivation (contract 2.12, DECISIONS D2), pure: the same inputs always give the
+// same outcome, and a player can recompute it from a revealed proof (contract 2.11).
+
+export const DICE_RNG_VERSION = 'dice-hmac-sha256-v1';
+export const DICE_MATH_VERSION = 'dice-1.0.0';
+
+export type Side = 'LOW' | 'HIGH';
+
+export type DiceInput = {
+  serverSeed: string;
+  clientSeed: string;
+  nonce: number;
+  lowWeight: bigint;
+  highWeight: bigint;
+};
+
+export type DiceOutcome = {
+  side: Side;
+  face: number;
+  diceValues: number[];
+  outcomeSum: number;
+  hmacHex: string;
+  a: bigint;
+  b: bigint;
+};
+
+const TWO_POW_32 = 1n << 32n;
+
+export const isSide = (value: unknown): value is Side => value === 'LOW' || value === 'HIGH';
+
+export function deriveDice({ serverSeed, clientSeed, nonce, lowWeight, highWeight }: DiceInput): DiceOutcome {
+  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError(`nonce must be a non-negative integer: ${nonce}`);
+  // D2: weights are non-negative integers, not both zero
+  if (lowWeight < 0n || highWeight < 0n || lowWeight + highWeight === 0n) {
+    throw new RangeError(`weights must be non-negative and not both zero: ${lowWeight}:${highWeight}`);
+  }
+  // D2: keyed on the UTF-8 text of the seed; the nonce in decimal without padding
+  const h = createHmac('sha256', Buffer.from(serverSeed, 'utf8')).update(Buffer.from(`${clientSeed}:${nonce}`, 'utf8')).digest();
+  const a = BigInt(h.readUInt32BE(0));
+  const b = BigInt(h.readUInt32BE(4));
+  // D2: exact integer comparison, so P(LOW) = lowWeight / (lowWeight + highWeight) up to 2^-32
+  const side: Side = a * (lowWeight + highWeight) < lowWeight * TWO_POW_32 ? 'LOW' : 'HIGH';
+  // D2: LOW = faces 1..3, HIGH = faces 4..6
+  const face = (side === 'LOW' ? 1 : 4) + Number(b % 3n);
+  return { side, face, diceValues: [face], outcomeSum: face, hmacHex: h.toString('hex'), a, b };
+}

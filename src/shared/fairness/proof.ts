@@ -1,0 +1,166 @@
+import { DICE_MATH_VERSION, DICE_RNG_VERSION, deriveDice, isSide, type Side } from './dice.js';
+import { serverSeedHash } from './seeds.js';
+
+// Round proofs (contract 2.11, DECISIONS D2, D19): what the proof endpoint answers, and the
+// check anyone can run on it (`rgs verify`) without access to the service.
+
+export type DiceProofInput = {
+  roundId: string;
+  gameCode: string;
+  sessionId: string;
+  serverSeed: string;
+  // the hash committed at session start (contract 2.3), as stored, not recomputed
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  lowWeight: bigint;
+  highWeight: bigint;
+  // the outcome as persisted on the round, not recomputed, so that a verifier checks it
+  diceValues: number[];
+  outcomeSum: number;
+  outcomeSide: Side;
+};
+
+export type DiceProof = {
+  roundId: string;
+  gameCode: string;
+  rngVersion: string;
+  mathVersion: string;
+  serverSeed: string;
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  outcome: { type: 'DICE'; diceValues: number[]; outcomeSum: number; outcomeSide: Side };
+  // D19: the round's weight snapshot, as decimal strings because they are bigints (D18:
+  // no JSON number carries a bigint)
+  lowWeight: string;
+  highWeight: string;
+  sessionId: string;
+};
+
+export function buildDiceProof(input: DiceProofInput): DiceProof {
+  return {
+    roundId: input.roundId,
+    gameCode: input.gameCode,
+    rngVersion: DICE_RNG_VERSION,
+    mathVersion: DICE_MATH_VERSION,
+    serverSeed: input.serverSeed,
+    serverSeedHash: input.serverSeedHash,
+    clientSeed: input.clientSeed,
+    nonce: input.nonce,
+    outcome: { type: 'DICE', diceValues: input.diceValues, outcomeSum: input.outcomeSum, outcomeSide: input.outcomeSide },
+    lowWeight: input.lowWeight.toString(),
+    highWeight: input.highWeight.toString(),
+    sessionId: input.sessionId,
+  };
+}
+
+export type ProofCheck = { name: string; ok: boolean; expected?: unknown; actual?: unknown };
+
+// What the verifier recomputed; a and b are below 2^32, so numbers hold them exactly.
+export type DiceDerivation = {
+  serverSeedHash: string;
+  hmacHex: string;
+  a: number;
+  b: number;
+  side: Side;
+  face: number;
+  diceValues: number[];
+  outcomeSum: number;
+};
+
+export type ProofVerdict = { valid: boolean; checks: ProofCheck[]; derived?: DiceDerivation };
+
+const WEIGHT = /^[0-9]{1,20}$/;
+const OUTCOME_TYPES = ['DICE', 'CRASH', 'MULTI'];
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+// The fields the 2.11 body and, for DICE, D19 require, with their types; one problem per
+// bad field.
+function shapeProblems(body: unknown): string[] {
+  if (!isRecord(body)) return ['the proof must be a JSON object'];
+  const problems: string[] = [];
+  for (const field of ['roundId', 'gameCode', 'rngVersion', 'serverSeed', 'serverSeedHash', 'clientSeed']) {
+    if (!isNonEmptyString(body[field])) problems.push(`${field} must be a non-empty string`);
+  }
+  if (body.mathVersion !== undefined && typeof body.mathVersion !== 'string') problems.push('mathVersion must be a string');
+  if (!Number.isSafeInteger(body.nonce) || (body.nonce as number) < 0) problems.push('nonce must be an integer, minimum 0');
+  const outcome = body.outcome;
+  if (!isRecord(outcome)) return [...problems, 'outcome must be an object'];
+  if (!OUTCOME_TYPES.includes(outcome.type as string)) return [...problems, `outcome.type must be one of ${OUTCOME_TYPES.join(', ')}`];
+  if (outcome.type !== 'DICE') return problems;
+  const { diceValues, outcomeSum, outcomeSide } = outcome;
+  if (!Array.isArray(diceValues) || diceValues.length === 0 || !diceValues.every((v) => Number.isInteger(v) && v >= 1 && v <= 6)) {
+    problems.push('outcome.diceValues must be a non-empty array of integers 1 to 6');
+  }
+  if (!Number.isInteger(outcomeSum)) problems.push('outcome.outcomeSum must be an integer');
+  if (!isSide(outcomeSide)) problems.push('outcome.outcomeSide must be LOW or HIGH');
+  for (const field of ['lowWeight', 'highWeight']) {
+    if (typeof body[field] !== 'string' || !WEIGHT.test(body[field])) problems.push(`${field} must be a non-negative integer as a decimal string (D19)`);
+  }
+  if (problems.length === 0 && BigInt(body.lowWeight as string) + BigInt(body.highWeight as string) === 0n) {
+    problems.push('lowWeight and highWeight must not both be zero (D2)');
+  }
+  return problems;
+}
+
+type DiceProofBody = Omit<DiceProof, 'mathVersion' | 'sessionId'> & { mathVersion?: string };
+
+const sameValues = (x: number[], y: number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+
+// contract 2.11 verification rule: SHA256(serverSeed) equals serverSeedHash, and the HMAC
+// reproduces the outcome (D2 derivation).
+export function verifyDiceProof(body: unknown): ProofVerdict {
+  const problems = shapeProblems(body);
+  if (problems.length) return { valid: false, checks: [{ name: 'shape', ok: false, actual: problems }] };
+  const checks: ProofCheck[] = [{ name: 'shape', ok: true }];
+  const record = body as Record<string, unknown> & { outcome: { type: string } };
+  if (record.outcome.type !== 'DICE') {
+    checks.push({
+      name: 'outcome_type',
+      ok: false,
+      expected: 'DICE',
+      actual: `${record.outcome.type}: its outcome derivation is not defined in this version (contract 2.11: not shown)`,
+    });
+    return { valid: false, checks };
+  }
+  const proof = body as DiceProofBody;
+  checks.push({ name: 'outcome_type', ok: true, expected: 'DICE', actual: 'DICE' });
+  checks.push({ name: 'rng_version', ok: proof.rngVersion === DICE_RNG_VERSION, expected: DICE_RNG_VERSION, actual: proof.rngVersion });
+  if (proof.mathVersion !== undefined) {
+    checks.push({ name: 'math_version', ok: proof.mathVersion === DICE_MATH_VERSION, expected: DICE_MATH_VERSION, actual: proof.mathVersion });
+  }
+  // D2: the hash of the seed's UTF-8 text, lower-case hex
+  const hash = serverSeedHash(proof.serverSeed);
+  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+
+  const dice = deriveDice({
+    serverSeed: proof.serverSeed,
+    clientSeed: proof.clientSeed,
+    nonce: proof.nonce,
+    lowWeight: BigInt(proof.lowWeight),
+    highWeight: BigInt(proof.highWeight),
+  });
+  const { diceValues, outcomeSum, outcomeSide } = proof.outcome;
+  checks.push({ name: 'dice_values', ok: sameValues(dice.diceValues, diceValues), expected: dice.diceValues, actual: diceValues });
+  checks.push({ name: 'outcome_sum', ok: dice.outcomeSum === outcomeSum, expected: dice.outcomeSum, actual: outcomeSum });
+  checks.push({ name: 'outcome_side', ok: dice.side === outcomeSide, expected: dice.side, actual: outcomeSide });
+  return {
+    valid: checks.every((check) => check.ok),
+    checks,
+    derived: {
+      serverSeedHash: hash,
+      hmacHex: dice.hmacHex,
+      a: Number(dice.a),
+      b: Number(dice.b),
+      side: dice.side,
+      face: dice.face,
+      diceValues: dice.diceValues,
+      outcomeSum: dice.outcomeSum,
+    },
+  };
+}
