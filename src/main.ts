@@ -1,12 +1,14 @@
-import { startApi, type RunningApi } from './api/server.js';
+import { startRoles } from './roles.js';
 import { closeServiceContext, createServiceContext } from './shared/bootstrap.js';
-import { ConfigError, loadConfig } from './shared/config.js';
+import { ConfigError, loadConfig, type Config } from './shared/config.js';
 
-// One binary, many roles (D12): ROLES picks what this process runs; all by default.
+// The process entry point (D12): validated config, the service context, the roles ROLES
+// names, and a graceful stop on SIGTERM within 10 s.
+
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -17,8 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const svc = await createServiceContext(config);
-  const running: RunningApi[] = [];
-  if (config.roles.includes('api')) running.push(await startApi(svc));
+  const { running } = await startRoles(svc, config);
   svc.logger.info({ roles: config.roles }, 'rgs started');
 
   let stopping = false;
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     svc.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS);
     force.unref();
-    await Promise.all(running.map((role) => role.close()));
+    for (const role of running) await role.close();
     await closeServiceContext(svc);
     process.exit(0);
   };

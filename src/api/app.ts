@@ -10,6 +10,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
 import { healthRoutes } from './routes/health.js';
 import { proofRoutes } from './routes/proof.js';
+import { reconciliationRoutes } from './routes/reconciliation.js';
 import { roundRoutes } from './routes/rounds.js';
 import { sessionRoutes } from './routes/session.js';
 import type { ApiMiddleware, ApiState } from './state.js';
@@ -42,5 +43,16 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
   app.use(sessions.routes());
   app.use(rounds.routes());
   app.use(proofs.routes());
+  app.use(reconciliationRoutes(svc).routes());
+  return app;
+}
+
+// Processes without the api role answer only /healthz, /readyz and /metrics (D20).
+export function createHealthApp(svc: ServiceContext): Koa<ApiState> {
+  const app = new Koa<ApiState>();
+  app.silent = true;
+  app.use(securityHeaders());
+  app.use(errorBodies(svc.logger));
+  app.use(healthRoutes(svc).routes());
   return app;
 }

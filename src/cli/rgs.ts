@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../shared/config.js';
 import { createDb, type Db } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
+import { verifyDiceProof } from '../shared/fairness/proof.js';
 import { rotateCredential, revokeCredential } from '../shared/operators/credentials.js';
 import {
   describeGameConfig,
@@ -18,6 +21,11 @@ import { parseRgMaxSpec } from '../shared/session/rg-limits.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+// an answer that is printed on stdout like any other, but exits 1 (an invalid proof)
+class FailedAnswer {
+  constructor(readonly answer: unknown) {}
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -63,7 +71,8 @@ const USAGE = `usage:
                   [--payout-multiplier X] [--low-weight N] [--high-weight N]
   rgs credential rotate --operator ID --kind api|wallet
   rgs credential revoke --kid KID
-  rgs jobs abandoned`;
+  rgs jobs abandoned
+  rgs verify [--proof FILE|-]        (a proof of GET /v1/rounds/{id}/proof; stdin without --proof)`;
 
 type Command = { options: Options; run: (values: Values, db: () => Db) => Promise<unknown> };
 
@@ -137,7 +146,30 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  // contract 2.11, D2: checks a proof offline, with no database
+  verify: {
+    options: { proof: { type: 'string' } },
+    run: async (values) => {
+      const verdict = verifyDiceProof(await readProof(values.proof));
+      return verdict.valid ? verdict : new FailedAnswer(verdict);
+    },
+  },
 };
+
+async function readProof(file: Values[string]): Promise<unknown> {
+  const source = typeof file === 'string' && file !== '-' ? file : 'stdin';
+  let proofText: string;
+  try {
+    proofText = source === 'stdin' ? await text(process.stdin) : await readFile(source, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the proof from ${source}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(proofText);
+  } catch {
+    throw new UsageError(`the proof in ${source} is not JSON`);
+  }
+}
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -220,8 +252,9 @@ const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigi
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   try {
     const result = await runCli(argv);
-    process.stdout.write(`${JSON.stringify(result, bigintAsString, 2)}\n`);
-    return 0;
+    const failed = result instanceof FailedAnswer;
+    process.stdout.write(`${JSON.stringify(failed ? result.answer : result, bigintAsString, 2)}\n`);
+    return failed ? 1 : 0;
   } catch (err) {
     const usage = err instanceof UsageError;
     const error = { error: usage ? 'usage' : ((err as Error).name ?? 'Error'), message: (err as Error).message, ...(usage ? { usage: USAGE } : {}) };

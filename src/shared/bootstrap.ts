@@ -3,6 +3,8 @@ import type { ServiceContext } from './context.js';
 import { createDb } from './db/client.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { createQueues } from './queues.js';
+import { createDetachedEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
 import { WalletClient } from './wallet/client.js';
 
@@ -19,10 +21,14 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
   const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs);
-  return { config, db, redis, metrics, logger, wallet, now: () => new Date() };
+  const queues = createQueues(config.redisUrl);
+  const emitter = createDetachedEmitter(redis);
+  return { config, db, redis, queues, emitter, metrics, logger, wallet, now: () => new Date() };
 }
 
 export async function closeServiceContext(svc: ServiceContext): Promise<void> {
+  await svc.queues.close();
+  await svc.emitter.close();
   svc.redis.disconnect();
   await svc.db.$disconnect();
 }

@@ -1,9 +1,7 @@
 // Configuration (DECISIONS D12, D20), read from the environment once and validated as a
 // whole: a bad start lists every bad variable by name, not only the first.
 
-// D12 names six roles; this release runs the operator API. The realtime channel, the
-// scheduler and the bet, settle and rollback worker pools arrive with the game engine.
-export const ROLE_NAMES = ['api'] as const;
+export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 export type Config = {
@@ -17,6 +15,8 @@ export type Config = {
   walletCallTimeoutMs: number;
   trustProxy: boolean;
   roles: Role[];
+  // D20: where a process without the api role serves health and metrics
+  healthPort: number | undefined;
   logLevel: string;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
@@ -80,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 
   const port = integer('PORT', 3000, 0, 65535);
+  const healthPort = env.HEALTH_PORT ? integer('HEALTH_PORT', 0, 0, 65535) : undefined;
 
   const masterKeyText = secret('MASTER_KEY', DEV_MASTER_KEY);
   const masterKey = parseMasterKey(masterKeyText);
@@ -121,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
     roles,
+    healthPort,
     logLevel,
     botChallenge,
     warnings,

@@ -2,16 +2,20 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import type { Queues } from './queues.js';
+import type { PlayerEmitter } from './realtime/emitter.js';
 import type { Redis } from './redis.js';
 import type { WalletClient } from './wallet/client.js';
 
-// What every role is given at start: the one config, database, Redis connection, metrics
-// registry, logger and wallet client of the process, and the clock (injectable so that
-// tests can move time).
+// What every role is given at start: the one config, database, Redis connection, queue
+// producers, player emitter, metrics registry, logger and wallet client of the process,
+// and the clock (injectable so that tests can move time).
 export type ServiceContext = {
   config: Config;
   db: Db;
   redis: Redis;
+  queues: Queues;
+  emitter: PlayerEmitter;
   metrics: Metrics;
   logger: Logger;
   wallet: WalletClient;

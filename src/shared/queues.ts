@@ -1,4 +1,5 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
+import { createRedis } from './redis.js';
 
 // The one table of queue names. Redis is the transport only: every job carries the id of
 // a Postgres row (a cycle, a bet, a wallet job) that is the record of the work, so a lost
@@ -14,11 +15,14 @@ export const QUEUE_NAMES = {
   rollback: 'rgs-rollback',
 } as const;
 
-export type EngineJob =
-  | { kind: 'advance'; cycleId: string; from: 'BETTING_OPEN' | 'ROLLING' | 'COOLDOWN' }
-  | { kind: 'ensure'; operatorId: string; gameCode: string; currency: string };
+// The phase a tick moves a cycle out of; PENDING and RESULT move on at once, so only the
+// timed phases are ticks.
+export type EngineJob = { cycleId: string; from: 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN' };
 export type BetJob = { betId: string };
-export type WalletJobRef = { walletJobId: string };
+// retryDelayMs: set by the runner before it fails an attempt, read by the backoff strategy
+export type WalletJobRef = { walletJobId: string; retryDelayMs?: number };
+
+export const WALLET_BACKOFF = 'wallet';
 
 export type Queues = {
   engine: Queue<EngineJob>;
@@ -28,13 +32,23 @@ export type Queues = {
   close: () => Promise<void>;
 };
 
-// Producers fail fast instead of queueing commands while Redis is away.
-export function createQueues(connection: ConnectionOptions): Queues {
+// Producers share one connection that fails fast instead of buffering while Redis is away.
+export function createQueues(redisUrl: string): Queues {
+  const connection = createRedis(redisUrl, { maxRetriesPerRequest: null });
+  connection.on('error', () => undefined);
   const defaults: JobsOptions = { removeOnComplete: 1000, removeOnFail: 5000 };
-  const engine = new Queue<EngineJob>(QUEUE_NAMES.engine, { connection, defaultJobOptions: defaults });
+  // ticks are fenced in Postgres, so a duplicate is harmless; none is kept, so that a
+  // clock resumed from the database can always enqueue its tick again
+  const engine = new Queue<EngineJob>(QUEUE_NAMES.engine, {
+    connection,
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 200 } },
+  });
   const bet = new Queue<BetJob>(QUEUE_NAMES.bet, { connection, defaultJobOptions: { ...defaults, attempts: 1 } });
-  const settle = new Queue<WalletJobRef>(QUEUE_NAMES.settle, { connection, defaultJobOptions: defaults });
-  const rollback = new Queue<WalletJobRef>(QUEUE_NAMES.rollback, { connection, defaultJobOptions: defaults });
+  // wallet jobs retry with the backoff the job itself computed (contract 3.4) until their
+  // 24-hour budget, which the job runner enforces
+  const walletJobs: JobsOptions = { ...defaults, attempts: WALLET_JOB_ATTEMPTS, backoff: { type: WALLET_BACKOFF } };
+  const settle = new Queue<WalletJobRef>(QUEUE_NAMES.settle, { connection, defaultJobOptions: walletJobs });
+  const rollback = new Queue<WalletJobRef>(QUEUE_NAMES.rollback, { connection, defaultJobOptions: walletJobs });
   return {
     engine,
     bet,
@@ -42,6 +56,7 @@ export function createQueues(connection: ConnectionOptions): Queues {
     rollback,
     close: async () => {
       await Promise.all([engine.close(), bet.close(), settle.close(), rollback.close()]);
+      connection.disconnect();
     },
   };
 }

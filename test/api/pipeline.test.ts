@@ -132,7 +132,7 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
       const operator = await h.onboard();
       expectError(await operator.request('GET', '/v1/nope'), 404, 'not_found');
       expectError(await operator.request('POST', '/v1/nope', { a: 1 }), 404, 'not_found');
-      expectError(await operator.request('GET', '/v1/rounds'), 404, 'not_found');
+      expectError(await operator.request('DELETE', '/v1/session'), 404, 'not_found');
     });
 
     it('answers a signed dispute-pack request with 501 not_implemented (contract 9)', async () => {

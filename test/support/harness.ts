@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { startApi, type RunningApi } from '../../src/api/server.js';
 import { closeServiceContext, createServiceContext } from '../../src/shared/bootstrap.js';
-import { loadConfig } from '../../src/shared/config.js';
+import { loadConfig, type Role } from '../../src/shared/config.js';
+import { startRoles, type Stoppable } from '../../src/roles.js';
 import type { ServiceContext } from '../../src/shared/context.js';
 import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
@@ -11,7 +11,6 @@ import { signedRequest, type ApiResponse, type SignedRequestOptions } from './si
 // project's wallet simulator as every test operator's wallet. The clock can be moved.
 export type Harness = {
   svc: ServiceContext;
-  api: RunningApi;
   baseUrl: string;
   wallet: WalletSimulator;
   shiftClock: (ms: number) => void;
@@ -28,12 +27,14 @@ export type TestOperator = OnboardedOperator & {
 
 export const uniqueId = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
-export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
-  const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env });
+// roles: the api alone by default; game tests run every role in this one process.
+export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: Role[] = ['api']): Promise<Harness> {
+  const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env, ROLES: roles.join(',') });
   const svc = await createServiceContext(config);
   let offsetMs = 0;
   svc.now = () => new Date(Date.now() + offsetMs);
-  const api = await startApi(svc, 0);
+  const started = await startRoles(svc, config, 0);
+  const baseUrl = started.url!;
   const wallet = await WalletSimulator.start();
 
   const onboard = async (settings: Partial<OperatorSettings> = {}): Promise<TestOperator> => {
@@ -54,7 +55,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
       ...overrides,
     });
     const request = (method: string, path: string, body?: unknown, options?: SignedRequestOptions) =>
-      signedRequest(api.url, key, method, path, body, options);
+      signedRequest(baseUrl, key, method, path, body, options);
     return {
       ...onboarded,
       key,
@@ -66,15 +67,14 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
 
   return {
     svc,
-    api,
-    baseUrl: api.url,
+    baseUrl,
     wallet,
     shiftClock: (ms) => {
       offsetMs += ms;
     },
     onboard,
     close: async () => {
-      await api.close();
+      for (const role of started.running as Stoppable[]) await role.close();
       await wallet.close();
       await closeServiceContext(svc);
     },

@@ -42,11 +42,10 @@ export function createDetachedEmitter(redis: Redis): PlayerEmitter {
   const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
   const io = new Server();
   io.adapter(createAdapter(pub, sub));
-  const emitter = createPlayerEmitter(io);
+  // no listener and no sockets: closing means dropping the adapter's connections
   return {
-    ...emitter,
+    ...createPlayerEmitter(io),
     close: async () => {
-      await emitter.close();
       pub.disconnect();
       sub.disconnect();
     },

@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { ServiceContext } from '../../shared/context.js';
+import { notFound, operatorMismatch } from '../../shared/errors.js';
+import { BUCKETS } from '../../shared/rate-limit.js';
+import { ggrReport } from '../../shared/reports/ggr.js';
+import { findRound, listFinishedRounds } from '../../shared/reports/rounds.js';
+import { walletCallsReport } from '../../shared/reports/wallet-calls.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { readListQuery, readReportQuery, readRoundQuery } from '../schemas/reconciliation.js';
+import type { ApiContext, ApiState } from '../state.js';
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+// The reconciliation reads of D10 (contract 4.1 "not shown"). Every one shares the read
+// bucket (8.1, D10), sees only the signing operator's rows, and accepts an `operatorId`
+// query parameter only when it names that operator (403 operator_mismatch otherwise).
+export function reconciliationRoutes(svc: ServiceContext) {
+  const router = new Router<ApiState>();
+  const read = rateLimit(svc.redis, BUCKETS.read);
+
+  // the key's operator is the scope; a different operatorId asks for another tenant
+  const scope = (ctx: ApiContext, query: { operatorId?: string }): string => {
+    if (query.operatorId !== undefined && query.operatorId !== ctx.state.operator.id) throw operatorMismatch();
+    return ctx.state.operator.id;
+  };
+
+  router.get('/v1/rounds', read, async (ctx) => {
+    const query = readListQuery(ctx.query);
+    const operatorId = scope(ctx, query);
+    ctx.body = await listFinishedRounds(svc.db, operatorId, { from: query.from, to: query.to }, query.after, query.limit);
+  });
+
+  // D10: a round of another operator is indistinguishable from an unknown one
+  router.get('/v1/rounds/:roundId', read, async (ctx) => {
+    const operatorId = scope(ctx, readRoundQuery(ctx.query));
+    const roundId = ctx.params.roundId ?? '';
+    const round = UUID.test(roundId) ? await findRound(svc.db, operatorId, roundId.toLowerCase()) : undefined;
+    if (!round) throw notFound('not_found', 'round not found');
+    ctx.body = round;
+  });
+
+  router.get('/v1/reports/ggr', read, async (ctx) => {
+    const query = readReportQuery(ctx.query, svc.now());
+    const operatorId = scope(ctx, query);
+    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), games: await ggrReport(svc.db, operatorId, query) };
+  });
+
+  router.get('/v1/reports/wallet-calls', read, async (ctx) => {
+    const query = readReportQuery(ctx.query, svc.now());
+    const operatorId = scope(ctx, query);
+    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), endpoints: await walletCallsReport(svc.db, operatorId, query) };
+  });
+  return router;
+}

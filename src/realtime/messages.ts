@@ -1,0 +1,58 @@
+import type { JSONSchemaType } from 'ajv';
+import { compile } from '../api/schemas/ajv.js';
+import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
+import type { PlaceBetRequest } from '../shared/game/bets.js';
+import type { BetRejectReason } from '../shared/game/bet-rules.js';
+import { MICRO_AMOUNT_PATTERN, parseMicro } from '../shared/money.js';
+
+// Client messages of the player channel (D4), validated before anything else happens.
+
+type PlaceBetPayload = { side: 'LOW' | 'HIGH'; amountMicro: number | string; clientBetId?: string };
+
+// D4: amountMicro is an integer or a MicroAmount string; anything else (floats, decimals,
+// missing side, extra fields) is invalid_payload and never reaches the wallet
+const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['side', 'amountMicro'],
+  properties: {
+    side: { type: 'string', enum: ['LOW', 'HIGH'] },
+    amountMicro: {
+      anyOf: [{ type: 'integer' }, { type: 'string', pattern: MICRO_AMOUNT_PATTERN }],
+    } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
+    clientBetId: { type: 'string', minLength: 1, maxLength: 64, nullable: true },
+  },
+};
+const validPlaceBet = compile(placeBetSchema);
+
+export type ParsedBet =
+  | { ok: true; request: PlaceBetRequest }
+  | { ok: false; reason: BetRejectReason; clientBetId?: string };
+
+export function parsePlaceBet(payload: unknown): ParsedBet {
+  const clientBetId =
+    payload && typeof payload === 'object' && typeof (payload as { clientBetId?: unknown }).clientBetId === 'string'
+      ? ((payload as { clientBetId: string }).clientBetId.slice(0, 64) as string)
+      : undefined;
+  if (!validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
+  const { side, amountMicro } = payload;
+  // D18: a number is accepted only as a safe integer and converted at once
+  if (typeof amountMicro === 'number' && !Number.isSafeInteger(amountMicro)) return { ok: false, reason: 'invalid_payload', clientBetId };
+  const amount = typeof amountMicro === 'number' ? BigInt(amountMicro) : parseMicro(amountMicro);
+  return { ok: true, request: { side, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
+}
+
+type RotateSeedPayload = { clientSeed?: string };
+const rotateSeedSchema: JSONSchemaType<RotateSeedPayload> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: { clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, nullable: true } },
+};
+const validRotateSeed = compile(rotateSeedSchema);
+
+export function parseRotateSeed(payload: unknown): { clientSeed: string | undefined } | null {
+  const body = payload === undefined || payload === null ? {} : payload;
+  if (!validRotateSeed(body)) return null;
+  return { clientSeed: body.clientSeed ?? undefined };
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { openServerSeed, sealServerSeed } from './seed-vault.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from './seeds.js';
+
+// D5 seed rotation: retire the current seed (revealable from now on), commit to a new one
+// and restart the nonce at 0. Refused while the session has an unsettled bet (D4), so a
+// round's seed can never change under it.
+
+export type Rotation =
+  | {
+      ok: true;
+      previousServerSeed: string;
+      previousServerSeedHash: string;
+      previousClientSeed: string;
+      lastNonce: number | null;
+      serverSeedHash: string;
+      clientSeed: string;
+    }
+  | { ok: false; reason: 'bet_in_progress' | 'session_not_found' };
+
+export async function rotateSeed(svc: ServiceContext, sessionId: string, clientSeed: string | undefined): Promise<Rotation> {
+  const now = svc.now();
+  return svc.db.$transaction(async (tx) => {
+    const [current] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM seeds WHERE session_id = ${sessionId}::uuid AND current FOR UPDATE`;
+    if (!current) return { ok: false, reason: 'session_not_found' } as const;
+    const unsettled = await tx.bet.count({ where: { sessionId, status: { in: ['PENDING', 'ACCEPTED'] } } });
+    if (unsettled > 0) return { ok: false, reason: 'bet_in_progress' } as const;
+    const previous = await tx.seed.update({ where: { id: current.id }, data: { current: false, retiredAt: now } });
+    const id = randomUUID();
+    const serverSeed = generateServerSeed();
+    const next = await tx.seed.create({
+      data: {
+        id,
+        sessionId,
+        encryptedServerSeed: sealServerSeed(svc.config.masterKey, id, serverSeed),
+        serverSeedHash: serverSeedHash(serverSeed),
+        clientSeed: clientSeed ?? generateClientSeed(),
+        createdAt: now,
+      },
+    });
+    return {
+      ok: true,
+      previousServerSeed: openServerSeed(svc.config.masterKey, previous.id, previous.encryptedServerSeed),
+      previousServerSeedHash: previous.serverSeedHash,
+      previousClientSeed: previous.clientSeed,
+      lastNonce: previous.nextNonce > 0 ? previous.nextNonce - 1 : null,
+      serverSeedHash: next.serverSeedHash,
+      clientSeed: next.clientSeed,
+    } as const;
+  });
+}

@@ -1,0 +1,24 @@
+import type { Redis } from '../redis.js';
+import type { EngineKey } from '../game/engine-key.js';
+
+// Which engines have a connected player (D1: the clock runs while one is connected). Each
+// realtime node refreshes its sockets' entries; an entry not refreshed within the TTL
+// (its node died) stops counting.
+export const PRESENCE_TTL_MS = 30_000;
+export const PRESENCE_REFRESH_MS = 10_000;
+
+const presenceKey = (engine: EngineKey) => `rgs:presence:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
+
+export async function markPresent(redis: Redis, engine: EngineKey, socketId: string): Promise<void> {
+  await redis.zadd(presenceKey(engine), Date.now(), socketId);
+}
+
+export async function markAbsent(redis: Redis, engine: EngineKey, socketId: string): Promise<void> {
+  await redis.zrem(presenceKey(engine), socketId);
+}
+
+export async function countPresent(redis: Redis, engine: EngineKey): Promise<number> {
+  const key = presenceKey(engine);
+  await redis.zremrangebyscore(key, '-inf', Date.now() - PRESENCE_TTL_MS);
+  return redis.zcard(key);
+}

@@ -1,0 +1,73 @@
+import type { Bet, Round, WalletCall } from '../db/client.js';
+
+// The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
+// Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
+
+export type RoundRecord = Round & { session: { playerRef: string }; bet: Bet };
+
+export type RoundTotals = { totalBetsMicro: bigint; totalPayoutsMicro: bigint };
+
+// D1: a round has exactly one bet, so the totals are that bet's.
+export function roundTotals(state: Round['state'], bet: Pick<Bet, 'amountMicro' | 'isFree' | 'payoutMicro'>): RoundTotals {
+  // contract 8.4: no stake was debited for a free bet, so it counts as 0
+  const stake = bet.isFree ? 0n : bet.amountMicro;
+  // D18: a voided round reports totalBetsMicro = its stake and totalPayoutsMicro = 0
+  if (state === 'VOIDED') return { totalBetsMicro: stake, totalPayoutsMicro: 0n };
+  // a lost bet has no payout (0 or not recorded)
+  return { totalBetsMicro: stake, totalPayoutsMicro: bet.payoutMicro ?? 0n };
+}
+
+const iso = (at: Date | null) => (at === null ? null : at.toISOString());
+
+export function roundView(round: RoundRecord) {
+  const totals = roundTotals(round.state, round.bet);
+  return {
+    roundId: round.id,
+    cycleId: round.cycleId,
+    sessionId: round.sessionId,
+    playerRef: round.session.playerRef,
+    gameCode: round.gameCode,
+    currency: round.currency,
+    state: round.state,
+    nonce: round.nonce,
+    outcomeSide: round.outcomeSide,
+    outcomeSum: round.outcomeSum,
+    totalBetsMicro: totals.totalBetsMicro.toString(),
+    totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
+    createdAt: round.createdAt.toISOString(),
+    settledAt: iso(round.settledAt),
+    voidedAt: iso(round.voidedAt),
+  };
+}
+
+export function betView(bet: Bet) {
+  return {
+    betId: bet.id,
+    status: bet.status,
+    side: bet.side,
+    amountMicro: bet.amountMicro.toString(),
+    isFree: bet.isFree,
+    payoutMicro: bet.payoutMicro === null ? null : bet.payoutMicro.toString(),
+    betTransactionUuid: bet.betTransactionUuid,
+    winTransactionUuid: bet.winTransactionUuid,
+    rollbackTransactionUuid: bet.rollbackTransactionUuid,
+    createdAt: bet.createdAt.toISOString(),
+    acceptedAt: iso(bet.acceptedAt),
+    settledAt: iso(bet.settledAt),
+    voidedAt: iso(bet.voidedAt),
+  };
+}
+
+export function walletCallView(call: WalletCall) {
+  return {
+    endpoint: call.endpoint,
+    requestUuid: call.requestUuid,
+    transactionUuid: call.transactionUuid,
+    attempt: call.attempt,
+    status: call.status,
+    httpStatus: call.httpStatus,
+    latencyMs: call.latencyMs,
+    createdAt: call.createdAt.toISOString(),
+    respondedAt: iso(call.respondedAt),
+  };
+}

@@ -1,0 +1,52 @@
+import { Prisma, type Db } from '../db/client.js';
+import { encodeCursor, type ListingPosition } from './cursor.js';
+import { FINISHES, finishedWithin, timestamptz, type Finish, type TimeRange } from './finished-rounds.js';
+import { betView, roundView, walletCallView } from './round-view.js';
+
+// GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
+
+const withPlayerAndBet = { session: { select: { playerRef: true } }, bet: true } as const;
+
+export async function listFinishedRounds(db: Db, operatorId: string, range: TimeRange, after: ListingPosition | undefined, limit: number) {
+  // keyset pagination on (finishing time, id); one row beyond the page tells whether more follow
+  const take = limit + 1;
+  const branch = (finish: Finish) => Prisma.sql`
+    (SELECT id, ${finish.at} AS finished_at FROM rounds
+     WHERE ${finishedWithin(operatorId, range, finish)}
+     ${after ? Prisma.sql`AND (${finish.at}, id) > (${timestamptz(after.at)}, ${after.id}::uuid)` : Prisma.empty}
+     ORDER BY ${finish.at}, id LIMIT ${take})`;
+  const page = await db.$queryRaw<{ id: string; finishedAt: Date }[]>`
+    SELECT id, finished_at AS "finishedAt" FROM (${Prisma.join(FINISHES.map(branch), ' UNION ALL ')}) AS finished
+    ORDER BY finished_at, id LIMIT ${take}`;
+
+  const shown = page.slice(0, limit);
+  const rows = await db.round.findMany({ where: { id: { in: shown.map((r) => r.id) } }, include: withPlayerAndBet });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const last = shown.at(-1);
+  return {
+    rounds: shown.map((r) => roundView(byId.get(r.id)!)),
+    nextCursor: page.length > limit && last ? encodeCursor({ at: last.finishedAt, id: last.id }) : null,
+  };
+}
+
+// Any round of the operator, finished or not, demo included (flagged), with its bet (D1: one;
+// a list in the answer, as D10 words it) and the wallet audit rows of the bet's transactions
+// (bet, win, rollback).
+export async function findRound(db: Db, operatorId: string, roundId: string) {
+  const round = await db.round.findFirst({ where: { id: roundId, operatorId }, include: withPlayerAndBet });
+  if (!round) return undefined;
+  const { bet } = round;
+  const transactionUuids = [bet.betTransactionUuid, bet.winTransactionUuid, bet.rollbackTransactionUuid].filter(
+    (uuid): uuid is string => uuid !== null,
+  );
+  const walletCalls = await db.walletCall.findMany({
+    where: { operatorId, transactionUuid: { in: transactionUuids } },
+    orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }, { id: 'asc' }],
+  });
+  return {
+    ...roundView(round),
+    demo: round.demo,
+    bets: [betView(bet)],
+    walletCalls: walletCalls.map(walletCallView),
+  };
+}
