@@ -1,4 +1,3 @@
-import { createAdapter } from '@socket.io/redis-adapter';
 import { QueueEvents } from 'bullmq';
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
@@ -8,7 +7,8 @@ import { currentCycle, ensureEngine, roundState } from '../shared/game/engine.js
 import { engineKeyOf, type EngineKey } from '../shared/game/engine-key.js';
 import { loadGameConfig, formatMultiplier } from '../shared/operators/game-config.js';
 import { QUEUE_NAMES } from '../shared/queues.js';
-import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
+import { engineRoom, redisAdapter, sessionRoom } from '../shared/realtime/emitter.js';
+import { createRedis } from '../shared/redis.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
 import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
@@ -29,12 +29,17 @@ type Ack = (answer: unknown) => void;
 export type RunningRealtime = { io: Server; close: () => Promise<void> };
 
 export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): RunningRealtime {
-  const pub = svc.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-  const sub = svc.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-  const io = new Server(httpServer, { path: '/socket.io', serveClient: false, adapter: createAdapter(pub, sub) });
-  const betEvents = new QueueEvents(QUEUE_NAMES.bet, {
-    connection: svc.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }),
+  const redisBus = redisAdapter(svc.config.redisUrl, svc.config.redisKeyPrefix);
+  // WebSocket only: a connection is one TCP stream to one node, so the nodes need no sticky
+  // sessions behind a load balancer (HTTP long-polling would need them)
+  const io = new Server(httpServer, {
+    path: '/socket.io',
+    serveClient: false,
+    transports: ['websocket'],
+    adapter: redisBus.adapter,
   });
+  const eventsConnection = createRedis(svc.config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const betEvents = new QueueEvents(QUEUE_NAMES.bet, { connection: eventsConnection, prefix: svc.config.redisKeyPrefix });
   const nowSeconds = () => Math.floor(svc.now().getTime() / 1000);
 
   // D4: a bad, expired or revoked token is refused with connect_error naming why
@@ -76,8 +81,8 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
       clearInterval(refresh);
       await io.close();
       await betEvents.close();
-      pub.disconnect();
-      sub.disconnect();
+      eventsConnection.disconnect();
+      redisBus.close();
     },
   };
 }

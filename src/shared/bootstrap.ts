@@ -13,7 +13,9 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const logger = createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
   const db = createDb(config.databaseUrl);
-  const redis = createRedis(config.redisUrl);
+  // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter
+  // take the prefix through their own options
+  const redis = createRedis(config.redisUrl, { keyPrefix: `${config.redisKeyPrefix}:` });
   await new Promise<void>((resolve, reject) => {
     redis.once('ready', () => resolve());
     redis.once('error', (err: Error) => reject(new Error(`Redis at ${config.redisUrl} did not answer: ${err.message}`)));
@@ -21,8 +23,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
   const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs);
-  const queues = createQueues(config.redisUrl);
-  const emitter = createDetachedEmitter(redis);
+  const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
+  const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
   return { config, db, redis, queues, emitter, metrics, logger, wallet, now: () => new Date() };
 }
 

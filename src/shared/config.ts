@@ -8,6 +8,8 @@ export type Config = {
   nodeEnv: string;
   databaseUrl: string;
   redisUrl: string;
+  // namespaces every Redis key, queue and channel of this deployment
+  redisKeyPrefix: string;
   port: number;
   publicUrl: string;
   masterKey: Buffer;
@@ -96,6 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (roles.length === 0 && problems.length === 0) problems.push('ROLES selects no role');
 
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX || 'rgs';
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisKeyPrefix)) problems.push('REDIS_KEY_PREFIX must be 1 to 32 of A-Z a-z 0-9 _ -');
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -115,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/rgs', ['postgresql:', 'postgres:']),
     redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisKeyPrefix,
     port,
     publicUrl: url('PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
     masterKey: masterKey ?? Buffer.alloc(32),

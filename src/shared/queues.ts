@@ -33,7 +33,7 @@ export type Queues = {
 };
 
 // Producers share one connection that fails fast instead of buffering while Redis is away.
-export function createQueues(redisUrl: string): Queues {
+export function createQueues(redisUrl: string, prefix: string): Queues {
   const connection = createRedis(redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
   const defaults: JobsOptions = { removeOnComplete: 1000, removeOnFail: 5000 };
@@ -41,14 +41,15 @@ export function createQueues(redisUrl: string): Queues {
   // clock resumed from the database can always enqueue its tick again
   const engine = new Queue<EngineJob>(QUEUE_NAMES.engine, {
     connection,
+    prefix,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 200 } },
   });
-  const bet = new Queue<BetJob>(QUEUE_NAMES.bet, { connection, defaultJobOptions: { ...defaults, attempts: 1 } });
+  const bet = new Queue<BetJob>(QUEUE_NAMES.bet, { connection, prefix, defaultJobOptions: { ...defaults, attempts: 1 } });
   // wallet jobs retry with the backoff the job itself computed (contract 3.4) until their
   // 24-hour budget, which the job runner enforces
   const walletJobs: JobsOptions = { ...defaults, attempts: WALLET_JOB_ATTEMPTS, backoff: { type: WALLET_BACKOFF } };
-  const settle = new Queue<WalletJobRef>(QUEUE_NAMES.settle, { connection, defaultJobOptions: walletJobs });
-  const rollback = new Queue<WalletJobRef>(QUEUE_NAMES.rollback, { connection, defaultJobOptions: walletJobs });
+  const settle = new Queue<WalletJobRef>(QUEUE_NAMES.settle, { connection, prefix, defaultJobOptions: walletJobs });
+  const rollback = new Queue<WalletJobRef>(QUEUE_NAMES.rollback, { connection, prefix, defaultJobOptions: walletJobs });
   return {
     engine,
     bet,

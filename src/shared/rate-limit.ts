@@ -44,7 +44,7 @@ export async function takeToken(redis: Redis, operatorId: string, bucket: Bucket
   const [allowed, waitMs] = (await redis.eval(
     TOKEN_BUCKET,
     1,
-    `rgs:rate:${bucket.name}:${operatorId}`,
+    `rate:${bucket.name}:${operatorId}`,
     bucket.burst,
     bucket.perSecond,
   )) as [number, number];

@@ -28,7 +28,7 @@ export class LeaderLease extends EventEmitter {
     options: LeaseOptions = {},
   ) {
     super();
-    this.key = options.key ?? 'rgs:scheduler:leader';
+    this.key = options.key ?? 'scheduler:leader';
     this.ttlMs = options.ttlMs ?? 5000;
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 3);
   }

@@ -22,6 +22,7 @@ export function startBetWorkers(svc: ServiceContext, concurrency = 64): RunningW
   const connection = workerConnection(svc);
   const worker = new Worker<BetJob, BetAck>(QUEUE_NAMES.bet, (job) => processBet(svc, job.data.betId), {
     connection,
+    prefix: svc.config.redisKeyPrefix,
     concurrency,
     ...LOCKING,
   });
@@ -39,6 +40,7 @@ function walletJobWorker(svc: ServiceContext, queue: string, connection: Redis, 
   };
   return new Worker<WalletJobRef>(queue, run, {
     connection,
+    prefix: svc.config.redisKeyPrefix,
     concurrency,
     ...LOCKING,
     settings: {

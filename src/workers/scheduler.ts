@@ -16,6 +16,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   leader.on('elected', () => {
     worker = new Worker<EngineJob>(QUEUE_NAMES.engine, (job) => advanceCycle(svc, job.data), {
       connection,
+      prefix: svc.config.redisKeyPrefix,
       concurrency: 16,
       lockDuration: 8000,
       stalledInterval: 2000,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { WalletCall } from '../../src/shared/db/client.js';
-import { roundFixtures, type RoundFixture, type SessionFixture } from '../support/round-fixtures.js';
+import { roundFixtures, type RoundFixture } from '../support/round-fixtures.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { send, type ApiResponse } from '../support/signed-client.js';
 
@@ -523,7 +523,7 @@ describe('reconciliation reads (D10)', () => {
     const aVoided = await f.round(aSession, { state: 'VOIDED', at: at(2) });
     await f.walletCall(a.operatorId, { endpoint: 'bet', transactionUuid: aRound.bet.betTransactionUuid, createdAt: at(1) });
     await f.walletJob(a.operatorId, { endpoint: 'rollback', abandonedAt: at(3) });
-    const bSession: SessionFixture = await f.session(b.operatorId);
+    const bSession = await f.session(b.operatorId);
     const bRound = await f.round(bSession, { at: at(4), bet: { amountMicro: 300_000n } });
 
     expect(roundIds(await get(b, `/v1/rounds${HOUR_AFTER_T0}`))).to.deep.equal([bRound.roundId]);

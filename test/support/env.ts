@@ -9,4 +9,6 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 process.env.TEST_DATABASE_URL = TEST_DATABASE_URL;
 process.env.DATABASE_URL = TEST_DATABASE_URL;
 process.env.REDIS_URL = TEST_REDIS_URL;
+// queues, locks and channels of this run stay apart from any other run's
+process.env.REDIS_KEY_PREFIX ??= `rgs-test-${process.pid}`;
 process.env.LOG_LEVEL ??= 'silent';

@@ -53,8 +53,8 @@ export type RoundOptions = {
   createdAt?: Date;
   // a VOIDED round that had settled first (a win that exhausted its retries, contract 4.2)
   settledAt?: Date;
-  // default: the bet's side when it won, the other side when it lost; none for a void or
-  // an unfinished round
+  // default: the bet's side when it won, the other side when it lost; none before RESULT
+  // nor for a round voided without settling
   outcomeSide?: 'LOW' | 'HIGH' | null;
   // the round's one bet (D1); default a lost 10.00 bet on LOW
   bet?: BetOptions;

@@ -46,7 +46,7 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
   // presented), so that re-spelling the same MAC (no padding, base64url, spaces) is still a replay.
   if (ctx.method === 'POST') {
     const fresh = await redis
-      .set(`rgs:replay:${kid}:${timestamp}:${expected}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
+      .set(`replay:${kid}:${timestamp}:${expected}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
       .catch(() => {
         throw serviceUnavailable('replay protection is unavailable (Redis)');
       });

@@ -1,6 +1,6 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
-import type { Redis } from '../redis.js';
+import { createRedis, type Redis } from '../redis.js';
 
 // Every role reaches players through the Socket.IO Redis adapter (D4, design card): a
 // server with no HTTP listener still broadcasts to rooms held by the realtime nodes.
@@ -36,18 +36,27 @@ export function createPlayerEmitter(io: Server): PlayerEmitter {
   };
 }
 
-// A listener-less server for roles without sockets (scheduler, workers, api).
-export function createDetachedEmitter(redis: Redis): PlayerEmitter {
-  const pub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-  const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-  const io = new Server();
-  io.adapter(createAdapter(pub, sub));
-  // no listener and no sockets: closing means dropping the adapter's connections
+// The Socket.IO Redis adapter on its own pub/sub connections, its channels namespaced by
+// the deployment's key prefix.
+export function redisAdapter(redisUrl: string, prefix: string) {
+  const pub: Redis = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const sub: Redis = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
   return {
-    ...createPlayerEmitter(io),
-    close: async () => {
+    adapter: createAdapter(pub, sub, { key: `${prefix}:socket.io` }),
+    close: () => {
       pub.disconnect();
       sub.disconnect();
     },
+  };
+}
+
+// A listener-less server for roles without sockets (scheduler, workers, api).
+export function createDetachedEmitter(redisUrl: string, prefix: string): PlayerEmitter {
+  const { adapter, close } = redisAdapter(redisUrl, prefix);
+  const io = new Server({ adapter });
+  // no listener and no sockets: closing means dropping the adapter's connections
+  return {
+    ...createPlayerEmitter(io),
+    close: async () => close(),
   };
 }

@@ -7,7 +7,7 @@ import type { EngineKey } from '../game/engine-key.js';
 export const PRESENCE_TTL_MS = 30_000;
 export const PRESENCE_REFRESH_MS = 10_000;
 
-const presenceKey = (engine: EngineKey) => `rgs:presence:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
+const presenceKey = (engine: EngineKey) => `presence:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
 
 export async function markPresent(redis: Redis, engine: EngineKey, socketId: string): Promise<void> {
   await redis.zadd(presenceKey(engine), Date.now(), socketId);
