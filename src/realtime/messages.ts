@@ -1,4 +1,4 @@
-import type { JSONSchemaType } from 'ajv';
+import { Ajv, type JSONSchemaType } from 'ajv';
 import { compile } from '../api/schemas/ajv.js';
 import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
 import type { PlaceBetRequest } from '../shared/game/bets.js';
@@ -23,17 +23,24 @@ const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
     clientBetId: { type: 'string', minLength: 1, maxLength: 64, nullable: true },
   },
 };
-const validPlaceBet = compile(placeBetSchema);
+// not the shared inbound instance, which strips unknown fields (D9, REST bodies): here an
+// extra field must fail validation
+const strict = new Ajv({ allErrors: false, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: true });
+const validPlaceBet = strict.compile(placeBetSchema);
 
 export type ParsedBet =
   | { ok: true; request: PlaceBetRequest }
   | { ok: false; reason: BetRejectReason; clientBetId?: string };
 
+// the clientBetId to echo on bet_rejected (D4), read even from a payload that is invalid
+export function clientBetIdOf(payload: unknown): string | undefined {
+  return payload && typeof payload === 'object' && typeof (payload as { clientBetId?: unknown }).clientBetId === 'string'
+    ? ((payload as { clientBetId: string }).clientBetId.slice(0, 64) as string)
+    : undefined;
+}
+
 export function parsePlaceBet(payload: unknown): ParsedBet {
-  const clientBetId =
-    payload && typeof payload === 'object' && typeof (payload as { clientBetId?: unknown }).clientBetId === 'string'
-      ? ((payload as { clientBetId: string }).clientBetId.slice(0, 64) as string)
-      : undefined;
+  const clientBetId = clientBetIdOf(payload);
   if (!validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
   const { side, amountMicro } = payload;
   // D18: a number is accepted only as a safe integer and converted at once

@@ -14,7 +14,7 @@ import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
 import { walletTarget } from '../shared/wallet/target.js';
 import { MessageThrottle } from './throttle.js';
-import { parsePlaceBet, parseRotateSeed } from './messages.js';
+import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
 import { rotateSeed } from '../shared/fairness/rotation.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
@@ -112,7 +112,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
   });
 
   // D4: every message re-checks the token and the session; a refusal ends the socket
-  const guard = async (ack: unknown): Promise<Ack | null> => {
+  const guard = async (event: string, payload: unknown, ack: unknown): Promise<Ack | null> => {
     const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
     if (!socket.data.throttle.take()) {
       reply({ ok: false, reason: 'rate_limited' });
@@ -121,6 +121,11 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
     const refusal = claims.exp <= nowSeconds() ? 'session_expired' : await sessionRefusal(svc, sessionId);
     if (refusal) {
       reply({ ok: false, reason: refusal });
+      // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
+      if (event === 'place_bet') {
+        const clientBetId = clientBetIdOf(payload);
+        socket.emit('bet_rejected', { reason: refusal, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
+      }
       if (refusal === 'session_expired') await endSession(svc, sessionId, { kind: 'expired' });
       socket.emit('session_ended', { reason: refusal === 'session_expired' ? 'expired' : 'terminated', ts: new Date().toISOString() });
       socket.disconnect(true);
@@ -131,8 +136,11 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
 
   // a handler that fails answers service_unavailable rather than leaving the ack hanging
   const handle = (event: string, run: (payload: unknown, reply: Ack) => Promise<void>) =>
-    socket.on(event, async (payload: unknown, ack: unknown) => {
-      const reply = await guard(ack).catch(() => null);
+    socket.on(event, async (...args: unknown[]) => {
+      // the ack callback comes last: a message sent without a payload carries only the callback
+      const ack = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+      const payload = args[0];
+      const reply = await guard(event, payload, ack).catch(() => null);
       if (!reply) return;
       await run(payload, reply).catch((err: unknown) => {
         svc.logger.error({ err, event, sessionId }, 'player message failed');

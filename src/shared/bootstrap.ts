@@ -2,7 +2,7 @@ import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createDb } from './db/client.js';
 import { createLogger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
 import { createDetachedEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
@@ -25,6 +25,22 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs);
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
+  registerStateGauges(metrics, {
+    queueCounts: async () => {
+      const all = await Promise.all(
+        [queues.engine, queues.bet, queues.settle, queues.rollback].map(async (queue) =>
+          Object.entries(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).map(([state, count]) => ({
+            queue: queue.name,
+            state,
+            count,
+          })),
+        ),
+      );
+      return all.flat();
+    },
+    roundCounts: async () =>
+      (await db.round.groupBy({ by: ['state'], _count: { _all: true } })).map((row) => ({ state: row.state, count: row._count._all })),
+  });
   return { config, db, redis, queues, emitter, metrics, logger, wallet, now: () => new Date() };
 }
 

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // Prometheus metrics (D15), one registry per process, served at GET /metrics.
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -35,4 +35,33 @@ export function createMetrics() {
       registers: [registry],
     }),
   };
+}
+
+type GaugeSources = {
+  queueCounts: () => Promise<{ queue: string; state: string; count: number }[]>;
+  roundCounts: () => Promise<{ state: string; count: number }[]>;
+};
+
+// D15: queue depths and rounds by state, read when /metrics is scraped.
+export function registerStateGauges(metrics: Metrics, sources: GaugeSources): void {
+  new Gauge({
+    name: 'rgs_queue_jobs',
+    help: 'BullMQ jobs by queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const { queue, state, count } of await sources.queueCounts()) this.set({ queue, state }, count);
+    },
+  });
+  new Gauge({
+    name: 'rgs_rounds',
+    help: 'Rounds by state',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const { state, count } of await sources.roundCounts()) this.set({ state }, count);
+    },
+  });
 }

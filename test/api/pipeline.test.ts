@@ -97,6 +97,10 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
       expect(response.text).to.match(/rgs_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/rounds\/:roundId\/dispute-pack"/);
       // the route pattern, never the raw path with its id
       expect(response.text).to.not.match(/route="\/v1\/rounds\/[0-9a-f]{8}-/);
+      // D15: queue depths and rounds by state
+      expect(response.text).to.match(/rgs_queue_jobs\{queue="rgs-bet",state="waiting"\} \d+/);
+      expect(response.text).to.include('# TYPE rgs_rounds gauge');
+      expect(response.text).to.include('# TYPE rgs_wallet_call_duration_seconds histogram');
     });
   });
 

@@ -4,8 +4,8 @@ import { openServerSeed, sealServerSeed } from './seed-vault.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from './seeds.js';
 
 // D5 seed rotation: retire the current seed (revealable from now on), commit to a new one
-// and restart the nonce at 0. Refused while the session has an unsettled bet (D4), so a
-// round's seed can never change under it.
+// and restart the nonce at 0. Refused while the session has an unsettled round or a bet
+// being debited (D4), so a round's seed can never change under it.
 
 export type Rotation =
   | {
@@ -25,8 +25,13 @@ export async function rotateSeed(svc: ServiceContext, sessionId: string, clientS
     const [current] = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM seeds WHERE session_id = ${sessionId}::uuid AND current FOR UPDATE`;
     if (!current) return { ok: false, reason: 'session_not_found' } as const;
-    const unsettled = await tx.bet.count({ where: { sessionId, status: { in: ['PENDING', 'ACCEPTED'] } } });
-    if (unsettled > 0) return { ok: false, reason: 'bet_in_progress' } as const;
+    // D4: refused while the session has an unsettled round, or a bet whose debit is still
+    // in flight (accepting it creates a round under the current seed). A settled round whose
+    // win credit is still with the wallet (bet ACCEPTED, possibly retrying for hours) has
+    // its outcome fixed and does not hold the seed.
+    const inFlight = await tx.bet.count({ where: { sessionId, status: 'PENDING' } });
+    const unsettled = await tx.round.count({ where: { sessionId, settled: false } });
+    if (inFlight + unsettled > 0) return { ok: false, reason: 'bet_in_progress' } as const;
     const previous = await tx.seed.update({ where: { id: current.id }, data: { current: false, retiredAt: now } });
     const id = randomUUID();
     const serverSeed = generateServerSeed();

@@ -86,14 +86,16 @@ async function stakesInLastDay(
   session: { operatorId: string; playerRef: string; currency: string },
   now: Date,
 ): Promise<{ lostStakesMicro24h: bigint; wageredMicro24h: bigint }> {
-  const [row] = await svc.db.$queryRaw<{ lost: bigint | null; wagered: bigint | null }[]>`
+  // SUM(bigint) is NUMERIC, which Prisma hands back as a Decimal (D18: never added to a
+  // bigint): read the sums as decimal text
+  const [row] = await svc.db.$queryRaw<{ lost: string; wagered: string }[]>`
     SELECT
-      SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED') OR (status = 'SETTLED' AND payout_micro = 0)) AS lost,
-      SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED', 'SETTLED')) AS wagered
+      COALESCE(SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED') OR (status = 'SETTLED' AND payout_micro = 0)), 0)::text AS lost,
+      COALESCE(SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED', 'SETTLED')), 0)::text AS wagered
     FROM bets
     WHERE operator_id = ${session.operatorId} AND player_ref = ${session.playerRef} AND currency = ${session.currency}
       AND NOT is_free AND created_at > ${new Date(now.getTime() - DAY_MS)}`;
-  return { lostStakesMicro24h: row?.lost ?? 0n, wageredMicro24h: row?.wagered ?? 0n };
+  return { lostStakesMicro24h: BigInt(row?.lost ?? '0'), wageredMicro24h: BigInt(row?.wagered ?? '0') };
 }
 
 export async function processBet(svc: ServiceContext, betId: string): Promise<BetAck> {
