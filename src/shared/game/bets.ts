@@ -137,7 +137,11 @@ export async function processBet(svc: ServiceContext, betId: string): Promise<Be
     case 'clean_reject':
       return reject(svc, bet, `wallet_rejected:${result.status}`);
     case 'terminate': {
-      // 7.1: USER_DISABLED, TOKEN_EXPIRED and INVALID_TOKEN end the session; no rollback
+      // 7.1: USER_DISABLED, TOKEN_EXPIRED and INVALID_TOKEN end the session; no rollback.
+      // INVALID_TOKEN is also fatal: "terminate session, alert"
+      if (result.status === 'RS_ERROR_INVALID_TOKEN') {
+        svc.logger.error({ betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
+      }
       const ack = await reject(svc, bet, `wallet_rejected:${result.status}`);
       await endSession(svc, bet.sessionId, { kind: 'wallet_status', status: result.status });
       return ack;
