@@ -1,5 +1,6 @@
 import { createHealthApp } from './api/app.js';
 import { startApi } from './api/server.js';
+import { launchPageRoutes } from './realtime/launch-page.js';
 import { attachRealtime } from './realtime/server.js';
 import type { Config } from './shared/config.js';
 import type { ServiceContext } from './shared/context.js';
@@ -18,7 +19,10 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   const running: Stoppable[] = [];
   let url: string | undefined;
   if (roles.includes('api') || roles.includes('realtime')) {
-    const http = roles.includes('api') ? await startApi(svc, port) : await startHttpServer(port, createHealthApp(svc).callback());
+    const player = roles.includes('realtime') ? [launchPageRoutes(svc)] : [];
+    const http = roles.includes('api')
+      ? await startApi(svc, port, player)
+      : await startHttpServer(port, createHealthApp(svc, player).callback());
     // sockets close before the listener, so that players get their disconnect first
     if (roles.includes('realtime')) running.push(attachRealtime(svc, http.server));
     running.push(http);

@@ -18,7 +18,11 @@ import type { ApiMiddleware, ApiState } from './state.js';
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
 // (IP allow-list, raw body, signature; contract 5.2-5.4) before any route matches, so no
 // request reaches a handler unsigned; only /healthz, /readyz and /metrics are open.
-export function createApiApp(svc: ServiceContext): Koa<ApiState> {
+// `player` routes (the launch page of the realtime role) are mounted before the signed
+// stage: they are authenticated by the session token (D16).
+type Routes = { routes: () => Koa.Middleware<any, any> };
+
+export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: svc.config.trustProxy });
   app.silent = true;
 
@@ -39,6 +43,7 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
   app.use(requestMetrics(svc.metrics));
   app.use(errorBodies(svc.logger));
   app.use(health.routes());
+  for (const routes of player) app.use(routes.routes());
   app.use(onlyUnderV1);
   app.use(sessions.routes());
   app.use(rounds.routes());
@@ -48,11 +53,12 @@ export function createApiApp(svc: ServiceContext): Koa<ApiState> {
 }
 
 // Processes without the api role answer only /healthz, /readyz and /metrics (D20).
-export function createHealthApp(svc: ServiceContext): Koa<ApiState> {
+export function createHealthApp(svc: ServiceContext, player: Routes[] = []): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.silent = true;
   app.use(securityHeaders());
   app.use(errorBodies(svc.logger));
   app.use(healthRoutes(svc).routes());
+  for (const routes of player) app.use(routes.routes());
   return app;
 }

@@ -8,8 +8,8 @@ const IDEMPOTENCY_SWEEP_MS = 60 * 60 * 1000;
 
 export type RunningApi = RunningHttp;
 
-export async function startApi(svc: ServiceContext, port = svc.config.port): Promise<RunningApi> {
-  const http = await startHttpServer(port, createApiApp(svc).callback());
+export async function startApi(svc: ServiceContext, port = svc.config.port, player: Parameters<typeof createApiApp>[1] = []): Promise<RunningApi> {
+  const http = await startHttpServer(port, createApiApp(svc, player).callback());
   const sweep = setInterval(() => {
     svc.db.idempotencyEntry
       .deleteMany({ where: { expiresAt: { lt: svc.now() } } })

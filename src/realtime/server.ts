@@ -34,7 +34,8 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
   // sessions behind a load balancer (HTTP long-polling would need them)
   const io = new Server(httpServer, {
     path: '/socket.io',
-    serveClient: false,
+    // the launch page loads the client from here: no request leaves the service
+    serveClient: true,
     transports: ['websocket'],
     adapter: redisBus.adapter,
   });
@@ -208,6 +209,7 @@ async function connectedPayload(svc: ServiceContext, sessionId: string, engine: 
     },
     roundState: cycle ? roundState(cycle) : null,
     mode: session.mode === 'DEMO' ? 'demo' : 'real',
+    lang: session.lang,
     returnUrl: session.returnUrl,
   };
 }

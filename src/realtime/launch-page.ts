@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Router from '@koa/router';
+import type { ServiceContext } from '../shared/context.js';
+import { isKnownGame } from '../shared/games.js';
+import { verifySessionToken } from '../shared/session/token.js';
+
+// The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static
+// assets, authenticated by the session token rather than an operator signature. The page
+// answers with the operator's frame-ancestors (cached at most 60 s, D16) and a strict
+// script and style policy: every script and style is a file served from here.
+
+const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
+export const FRAME_ANCESTORS_CACHE_MS = 60_000;
+
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export class FrameAncestorsCache {
+  private readonly entries = new Map<string, { origins: string[]; at: number }>();
+
+  constructor(
+    private readonly load: (operatorId: string) => Promise<string[]>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async get(operatorId: string): Promise<string[]> {
+    const cached = this.entries.get(operatorId);
+    if (cached && this.clock() - cached.at < FRAME_ANCESTORS_CACHE_MS) return cached.origins;
+    const origins = await this.load(operatorId);
+    this.entries.set(operatorId, { origins, at: this.clock() });
+    return origins;
+  }
+}
+
+export function contentSecurityPolicy(frameAncestors: string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self' ws: wss:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${["'self'", ...frameAncestors].join(' ')}`,
+  ].join('; ');
+}
+
+export function launchPageRoutes(svc: ServiceContext, cache = defaultCache(svc)) {
+  const router = new Router();
+  let html: Promise<string> | undefined;
+
+  router.get('/play/:gameCode', async (ctx) => {
+    const gameCode = ctx.params.gameCode ?? '';
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const check = token ? verifySessionToken(svc.config.jwtSecret, token, Math.floor(svc.now().getTime() / 1000)) : null;
+    // the frame-ancestors of the token's operator; without a readable token only 'self'
+    const operatorId = check?.ok ? check.claims.operatorId : undefined;
+    ctx.set('Content-Security-Policy', contentSecurityPolicy(operatorId ? await cache.get(operatorId) : []));
+    ctx.set('Referrer-Policy', 'no-referrer');
+    if (!isKnownGame(gameCode)) {
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'unknown game';
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    // the page reads its token, then the channel refuses it if it is bad (D4)
+    ctx.body = await (html ??= readFile(path.join(PAGE_DIR, 'index.html'), 'utf8'));
+  });
+
+  router.get('/play/assets/:file', async (ctx) => {
+    const file = ctx.params.file ?? '';
+    const type = ASSET_TYPES[path.extname(file)];
+    if (!type || !/^[a-z0-9-]+\.[a-z]+$/.test(file)) {
+      ctx.status = 404;
+      return;
+    }
+    try {
+      ctx.body = await readFile(path.join(PAGE_DIR, file));
+      ctx.type = type;
+      ctx.set('Cache-Control', 'public, max-age=300');
+    } catch {
+      ctx.status = 404;
+    }
+  });
+  return router;
+}
+
+function defaultCache(svc: ServiceContext) {
+  return new FrameAncestorsCache(async (operatorId) => {
+    const operator = await svc.db.operator.findUnique({ where: { id: operatorId }, select: { frameAncestors: true } });
+    return operator?.frameAncestors ?? [];
+  });
+}
