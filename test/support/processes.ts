@@ -11,6 +11,8 @@ export type ServiceProcess = {
   child: ChildProcess;
   logs: Record<string, unknown>[];
   waitForLog: (match: (line: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
+  // a plain (not JSON) output line matching the pattern
+  waitForText: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 };
 
@@ -25,24 +27,28 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export function spawnService(name: string, env: NodeJS.ProcessEnv): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+export function spawnService(name: string, env: NodeJS.ProcessEnv, entry = 'src/main.ts'): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
+  const text: string[] = [];
+  let textWaiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   let waiters: { match: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
-    for (const text of lines) {
+    for (const raw of lines) {
       let line: Record<string, unknown>;
       try {
-        line = JSON.parse(text) as Record<string, unknown>;
+        line = JSON.parse(raw) as Record<string, unknown>;
       } catch {
+        text.push(raw);
+        textWaiters = textWaiters.filter((waiter) => (waiter.pattern.test(raw) ? (waiter.resolve(raw), false) : true));
         continue;
       }
       logs.push(line);
@@ -61,6 +67,14 @@ export function spawnService(name: string, env: NodeJS.ProcessEnv): ServiceProce
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${name}: no matching log line within ${timeoutMs} ms`)), timeoutMs);
         waiters.push({ match, resolve: (line) => { clearTimeout(timer); resolve(line); } });
+      });
+    },
+    waitForText: (pattern, timeoutMs = 15_000) => {
+      const seen = text.find((line) => pattern.test(line));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no output matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+        textWaiters.push({ pattern, resolve: (line) => { clearTimeout(timer); resolve(line); } });
       });
     },
     stop: async (signal = 'SIGTERM') => {

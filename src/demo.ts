@@ -1,0 +1,77 @@
+import { startRoles } from './roles.js';
+import { closeServiceContext, createServiceContext } from './shared/bootstrap.js';
+import { loadConfig } from './shared/config.js';
+import { migrate } from './shared/db/migrate.js';
+import { rotateCredential } from './shared/operators/credentials.js';
+import { createOperator, updateOperator } from './shared/operators/operators.js';
+import { signedHeaders } from './shared/signing/signer.js';
+import { WalletSimulator } from './simulator/wallet-simulator.js';
+
+// `npm run demo` (issue 5): every role in one process, a built-in demo operator whose wallet
+// is the project's wallet simulator with a funded player, and a launch URL to open. Rounds
+// run with the default windows of contract 2.12. The session goes through the real signed
+// API and the real wallet path (mode real), exactly as an operator's would.
+
+const OPERATOR_ID = 'demo-casino';
+const PLAYER = 'demo-player';
+const CURRENCY = 'EUR';
+const START_BALANCE_MICRO = 100_000_000n; // 1,000.00
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await migrate(config.databaseUrl);
+  const wallet = await WalletSimulator.start({ port: Number(process.env.DEMO_WALLET_PORT ?? config.port + 1) });
+  const svc = await createServiceContext(config);
+  const { running, url } = await startRoles(svc, config);
+
+  // secrets are shown once, so each start mints fresh ones for the built-in operator
+  const existing = await svc.db.operator.findUnique({ where: { id: OPERATOR_ID } });
+  let apiKey: { kid: string; secret: string };
+  if (existing) {
+    await updateOperator(svc.db, OPERATOR_ID, { walletUrl: wallet.url, suspended: false });
+    const api = await rotateCredential(svc.db, config.masterKey, OPERATOR_ID, 'API');
+    const walletKey = await rotateCredential(svc.db, config.masterKey, OPERATOR_ID, 'WALLET');
+    apiKey = { kid: api.kid, secret: api.secret };
+    wallet.addCredential(walletKey.kid, walletKey.secret);
+  } else {
+    const created = await createOperator(svc.db, config.masterKey, OPERATOR_ID, { walletUrl: wallet.url, currencies: [CURRENCY] });
+    apiKey = { kid: created.apiKeyId, secret: created.apiSecret };
+    wallet.addCredential(created.walletKeyId, created.walletSignatureSecret);
+  }
+  wallet.setBalance(PLAYER, CURRENCY, START_BALANCE_MICRO);
+
+  const body = JSON.stringify({
+    operatorId: OPERATOR_ID,
+    playerRef: PLAYER,
+    gameCode: 'dice',
+    currency: CURRENCY,
+    lang: process.env.DEMO_LANG ?? 'en',
+    jurisdiction: 'MT',
+  });
+  const response = await fetch(`${url}/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signedHeaders(apiKey.kid, apiKey.secret, 'POST', '/v1/session', body) },
+    body,
+  });
+  const session = (await response.json()) as { launchUrl?: string; error?: string; message?: string };
+  if (!response.ok || !session.launchUrl) throw new Error(`launching the demo session failed: ${session.error}: ${session.message}`);
+
+  process.stdout.write(
+    `\nRGS demo is running.\n  player ${PLAYER} holds 1,000.00 ${CURRENCY} in the wallet simulator at ${wallet.url}\n` +
+      `  open this launch URL in a browser (valid 60 minutes):\n\n  ${session.launchUrl}\n\nCtrl-C stops it.\n`,
+  );
+
+  const stop = async () => {
+    for (const role of running) await role.close();
+    await closeServiceContext(svc);
+    await wallet.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`demo failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});
