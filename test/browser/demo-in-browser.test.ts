@@ -75,12 +75,20 @@ describe('the demo, played in a browser', function () {
     await page.locator('#balance').filter({ hasText: /(997\.50|1,?002\.35)/ }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: 'docs/game-page.png' });
 
-    // rotate once the round is settled, then verify the revealed round in the page (D2, D5)
-    await page.locator('#phase').filter({ hasText: /cool|betting|open/i }).waitFor({ timeout: 15_000 });
+    // rotate once the round is settled (refused with bet_in_progress until then, D4), then
+    // verify the revealed round in the page (D2, D5)
     const hashBefore = await page.locator('#server-seed-hash').innerText();
     await page.fill('#client-seed', 'browser-seed');
-    await page.click('#rotate-seed');
-    await page.locator('#server-seed-hash').filter({ hasNotText: hashBefore }).waitFor({ timeout: 15_000 });
+    let rotated = false;
+    for (let attempt = 0; attempt < 10 && !rotated; attempt++) {
+      await page.click('#rotate-seed');
+      rotated = await page
+        .locator('#server-seed-hash')
+        .filter({ hasNotText: hashBefore })
+        .waitFor({ timeout: 1500 })
+        .then(() => true, () => false);
+    }
+    expect(rotated, 'the seed rotated once the round settled').to.equal(true);
     await page.click(`button.verify[data-round-id="${roundId}"]`);
     const output = await page.locator('#verify-output').filter({ hasText: /MATCH/ }).innerText({ timeout: 15_000 });
     expect(output).to.include('MATCH');

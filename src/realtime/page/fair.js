@@ -1,0 +1,45 @@
+// The dice derivation of D2 recomputed in the browser with Web Crypto, so a player can check
+// a round once its server seed is revealed (D5 rotation).
+
+const utf8 = new TextEncoder();
+const TWO_POW_32 = 1n << 32n;
+const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+// The round's weights are not sent to the page: 1:1 (the default, D2) is assumed; the
+// round's own weights are in its proof (D19).
+export const ASSUMED_WEIGHTS = { low: 1n, high: 1n };
+
+export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce }) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) throw new Error('web_crypto_unavailable');
+  // D2: everything hashes or keys on the text of the seed
+  const seedHash = hex(await subtle.digest('SHA-256', utf8.encode(serverSeed)));
+  const key = await subtle.importKey('raw', utf8.encode(serverSeed), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  // D2: nonce in decimal without padding
+  const message = `${clientSeed}:${nonce}`;
+  const h = await subtle.sign('HMAC', key, utf8.encode(message));
+  const bytes = new DataView(h);
+  // D2: a = bytes 0..3, b = bytes 4..7, unsigned big-endian
+  const a = BigInt(bytes.getUint32(0, false));
+  const b = BigInt(bytes.getUint32(4, false));
+  const { low, high } = ASSUMED_WEIGHTS;
+  const left = a * (low + high);
+  const right = low * TWO_POW_32;
+  // D2: exact integer comparison; LOW = faces 1..3, HIGH = faces 4..6
+  const side = left < right ? 'LOW' : 'HIGH';
+  const faceIndex = b % 3n;
+  const face = (side === 'LOW' ? 1 : 4) + Number(faceIndex);
+  return {
+    seedHash,
+    hashMatches: seedHash === committedHash,
+    message,
+    hmacHex: hex(h),
+    a,
+    b,
+    left,
+    right,
+    side,
+    faceIndex,
+    face,
+  };
+}

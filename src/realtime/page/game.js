@@ -1,0 +1,543 @@
+// The player's dice page (contract 1, 4.4; D4, D16): one Socket.IO connection authenticated
+// by the session token, the round clock, betting, the round history and the provably fair
+// panel. Server messages drive the state; render functions draw it.
+
+import { deriveRound } from './fair.js';
+import { endText, reasonText, setLanguage, t } from './i18n.js';
+import { formatMicro, formatShort, MICRO_PER_UNIT, netPayout, parseMajor } from './money.js';
+import { renderHistory, renderRevealed, renderVerification } from './panels.js';
+
+const $ = (id) => document.getElementById(id);
+const el = {
+  body: document.body,
+  connection: $('connection'),
+  demoBadge: $('demo-badge'),
+  balance: $('balance'),
+  currency: $('currency'),
+  phase: $('phase'),
+  countdown: $('countdown'),
+  timerBar: $('timer-bar'),
+  die: $('die'),
+  dieCaption: $('die-caption'),
+  result: $('result'),
+  stakeLabel: $('stake-label'),
+  stake: $('stake'),
+  stakeHint: $('stake-hint'),
+  chips: $('chips'),
+  betLow: $('bet-low'),
+  betHigh: $('bet-high'),
+  potential: $('potential'),
+  message: $('message'),
+  history: $('history'),
+  historyEmpty: $('history-empty'),
+  serverSeedHash: $('server-seed-hash'),
+  currentClientSeed: $('current-client-seed'),
+  nonce: $('nonce'),
+  clientSeed: $('client-seed'),
+  rotateSeed: $('rotate-seed'),
+  revealed: $('revealed'),
+  revealedList: $('revealed-list'),
+  verifyOutput: $('verify-output'),
+  ended: $('ended'),
+  endedTitle: $('ended-title'),
+  endedText: $('ended-text'),
+  returnLink: $('return-link'),
+};
+
+// D4: refusals at the handshake that no retry can cure
+const FINAL_REFUSALS = new Set(['invalid_token', 'session_expired', 'session_terminated']);
+// D2: a supplied clientSeed is 1 to 64 printable ASCII characters, no ":"
+const CLIENT_SEED = /^[\x20-\x39\x3B-\x7E]{1,64}$/;
+// the place_bet ack waits for the wallet's verdict (the service allows WALLET_CALL_TIMEOUT_MS + 10 s)
+const PLACE_BET_ACK_MS = 20_000;
+const ROTATE_ACK_MS = 10_000;
+const RETRY_MS = 3_000;
+const CHIP_UNITS = [1n, 5n, 10n, 25n];
+// D4 round_state phases
+const PHASES = new Set(['PENDING', 'BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN']);
+
+const state = {
+  connected: false, // a `connected` message arrived on the live socket
+  ended: false,
+  currency: '',
+  balanceMicro: null,
+  returnUrl: null,
+  config: null, // BigInt: minBetMicro, maxBetMicro, multiplierScaled, commissionMicro; multiplier text
+  round: null, // { cycleId, phase, endsAt, startedAt } on the service's clock (ms)
+  clockOffsetMs: 0, // service clock minus ours, from each message's ts (D4)
+  fair: { serverSeedHash: null, clientSeed: null, nonce: 0 },
+  betCycleId: null, // the cycle of the player's bet: one bet per round (8.2 rule 4)
+  placing: false,
+  rotating: false,
+  lastResult: null, // { cycleId, face, won }
+  rounds: [], // the session's rounds, newest first
+  revealed: new Map(), // serverSeedHash -> { serverSeed, clientSeed, lastNonce } (D5)
+  reportedBets: new Set(), // clientBetIds already explained (ack and bet_rejected both arrive)
+};
+
+const serverNow = () => Date.now() + state.clockOffsetMs;
+const sideName = (side) => t(side === 'LOW' ? 'low' : 'high');
+const rangeVars = () => ({
+  min: formatMicro(state.config.minBetMicro),
+  max: formatMicro(state.config.maxBetMicro),
+  currency: state.currency,
+});
+
+// ---- connection (D4) -------------------------------------------------------------------
+
+let socket = null;
+// contract 5.6: the token is held in memory only; it leaves the address bar and history now
+const token = new URLSearchParams(location.search).get('token');
+history.replaceState(null, '', location.pathname);
+
+function connect() {
+  socket = io({ path: '/socket.io', transports: ['websocket'], auth: { token } });
+  socket.on('disconnect', (reason) => {
+    state.connected = false;
+    if (state.ended || reason === 'io client disconnect') return;
+    setConnection('reconnecting');
+    // the service closed the socket without session_ended: the handshake will say why (D4)
+    if (reason === 'io server disconnect') setTimeout(() => socket.connect(), RETRY_MS);
+  });
+  socket.io.on('reconnect_attempt', () => {
+    if (!state.ended) setConnection('reconnecting');
+  });
+  socket.on('connect_error', (err) => {
+    if (FINAL_REFUSALS.has(err.message)) {
+      socket.disconnect();
+      endGame('refused', err.message);
+      return;
+    }
+    setConnection('reconnecting');
+    // Socket.IO retries transport failures itself, not a refusal by the service's middleware
+    if (!socket.active) setTimeout(() => socket.connect(), RETRY_MS);
+  });
+
+  const on = (event, handler) =>
+    socket.on(event, (msg) => {
+      const ts = Date.parse(msg?.ts);
+      if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
+      handler(msg);
+    });
+  on('connected', onConnected);
+  on('round_state', (msg) => setRound(msg));
+  on('bet_placed', onBetPlaced);
+  on('balance_update', (msg) => setBalance(msg.balanceMicro));
+  on('bet_rejected', (msg) => {
+    if (msg.reason === 'already_bet_this_round' && state.round) state.betCycleId = state.round.cycleId;
+    reportRejection(msg.reason, msg.clientBetId);
+    renderBetting();
+  });
+  on('round_result', onRoundResult);
+  on('round_voided', onRoundVoided);
+  on('seed_rotated', (msg) => {
+    state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
+    renderFair();
+  });
+  on('session_ended', (msg) => endGame('ended', msg.reason));
+}
+
+function onConnected(msg) {
+  setLanguage(msg.lang);
+  const firstTime = state.config === null;
+  state.currency = msg.currency;
+  state.returnUrl = msg.returnUrl ?? null;
+  state.config = {
+    minBetMicro: BigInt(msg.config.minBetMicro),
+    maxBetMicro: BigInt(msg.config.maxBetMicro),
+    multiplier: msg.config.payoutMultiplier,
+    multiplierScaled: parseMajor(msg.config.payoutMultiplier).micro, // D18: scaled by 100000
+    commissionMicro: BigInt(msg.config.commissionMicro),
+  };
+  state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
+  state.balanceMicro = msg.balanceMicro;
+  el.demoBadge.hidden = msg.mode !== 'demo';
+  if (firstTime) {
+    el.stake.value = formatMicro(defaultStake());
+    el.clientSeed.value = msg.clientSeed ?? '';
+  }
+  state.connected = true;
+  setConnection('live');
+  renderChips();
+  if (msg.roundState) setRound(msg.roundState);
+  renderAll();
+}
+
+// ---- rounds ------------------------------------------------------------------------------
+
+function setRound(roundState) {
+  const previous = state.round;
+  state.round = {
+    cycleId: roundState.cycleId,
+    phase: roundState.phase,
+    endsAt: roundState.phaseEndsAt ? Date.parse(roundState.phaseEndsAt) : null,
+    startedAt: serverNow(),
+  };
+  // a new roll starts: the previous result leaves the stage
+  if (roundState.phase === 'ROLLING' && previous?.phase !== 'ROLLING') el.result.textContent = '';
+  renderRound();
+  renderBetting();
+}
+
+// the session's round in the history; a new one took the next nonce of the current seed (D1)
+function roundEntry(roundId, cycleId) {
+  let entry = state.rounds.find((round) => round.roundId === roundId);
+  if (!entry) {
+    entry = { roundId, cycleId, seedHash: state.fair.serverSeedHash, nonce: state.fair.nonce, side: null, amountMicro: null, isFree: false, outcome: null, voided: null };
+    state.fair.nonce += 1;
+    state.rounds.unshift(entry);
+  }
+  return entry;
+}
+
+function onBetPlaced(msg) {
+  const entry = roundEntry(msg.roundId, msg.cycleId);
+  Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
+  state.betCycleId = msg.cycleId;
+  const stake = msg.isFree ? t('free_bet') : formatMicro(msg.amountMicro);
+  showMessage(t('bet_placed', { side: sideName(msg.side), stake, currency: msg.isFree ? '' : state.currency }), 'info');
+  renderAll();
+}
+
+function onRoundResult(msg) {
+  const entry = roundEntry(msg.roundId, msg.cycleId);
+  const face = msg.diceValues?.[0] ?? msg.sum;
+  entry.nonce = msg.nonce;
+  entry.outcome = { side: msg.side, face, won: msg.won, payoutMicro: msg.payoutMicro };
+  // a bet whose bet_placed was missed (a reconnect): its side follows from won
+  entry.side ??= msg.won ? msg.side : msg.side === 'LOW' ? 'HIGH' : 'LOW';
+  if (entry.seedHash === state.fair.serverSeedHash) state.fair.nonce = Math.max(state.fair.nonce, msg.nonce + 1);
+  state.lastResult = { cycleId: msg.cycleId, face, won: msg.won };
+  const vars = { face, side: sideName(msg.side), amount: formatMicro(msg.payoutMicro), currency: state.currency };
+  el.result.textContent = t(msg.won ? 'won' : 'lost', vars);
+  el.result.dataset.outcome = msg.won ? 'won' : 'lost';
+  renderAll();
+}
+
+function onRoundVoided(msg) {
+  roundEntry(msg.roundId, msg.cycleId).voided = msg.reason;
+  el.result.textContent = t('voided', { reason: msg.reason });
+  el.result.dataset.outcome = 'voided';
+  renderAll();
+}
+
+// ---- betting (contract 8.2) -----------------------------------------------------------
+
+const canBet = () =>
+  state.connected && !state.ended && !state.placing && state.round?.phase === 'BETTING_OPEN' && state.betCycleId !== state.round.cycleId;
+
+function defaultStake() {
+  const { minBetMicro, maxBetMicro } = state.config;
+  return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
+}
+
+// the stake as micro-units, or null with the reason shown
+function readStake({ quiet = false } = {}) {
+  const parsed = parseMajor(el.stake.value);
+  let problem = null;
+  if (!parsed.ok) problem = t(parsed.error === 'decimals' ? 'stake_decimals' : 'stake_format');
+  else if (parsed.micro < state.config.minBetMicro || parsed.micro > state.config.maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
+  if (problem === null) {
+    el.stake.removeAttribute('aria-invalid');
+    return parsed.micro;
+  }
+  if (!quiet) {
+    el.stake.setAttribute('aria-invalid', 'true');
+    showMessage(problem, 'error');
+  }
+  return null;
+}
+
+function placeBet(side) {
+  if (!canBet()) return;
+  const amountMicro = readStake();
+  if (amountMicro === null) return;
+  const clientBetId = randomId();
+  const cycleId = state.round.cycleId;
+  state.placing = true;
+  showMessage(t('placing'), 'info');
+  renderBetting();
+  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', { side, amountMicro: amountMicro.toString(), clientBetId }, (err, ack) => {
+    state.placing = false;
+    if (err) showMessage(t('no_answer'), 'error');
+    else if (ack.ok) state.betCycleId ??= cycleId;
+    else {
+      if (ack.reason === 'already_bet_this_round') state.betCycleId = cycleId;
+      reportRejection(ack.reason, clientBetId);
+    }
+    renderBetting();
+  });
+}
+
+// a refused bet arrives twice (the ack and bet_rejected, D4): explain it once
+function reportRejection(reason, clientBetId) {
+  if (clientBetId) {
+    if (state.reportedBets.has(clientBetId)) return;
+    state.reportedBets.add(clientBetId);
+  }
+  showMessage(reasonText(reason, rangeVars()), 'error');
+}
+
+function randomId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+// ---- seeds (D5) and verification (D2) ---------------------------------------------------
+
+function rotateSeed() {
+  if (!state.connected || state.ended || state.rotating) return;
+  const clientSeed = el.clientSeed.value;
+  if (clientSeed !== '' && !CLIENT_SEED.test(clientSeed)) {
+    el.clientSeed.setAttribute('aria-invalid', 'true');
+    showMessage(t('client_seed_invalid'), 'error');
+    return;
+  }
+  el.clientSeed.removeAttribute('aria-invalid');
+  state.rotating = true;
+  renderFair();
+  socket.timeout(ROTATE_ACK_MS).emit('rotate_seed', clientSeed === '' ? {} : { clientSeed }, (err, ack) => {
+    state.rotating = false;
+    if (err) showMessage(t('no_answer'), 'error');
+    else if (!ack.ok) showMessage(reasonText(ack.reason), 'error');
+    else {
+      // the retired seed is revealed: every round played under it can now be checked
+      state.revealed.set(ack.previousServerSeedHash, { serverSeed: ack.previousServerSeed, clientSeed: ack.previousClientSeed, lastNonce: ack.lastNonce });
+      state.fair = { serverSeedHash: ack.serverSeedHash, clientSeed: ack.clientSeed, nonce: 0 };
+      el.clientSeed.value = ack.clientSeed;
+      showMessage(t('rotated'), 'info');
+    }
+    renderFair();
+    renderHistoryPanel();
+  });
+}
+
+async function verify(roundId) {
+  const round = state.rounds.find((entry) => entry.roundId === roundId);
+  const seed = round && state.revealed.get(round.seedHash);
+  if (!seed || !round.outcome) return;
+  let derived = null;
+  try {
+    // the hash to check is the one the page was shown as committed when the round was played
+    derived = await deriveRound({ serverSeed: seed.serverSeed, committedHash: round.seedHash, clientSeed: seed.clientSeed, nonce: round.nonce });
+  } catch {
+    // no Web Crypto (an insecure page): said so below
+  }
+  renderVerification(el.verifyOutput, round, seed, derived);
+  el.verifyOutput.hidden = false;
+  el.verifyOutput.focus();
+}
+
+// ---- the end (D4 session_ended, connect_error) -------------------------------------------
+
+function endGame(kind, reason) {
+  state.ended = true;
+  state.connected = false;
+  el.body.dataset.ended = kind;
+  el.endedTitle.textContent = t(kind === 'refused' ? 'ended_title_refused' : 'ended_title');
+  el.endedText.textContent = kind === 'refused' ? t(`refused_${reason}`) : endText(reason);
+  const returnUrl = safeUrl(state.returnUrl);
+  el.returnLink.hidden = returnUrl === null;
+  if (returnUrl) el.returnLink.href = returnUrl;
+  el.ended.hidden = false;
+  el.ended.focus();
+  setConnection('closed');
+  renderAll();
+}
+
+// the operator's returnUrl is http(s) (D9); anything else is not offered as a link
+function safeUrl(text) {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---- rendering ---------------------------------------------------------------------------
+
+function setConnection(kind) {
+  el.body.dataset.connection = kind;
+  el.connection.textContent = t(`conn_${kind}`);
+  renderBetting();
+}
+
+function showMessage(text, kind) {
+  el.message.textContent = text;
+  el.message.dataset.kind = kind;
+}
+
+function setBalance(balanceMicro) {
+  state.balanceMicro = balanceMicro;
+  renderBalance();
+  // replay the highlight on every change
+  el.balance.classList.remove('changed');
+  void el.balance.offsetWidth;
+  el.balance.classList.add('changed');
+}
+
+function renderAll() {
+  renderBalance();
+  renderRound();
+  renderBetting();
+  renderHistoryPanel();
+  renderFair();
+}
+
+function renderBalance() {
+  el.balance.textContent = state.balanceMicro === null || state.balanceMicro === undefined ? '—' : formatMicro(state.balanceMicro);
+  el.currency.textContent = state.currency;
+}
+
+function renderRound() {
+  const round = state.round;
+  const phase = round?.phase;
+  el.phase.textContent = t(!round ? 'phase_connecting' : PHASES.has(phase) ? `phase_${phase}` : 'phase_WAITING');
+  el.phase.dataset.phase = phase ?? '';
+  renderCountdown();
+  renderDie();
+}
+
+function renderCountdown() {
+  const round = state.round;
+  const remaining = round?.endsAt && !state.ended ? Math.max(0, round.endsAt - serverNow()) : 0;
+  el.countdown.textContent = remaining > 0 ? `${Math.ceil(remaining / 1000)} s` : '';
+  const total = round?.endsAt ? round.endsAt - round.startedAt : 0;
+  // CSSOM, not a style attribute: allowed by the page's style-src 'self' (D16)
+  el.timerBar.style.setProperty('--progress', total > 0 ? String(Math.min(1, remaining / total)) : '0');
+}
+
+let flicker = null;
+
+function renderDie() {
+  const round = state.round;
+  const current = round && state.lastResult?.cycleId === round.cycleId ? state.lastResult : null;
+  const rolling = !state.ended && round?.phase === 'ROLLING' && !current;
+  const bet = round && state.rounds.find((entry) => entry.cycleId === round.cycleId && entry.side);
+  el.die.classList.toggle('rolling', rolling);
+  el.die.dataset.outcome = current ? (current.won ? 'won' : 'lost') : '';
+  // a face from an earlier round is shown dimmed
+  el.die.classList.toggle('stale', !rolling && !current && state.lastResult !== null);
+  if (rolling && !flicker) {
+    // a different face each tick, for show only: the outcome comes with round_result
+    flicker = setInterval(() => {
+      el.die.dataset.face = String(((Number(el.die.dataset.face) + Math.floor(Math.random() * 5)) % 6) + 1);
+    }, 110);
+  } else if (!rolling && flicker) {
+    clearInterval(flicker);
+    flicker = null;
+  }
+  if (!rolling) el.die.dataset.face = String(current?.face ?? state.lastResult?.face ?? 0);
+  el.die.setAttribute('aria-label', rolling ? t('die_rolling') : el.die.dataset.face === '0' ? t('die_blank') : t('die_label', { face: el.die.dataset.face }));
+  if (bet) {
+    const stake = bet.isFree ? t('free_bet') : formatMicro(bet.amountMicro);
+    el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake, currency: bet.isFree ? '' : state.currency });
+  } else {
+    el.dieCaption.textContent = t(['ROLLING', 'RESULT', 'COOLDOWN'].includes(round?.phase) ? 'caption_no_bet' : 'caption_idle');
+  }
+}
+
+function renderChips() {
+  const { minBetMicro, maxBetMicro } = state.config;
+  const amounts = [minBetMicro, ...CHIP_UNITS.map((units) => units * MICRO_PER_UNIT), maxBetMicro]
+    .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && all.indexOf(micro) === index);
+  el.chips.replaceChildren(
+    ...amounts.map((micro) => {
+      const chip = document.createElement('button');
+      chip.type = 'button';
+      chip.className = 'chip';
+      chip.dataset.micro = micro.toString();
+      const tag = micro === minBetMicro ? t('chip_min') : micro === maxBetMicro ? t('chip_max') : '';
+      if (tag) {
+        const small = document.createElement('small');
+        small.textContent = tag;
+        chip.append(small, ' ');
+      }
+      chip.append(formatShort(micro));
+      chip.addEventListener('click', () => {
+        el.stake.value = formatMicro(micro);
+        readStake({ quiet: true });
+        renderBetting();
+      });
+      return chip;
+    }),
+  );
+}
+
+function renderBetting() {
+  const open = canBet();
+  el.betLow.disabled = !open;
+  el.betHigh.disabled = !open;
+  el.body.dataset.placing = String(state.placing);
+  for (const chip of el.chips.children) chip.disabled = state.ended;
+  el.stake.disabled = state.ended;
+  if (!state.config) return;
+  el.stakeLabel.textContent = t('stake_label', { currency: state.currency });
+  el.stakeHint.textContent = t('stake_hint', rangeVars());
+  const stake = readStake({ quiet: true });
+  for (const chip of el.chips.children) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
+  const { multiplier, multiplierScaled, commissionMicro } = state.config;
+  el.potential.textContent =
+    stake === null
+      ? ''
+      : t('potential', {
+          amount: formatMicro(netPayout(stake, multiplierScaled, commissionMicro)),
+          currency: state.currency,
+          multiplier,
+          commission: formatShort(commissionMicro * 100n),
+        });
+}
+
+function renderHistoryPanel() {
+  renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName });
+  el.historyEmpty.hidden = state.rounds.length > 0;
+}
+
+function renderFair() {
+  el.serverSeedHash.textContent = state.fair.serverSeedHash ?? '—';
+  el.currentClientSeed.textContent = state.fair.clientSeed ?? '—';
+  el.nonce.textContent = state.config ? String(state.fair.nonce) : '—';
+  el.rotateSeed.disabled = !state.connected || state.ended || state.rotating;
+  el.clientSeed.disabled = state.ended;
+  renderRevealed(el.revealedList, state.revealed);
+  el.revealed.hidden = state.revealed.size === 0;
+}
+
+// ---- input ---------------------------------------------------------------------------------
+
+el.betLow.addEventListener('click', () => placeBet('LOW'));
+el.betHigh.addEventListener('click', () => placeBet('HIGH'));
+el.rotateSeed.addEventListener('click', rotateSeed);
+el.stake.addEventListener('input', () => {
+  el.stake.removeAttribute('aria-invalid');
+  renderBetting();
+});
+const normaliseStake = () => {
+  const parsed = parseMajor(el.stake.value);
+  if (parsed.ok) el.stake.value = formatMicro(parsed.micro);
+  renderBetting();
+};
+el.stake.addEventListener('blur', normaliseStake);
+// Enter only tidies the stake; a bet is always an explicit LOW or HIGH
+el.stake.addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter') return;
+  event.preventDefault();
+  normaliseStake();
+});
+el.clientSeed.addEventListener('input', () => el.clientSeed.removeAttribute('aria-invalid'));
+el.history.addEventListener('click', (event) => {
+  const button = event.target.closest('button.verify');
+  if (button) void verify(button.dataset.roundId);
+});
+// L and H bet, unless the player is typing
+document.addEventListener('keydown', (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
+  const side = { l: 'LOW', h: 'HIGH' }[event.key.toLowerCase()];
+  if (side) placeBet(side);
+});
+
+setInterval(renderCountdown, 200);
+renderAll();
+if (token) connect();
+else endGame('refused', 'invalid_token');

@@ -1,0 +1,93 @@
+// DOM for the round history, the revealed seeds and a round's verification. Everything from
+// the service is set as text, never as markup.
+
+import { t } from './i18n.js';
+import { formatMicro } from './money.js';
+
+function node(tag, text, className) {
+  const element = document.createElement(tag);
+  if (text !== undefined) element.textContent = text;
+  if (className) element.className = className;
+  return element;
+}
+
+// newest first: nonce, side bet and stake, result face/side (or voided), payout, and a verify
+// button once the round's seed is revealed (D5)
+export function renderHistory(tbody, rounds, { revealed, sideName }) {
+  tbody.replaceChildren(
+    ...rounds.map((round) => {
+      const row = document.createElement('tr');
+      row.dataset.roundId = round.roundId;
+      row.dataset.outcome = round.voided ? 'voided' : round.outcome ? (round.outcome.won ? 'won' : 'lost') : 'pending';
+      const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : formatMicro(round.amountMicro);
+      const payout = round.voided || !round.outcome ? '—' : round.outcome.won ? `+${formatMicro(round.outcome.payoutMicro)}` : formatMicro('0');
+      const bet = node('td', undefined, 'bet-cell');
+      bet.append(sideTag(round.side, sideName), node('span', stake, 'stake-amount'));
+      const result = node('td', undefined, 'result-cell');
+      if (round.voided) result.textContent = t('result_voided');
+      else if (!round.outcome) result.textContent = t('result_pending');
+      else result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
+      const action = node('td', undefined, 'action');
+      if (round.outcome && !round.voided && revealed.has(round.seedHash)) {
+        const button = node('button', t('verify'), 'verify');
+        button.type = 'button';
+        button.dataset.roundId = round.roundId;
+        button.setAttribute('aria-label', t('verify_label', { nonce: round.nonce }));
+        action.append(button);
+      }
+      row.append(node('td', String(round.nonce)), bet, result, node('td', payout, 'num payout'), action);
+      return row;
+    }),
+  );
+}
+
+const sideTag = (side, sideName) => node('span', sideName(side), `tag ${side === 'LOW' ? 'low' : 'high'}`);
+
+export function renderRevealed(list, revealed) {
+  list.replaceChildren(
+    ...[...revealed].map(([serverSeedHash, seed]) => {
+      const item = node('li');
+      const fields = node('dl');
+      const nonces = seed.lastNonce === null ? t('revealed_nonces_none') : `0 – ${seed.lastNonce}`;
+      for (const [label, value] of [
+        [t('revealed_seed'), seed.serverSeed],
+        [t('revealed_hash'), serverSeedHash],
+        [t('revealed_client'), seed.clientSeed],
+        [t('revealed_nonces'), nonces],
+      ]) {
+        const dd = node('dd');
+        dd.append(node('code', value));
+        fields.append(node('dt', label), dd);
+      }
+      item.append(fields);
+      return item;
+    }),
+  );
+}
+
+// the D2 steps, each with its numbers, and the verdict MATCH or MISMATCH against the result
+// the page was shown (round_result)
+export function renderVerification(container, round, seed, derived) {
+  const heading = node('h3', t('verify_heading', { nonce: round.nonce }));
+  if (!derived) {
+    container.replaceChildren(heading, node('p', t('verify_no_crypto'), 'verdict'));
+    return;
+  }
+  const shown = round.outcome;
+  const base = derived.side === 'LOW' ? 1 : 4;
+  const steps = [
+    t('verify_inputs', { serverSeed: seed.serverSeed, clientSeed: seed.clientSeed, nonce: round.nonce }),
+    `${t('verify_hash', { hash: derived.seedHash })} ${derived.hashMatches ? t('verify_hash_ok') : t('verify_hash_bad', { committed: round.seedHash })}`,
+    t('verify_hmac', { message: derived.message, hmac: derived.hmacHex }),
+    t('verify_ab', { a: derived.a, b: derived.b }),
+    `${t('verify_side', { left: derived.left, op: derived.left < derived.right ? '<' : '≥', right: derived.right, side: derived.side })} ${t('verify_weights')}`,
+    t('verify_face', { base, index: derived.faceIndex, face: derived.face }),
+    t('verify_shown', { face: shown.face, side: shown.side }),
+  ];
+  const list = node('ol');
+  list.append(...steps.map((step) => node('li', step)));
+  const matches = derived.hashMatches && derived.side === shown.side && derived.face === shown.face;
+  const verdict = node('p', t(matches ? 'verify_match' : 'verify_mismatch'), 'verdict');
+  verdict.dataset.match = String(matches);
+  container.replaceChildren(heading, list, verdict);
+}
