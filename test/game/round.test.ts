@@ -51,7 +51,7 @@ describe('a round of dice, end to end', function () {
     expect((await player.waitFor('balance_update')).balanceMicro).to.equal('4000000');
 
     const result = await player.waitFor('round_result', (p) => p.roundId === ack.roundId);
-    expect(result).to.include({ side: 'LOW', won: true, payoutMicro: '1940000', nonce: 0, betId: ack.betId });
+    expect(result).to.include({ side: 'LOW', won: true, payoutMicro: '1940000', nonce: 0, betId: ack.betId, lowWeight: '1', highWeight: '0' });
     expect(result.sum).to.be.within(1, 3);
     const credited = await player.waitFor('balance_update', (p) => p.balanceMicro === '5940000');
     expect(credited.currency).to.equal('EUR');

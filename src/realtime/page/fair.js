@@ -5,11 +5,9 @@ const utf8 = new TextEncoder();
 const TWO_POW_32 = 1n << 32n;
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
-// The round's weights are not sent to the page: 1:1 (the default, D2) is assumed; the
-// round's own weights are in its proof (D19).
-export const ASSUMED_WEIGHTS = { low: 1n, high: 1n };
-
-export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce }) {
+// The round's weight snapshot comes with its round_result (D19); 1:1 (the D2 default) only
+// for a round whose result the page did not see.
+export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce, low = 1n, high = 1n }) {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) throw new Error('web_crypto_unavailable');
   // D2: everything hashes or keys on the text of the seed
@@ -22,7 +20,6 @@ export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce
   // D2: a = bytes 0..3, b = bytes 4..7, unsigned big-endian
   const a = BigInt(bytes.getUint32(0, false));
   const b = BigInt(bytes.getUint32(4, false));
-  const { low, high } = ASSUMED_WEIGHTS;
   const left = a * (low + high);
   const right = low * TWO_POW_32;
   // D2: exact integer comparison; LOW = faces 1..3, HIGH = faces 4..6

@@ -175,16 +175,18 @@ function setRound(roundState) {
   };
   // a new roll starts: the previous result leaves the stage
   if (roundState.phase === 'ROLLING' && previous?.phase !== 'ROLLING') el.result.textContent = '';
+  // a new betting window: last round's notices are out of date
+  if (roundState.phase === 'BETTING_OPEN' && previous && previous.cycleId !== roundState.cycleId) showMessage('', '');
   renderRound();
   renderBetting();
 }
 
-// the session's round in the history; a new one took the next nonce of the current seed (D1)
+// the session's round in the history, played under the current seed: rotation waits for
+// every round to settle (D4)
 function roundEntry(roundId, cycleId) {
   let entry = state.rounds.find((round) => round.roundId === roundId);
   if (!entry) {
-    entry = { roundId, cycleId, seedHash: state.fair.serverSeedHash, nonce: state.fair.nonce, side: null, amountMicro: null, isFree: false, outcome: null, voided: null };
-    state.fair.nonce += 1;
+    entry = { roundId, cycleId, seedHash: state.fair.serverSeedHash, nonce: null, side: null, amountMicro: null, isFree: false, outcome: null, voided: null };
     state.rounds.unshift(entry);
   }
   return entry;
@@ -193,6 +195,8 @@ function roundEntry(roundId, cycleId) {
 function onBetPlaced(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
+  // D1: an accepted bet's round takes the seed's next nonce, without gaps
+  entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : formatMicro(msg.amountMicro);
   showMessage(t('bet_placed', { side: sideName(msg.side), stake, currency: msg.isFree ? '' : state.currency }), 'info');
@@ -204,6 +208,7 @@ function onRoundResult(msg) {
   const face = msg.diceValues?.[0] ?? msg.sum;
   entry.nonce = msg.nonce;
   entry.outcome = { side: msg.side, face, won: msg.won, payoutMicro: msg.payoutMicro };
+  if (msg.lowWeight !== undefined) entry.weights = { low: BigInt(msg.lowWeight), high: BigInt(msg.highWeight) };
   // a bet whose bet_placed was missed (a reconnect): its side follows from won
   entry.side ??= msg.won ? msg.side : msg.side === 'LOW' ? 'HIGH' : 'LOW';
   if (entry.seedHash === state.fair.serverSeedHash) state.fair.nonce = Math.max(state.fair.nonce, msg.nonce + 1);
@@ -318,7 +323,7 @@ async function verify(roundId) {
   let derived = null;
   try {
     // the hash to check is the one the page was shown as committed when the round was played
-    derived = await deriveRound({ serverSeed: seed.serverSeed, committedHash: round.seedHash, clientSeed: seed.clientSeed, nonce: round.nonce });
+    derived = await deriveRound({ serverSeed: seed.serverSeed, committedHash: round.seedHash, clientSeed: seed.clientSeed, nonce: round.nonce, ...round.weights });
   } catch {
     // no Web Crypto (an insecure page): said so below
   }
@@ -364,7 +369,7 @@ function setConnection(kind) {
 
 function showMessage(text, kind) {
   el.message.textContent = text;
-  el.message.dataset.kind = kind;
+  el.message.dataset.kind = kind; // '' when cleared
 }
 
 function setBalance(balanceMicro) {

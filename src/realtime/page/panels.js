@@ -35,7 +35,7 @@ export function renderHistory(tbody, rounds, { revealed, sideName }) {
         button.setAttribute('aria-label', t('verify_label', { nonce: round.nonce }));
         action.append(button);
       }
-      row.append(node('td', String(round.nonce)), bet, result, node('td', payout, 'num payout'), action);
+      row.append(node('td', String(round.nonce ?? '—')), bet, result, node('td', payout, 'num payout'), action);
       return row;
     }),
   );
@@ -80,7 +80,7 @@ export function renderVerification(container, round, seed, derived) {
     `${t('verify_hash', { hash: derived.seedHash })} ${derived.hashMatches ? t('verify_hash_ok') : t('verify_hash_bad', { committed: round.seedHash })}`,
     t('verify_hmac', { message: derived.message, hmac: derived.hmacHex }),
     t('verify_ab', { a: derived.a, b: derived.b }),
-    `${t('verify_side', { left: derived.left, op: derived.left < derived.right ? '<' : '≥', right: derived.right, side: derived.side })} ${t('verify_weights')}`,
+    t('verify_side', { left: derived.left, op: derived.left < derived.right ? '<' : '≥', right: derived.right, side: derived.side }),
     t('verify_face', { base, index: derived.faceIndex, face: derived.face }),
     t('verify_shown', { face: shown.face, side: shown.side }),
   ];
@@ -89,5 +89,5 @@ export function renderVerification(container, round, seed, derived) {
   const matches = derived.hashMatches && derived.side === shown.side && derived.face === shown.face;
   const verdict = node('p', t(matches ? 'verify_match' : 'verify_mismatch'), 'verdict');
   verdict.dataset.match = String(matches);
-  container.replaceChildren(heading, list, verdict);
+  container.replaceChildren(heading, list, node('p', t('verify_weights'), 'hint'), verdict);
 }

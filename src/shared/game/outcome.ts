@@ -55,6 +55,9 @@ export async function rollRounds(svc: ServiceContext, cycle: Cycle): Promise<voi
       betId: round.betId,
       won,
       payoutMicro: net.toString(),
+      // D19: the weight snapshot, so that the player can recompute the side (D2)
+      lowWeight: round.lowWeight.toString(),
+      highWeight: round.highWeight.toString(),
     });
   }
 }
