@@ -1,16 +1,26 @@
 import { Worker } from 'bullmq';
 import type { ServiceContext } from '../shared/context.js';
 import { advanceCycle, resumeClocks } from '../shared/game/engine.js';
+import { recoverPendingWork } from '../shared/game/recovery.js';
 import { QUEUE_NAMES, type EngineJob } from '../shared/queues.js';
 import { LeaderLease, type LeaseOptions } from './leader.js';
 import { workerConnection, type RunningWorkers } from './pools.js';
 
 // The scheduler role (D1): only the lease holder processes engine ticks. On election it
 // re-derives every running clock from Postgres, so nothing depends on the ticks the
-// previous leader had queued; on deposition it stops taking ticks.
+// previous leader had queued, and while it leads it sweeps for pending wallet work whose
+// queue job was lost (recovery.ts); on deposition it stops.
+const RECOVERY_SWEEP_MS = 30_000;
 export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): RunningWorkers & { lease: LeaderLease } {
   const leader = new LeaderLease(svc.redis, svc.logger, lease);
   let worker: Worker<EngineJob> | undefined;
+  let sweep: NodeJS.Timeout | undefined;
+  const recover = () =>
+    recoverPendingWork(svc)
+      .then((found) => {
+        if (found.walletJobs > 0 || found.staleBets > 0) svc.logger.info(found, 'pending work recovered');
+      })
+      .catch((err: unknown) => svc.logger.error({ err }, 'recovering pending work failed'));
   const connection = workerConnection(svc);
 
   leader.on('elected', () => {
@@ -25,8 +35,12 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
     resumeClocks(svc)
       .then((count) => svc.logger.info({ count }, 'engine clocks resumed'))
       .catch((err: unknown) => svc.logger.error({ err }, 'resuming engine clocks failed'));
+    void recover();
+    sweep = setInterval(() => void recover(), RECOVERY_SWEEP_MS);
+    sweep.unref();
   });
   leader.on('deposed', () => {
+    clearInterval(sweep);
     const stopping = worker;
     worker = undefined;
     void stopping?.close();
@@ -36,6 +50,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   return {
     lease: leader,
     close: async () => {
+      clearInterval(sweep);
       await leader.stop();
       await worker?.close();
       connection.disconnect();

@@ -234,7 +234,7 @@ async function reject(svc: ServiceContext, bet: Bet, reason: BetRejectReason): P
 
 // contract 3.2 (uncertain) and 4.2: REJECTED with a rollback of the debit enqueued; a demo
 // bet gets its demo stake back at once.
-async function rejectWithRollback(svc: ServiceContext, bet: Bet, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
+export async function rejectWithRollback(svc: ServiceContext, bet: Bet, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
   const now = svc.now();
   const rollbackTransactionUuid = randomUUID();
   const job = await svc.db.$transaction(async (tx) => {

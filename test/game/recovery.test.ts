@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { placeBet } from '../../src/shared/game/bets.js';
+import { recoverPendingWork } from '../../src/shared/game/recovery.js';
+import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
+import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { walletTarget } from '../../src/shared/wallet/target.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { Player } from '../support/player.js';
+
+// Work a stopped process or a lost queue left behind is re-derived from Postgres: a debit
+// left PENDING is rolled back with its own transactionUuid, and a pending wallet job with
+// no queue job is queued again. Nothing is booked twice.
+describe('recovery of pending work from Postgres', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+  });
+  after(() => h.close());
+
+  async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value !== null && value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  // a session seated at an open betting window, and a bet row placed as the realtime node
+  // places it, whose bet job never ran (its process died)
+  async function orphanedBet(balance: bigint) {
+    const operator = await h.onboard();
+    await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 5000, rollingWindowMs: 300, cooldownMs: 200 });
+    const body = operator.sessionBody();
+    const playerRef = body.playerRef as string;
+    h.wallet.setBalance(playerRef, 'EUR', balance);
+    const launch = await operator.request('POST', '/v1/session', body);
+    const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
+    await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
+    const placed = await placeBet(h.svc, launch.body.sessionId, { side: 'LOW', amountMicro: 1_000_000n });
+    if (!placed.ok) throw new Error(placed.reason);
+    player.close();
+    return { playerRef, betId: placed.betId, sessionId: launch.body.sessionId as string };
+  }
+
+  const age = (betId: string) =>
+    h.svc.db.bet.update({ where: { id: betId }, data: { createdAt: new Date(Date.now() - 60_000) } });
+
+  it('rolls back a debit the wallet booked but nobody recorded, once', async () => {
+    const { playerRef, betId } = await orphanedBet(5_000_000n);
+    const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
+    // the dead bet worker's call reached the wallet: the player was debited
+    const debit = await h.svc.wallet.call({
+      target: await walletTarget(h.svc, bet.operatorId),
+      endpoint: 'bet',
+      transactionUuid: bet.betTransactionUuid,
+      fields: { operatorId: bet.operatorId, playerRef, currency: 'EUR', gameCode: 'dice', transactionUuid: bet.betTransactionUuid, amountMicro: '1000000', roundId: bet.roundId },
+    });
+    expect(debit.status).to.equal('RS_OK');
+    expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(4_000_000n);
+
+    // a fresh PENDING bet may still be in flight: recovery leaves it alone
+    expect((await recoverPendingWork(h.svc)).staleBets).to.equal(0);
+    await age(betId);
+    expect((await recoverPendingWork(h.svc)).staleBets).to.equal(1);
+    expect((await recoverPendingWork(h.svc)).staleBets, 'a second run finds nothing').to.equal(0);
+
+    const rejected = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
+    expect(rejected).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+    await until('the refund', async () => (h.wallet.balanceOf(playerRef, 'EUR') === 5_000_000n ? true : null));
+    const moves = h.wallet.transactions.filter((t) => t.playerRef === playerRef);
+    expect(moves.map((t) => [t.type, t.amountMicro, t.referenceTransactionUuid ?? null])).to.deep.equal([
+      ['bet', 1_000_000n, null],
+      ['rollback', 1_000_000n, bet.betTransactionUuid],
+    ]);
+    // the bet worker, were it to run now, books nothing more
+    expect(await h.svc.db.round.count({ where: { betId } })).to.equal(0);
+    expect(h.wallet.violations).to.deep.equal([]);
+  });
+
+  it('queues again a pending wallet job whose queue job was lost', async () => {
+    const { playerRef, betId } = await orphanedBet(3_000_000n);
+    const bet = await h.svc.db.bet.update({ where: { id: betId }, data: { status: 'REJECTED', rejectReason: 'wallet_timeout', rollbackTransactionUuid: randomUUID() } });
+    // the row was written, the process died before queueing it
+    const job = await h.svc.db.walletJob.create({ data: rollbackJobData(bet, bet.rollbackTransactionUuid!, 'uncertain_bet', new Date()) });
+    expect((await recoverPendingWork(h.svc)).walletJobs).to.be.at.least(1);
+    const done = await until('the rollback job to complete', async () => {
+      const row = await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } });
+      return row.completedAt ? row : null;
+    });
+    expect(done.attempts).to.equal(1);
+    const calls = h.wallet.requests.filter((r) => (r.body as { transactionUuid?: string } | null)?.transactionUuid === job.transactionUuid);
+    expect(calls).to.have.length(1);
+    expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(3_000_000n);
+    // running it again while nothing is pending queues nothing for this job
+    await recoverPendingWork(h.svc);
+    expect(h.wallet.requests.filter((r) => (r.body as { transactionUuid?: string } | null)?.transactionUuid === job.transactionUuid)).to.have.length(1);
+  });
+});
