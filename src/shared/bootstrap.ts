@@ -6,6 +6,7 @@ import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
 import { createDetachedEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
+import { CircuitBreaker } from './wallet/circuit.js';
 import { WalletClient } from './wallet/client.js';
 
 // Builds the per-process service context from a validated config, and tears it down.
@@ -22,7 +23,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
-  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs);
+  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs, new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000));
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
   registerStateGauges(metrics, {

@@ -22,6 +22,12 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 2, 5],
       registers: [registry],
     }),
+    circuitRejections: new Counter({
+      name: 'rgs_wallet_circuit_rejections_total',
+      help: 'Wallet calls refused at once by an open circuit, by endpoint (contract 3.4)',
+      labelNames: ['endpoint'] as const,
+      registers: [registry],
+    }),
     sessionsCreated: new Counter({
       name: 'rgs_sessions_created_total',
       help: 'Sessions created, by mode',

@@ -4,7 +4,11 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { isMicroAmount, parseMicro } from '../money.js';
 import { signedHeaders } from '../signing/signer.js';
+import type { CircuitBreaker } from './circuit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from './status.js';
+
+// written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
+export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
 // The one client for the operator's wallet (contract 4.2, 4.3, DECISIONS D6, D13).
 // Every call writes its audit row before the HTTP request and completes it with the
@@ -45,6 +49,7 @@ export class WalletClient {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    private readonly circuit: CircuitBreaker,
   ) {}
 
   async call(input: WalletCallInput): Promise<WalletResult> {
@@ -69,10 +74,21 @@ export class WalletClient {
     });
 
     const started = performance.now();
-    const outcome = await this.send(url, path, bytes, input.target);
+    // contract 3.4: an open circuit fails the call at once with RS_ERROR_TIMEOUT
+    const admission = await this.circuit.admit(input.target.operatorId, input.endpoint);
+    const outcome =
+      admission === 'open'
+        ? ({ kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } as const)
+        : await this.send(url, path, bytes, input.target);
     const latencyMs = Math.round(performance.now() - started);
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
-    const status: RsStatus = outcome.kind === 'timeout' ? 'RS_ERROR_TIMEOUT' : (parsed?.status ?? 'RS_ERROR_UNKNOWN');
+    const status: RsStatus =
+      outcome.kind === 'timeout' || outcome.kind === 'circuit_open' ? 'RS_ERROR_TIMEOUT' : (parsed?.status ?? 'RS_ERROR_UNKNOWN');
+    const statusClass = classifyStatus(status, input.endpoint);
+    // D13: only uncertain answers count against the circuit; an open circuit's own refusal
+    // is not an answer
+    if (outcome.kind !== 'circuit_open') await this.circuit.record(input.target.operatorId, input.endpoint, statusClass !== 'uncertain');
+    else this.metrics.circuitRejections.inc({ endpoint: input.endpoint });
     const error = outcome.kind === 'response' ? parsed?.problem : outcome.error;
 
     await this.db.walletCall.update({
@@ -93,7 +109,7 @@ export class WalletClient {
     return {
       endpoint: input.endpoint,
       status,
-      statusClass: classifyStatus(status, input.endpoint),
+      statusClass,
       requestUuid,
       bytes,
       attempt,

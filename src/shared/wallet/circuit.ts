@@ -1,0 +1,72 @@
+import type { Logger } from '../logger.js';
+import type { Redis } from '../redis.js';
+
+// The circuit breaker per (operator, endpoint) (contract 3.4, 8.1; D13), shared by every
+// process through Redis: it opens after 5 consecutive uncertain answers, refuses calls at
+// once while open, lets exactly one probe through the whole cluster after 30 s, closes on
+// the probe's success and opens again on its failure. A clean business answer counts as
+// healthy (D13). Redis time is used, so nodes with skewed clocks agree.
+
+export const CIRCUIT_THRESHOLD = 5;
+export const CIRCUIT_OPEN_MS = 30_000;
+
+const ADMIT = `
+local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
+if open_until == 0 then return 'closed' end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now < open_until then return 'open' end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return 'probe' end
+return 'open'
+`;
+
+const RECORD = `
+if ARGV[1] == '1' then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return 'closed'
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
+if open_until > 0 or failures >= tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'openUntil', now + tonumber(ARGV[3]))
+  redis.call('DEL', KEYS[2])
+  return 'open'
+end
+return 'closed'
+`;
+
+export type Admission = 'closed' | 'open' | 'probe';
+
+export class CircuitBreaker {
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: Logger,
+    private readonly probeTimeoutMs: number,
+  ) {}
+
+  private keys(operatorId: string, endpoint: string): [string, string] {
+    return [`circuit:${operatorId}:${endpoint}`, `circuit-probe:${operatorId}:${endpoint}`];
+  }
+
+  // Whether a call may go out. Without Redis the breaker cannot decide and lets calls
+  // through: the wallet's own answers still classify them.
+  async admit(operatorId: string, endpoint: string): Promise<Admission> {
+    try {
+      return (await this.redis.eval(ADMIT, 2, ...this.keys(operatorId, endpoint), this.probeTimeoutMs)) as Admission;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'circuit state unavailable; calling the wallet');
+      return 'closed';
+    }
+  }
+
+  async record(operatorId: string, endpoint: string, healthy: boolean): Promise<void> {
+    try {
+      const state = await this.redis.eval(RECORD, 2, ...this.keys(operatorId, endpoint), healthy ? '1' : '0', CIRCUIT_THRESHOLD, CIRCUIT_OPEN_MS);
+      if (state === 'open' && !healthy) this.logger.warn({ operatorId, endpoint }, 'wallet circuit open');
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'circuit state unavailable');
+    }
+  }
+}
