@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
-import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
+import type { GameConfigValues } from '../../src/shared/operators/game-config.js';
 import { signSessionToken } from '../../src/shared/session/token.js';
 import type { RecordedRequest } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
+import { operatorWith as sharedOperatorWith } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // The bet rules of contract 8.2 (with 8.3 / D14 for responsible gambling, D4 for the channel,
@@ -28,17 +29,7 @@ describe('bet rules (contract 8.2) over the player channel', function () {
   const FORCE_LOW = { lowWeight: 1n, highWeight: 0n };
   const FORCE_HIGH = { lowWeight: 0n, highWeight: 1n };
 
-  // a fresh operator (engines are per operator) with short windows
-  async function operatorWith(config: Partial<GameConfigValues> = {}): Promise<TestOperator> {
-    const operator = await h.onboard();
-    await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {
-      bettingWindowMs: 1000,
-      rollingWindowMs: 300,
-      cooldownMs: 200,
-      ...config,
-    });
-    return operator;
-  }
+  const operatorWith = (config: Partial<GameConfigValues> = {}) => sharedOperatorWith(h, config);
 
   type Seat = { player: Player; playerRef: string; sessionId: string; token: string; connected: any };
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
+import { operatorWith as sharedOperatorWith } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // Provable fairness and the round life cycle through the real flow (every role in this one
@@ -82,17 +83,7 @@ describe('fairness and the round life cycle, through the real flow', function ()
     expect(h.wallet.violations).to.deep.equal([]);
   });
 
-  // a fresh operator per test (engines are per operator), with short windows
-  async function operatorWith(config: Partial<GameConfigValues> = {}): Promise<TestOperator> {
-    const operator = await h.onboard();
-    await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {
-      bettingWindowMs: 1000,
-      rollingWindowMs: 300,
-      cooldownMs: 200,
-      ...config,
-    });
-    return operator;
-  }
+  const operatorWith = (config: Partial<GameConfigValues> = {}) => sharedOperatorWith(h, config);
 
   async function seated(operator: TestOperator, balance: bigint, overrides: Record<string, unknown> = {}) {
     const body = operator.sessionBody(overrides);

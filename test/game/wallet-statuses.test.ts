@@ -3,6 +3,7 @@ import type { Bet, WalletJob } from '../../src/shared/db/client.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
+import { until } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // Every wallet status of contract 7.1 (completed by DECISIONS D13), as the service reacts
@@ -38,16 +39,6 @@ describe('wallet statuses (contract 7.1, D13)', function () {
   // ------------------------------------------------------------------------------------
   // helpers
 
-  // Polls until probe returns something truthy; bounded, never a fixed sleep.
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   // The operator's config: outcome forced to one side (D2: lowWeight 1 / highWeight 0 always
   // rolls LOW), short windows. A fresh operator per test: engines are per operator.

@@ -5,6 +5,7 @@ import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../src/shared/queues.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
+import { until } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // The wallet retry schedule (contract 3.4, 8.1): back off from 1 s, doubling to a 60 s cap,
@@ -77,15 +78,6 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
     for (const endpoint of ['bet', 'win', 'rollback'] as const) h.wallet.setFault(endpoint, null);
   });
 
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   const jobWith = (id: string, ready: (job: { attempts: number; abandonedAt: Date | null; completedAt: Date | null }) => boolean, what: string) =>
     until(what, async () => {

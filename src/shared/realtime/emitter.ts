@@ -18,7 +18,7 @@ export type PlayerEmitter = {
   close: () => Promise<void>;
 };
 
-export function createPlayerEmitter(io: Server): PlayerEmitter {
+function createPlayerEmitter(io: Server): Omit<PlayerEmitter, 'close'> {
   const stamp = (payload: Record<string, unknown>) => ({ ...payload, ts: new Date().toISOString() });
   return {
     toSession: (sessionId, event, payload) => {
@@ -29,9 +29,6 @@ export function createPlayerEmitter(io: Server): PlayerEmitter {
     },
     disconnectSession: (sessionId) => {
       io.in(sessionRoom(sessionId)).disconnectSockets(true);
-    },
-    close: async () => {
-      await io.close();
     },
   };
 }

@@ -14,9 +14,9 @@ import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairn
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { isKnownGame } from '../games.js';
 import { parseMicro } from '../money.js';
-import { currentWalletCredential } from '../operators/credentials.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
+import { WalletTargetError, targetFor } from '../wallet/target.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -145,13 +145,13 @@ async function checkWalletBalance(
   request: LaunchRequest,
   reject: (reason: SessionRejectionReason, message: string) => AppError,
 ): Promise<void> {
-  const credential = await currentWalletCredential(ctx.db, ctx.config.masterKey, operator.id, ctx.now());
-  if (!credential) {
-    ctx.logger.error({ operatorId: operator.id }, 'operator has no valid wallet credential');
+  const target = await targetFor(ctx, operator).catch((err: unknown) => {
+    if (!(err instanceof WalletTargetError)) throw err;
+    ctx.logger.error({ operatorId: operator.id }, err.message);
     throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
-  }
+  });
   const result = await ctx.wallet.call({
-    target: { operatorId: operator.id, walletUrl: operator.walletUrl, keyId: credential.kid, secret: credential.secret },
+    target,
     endpoint: 'balance',
     fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
   });
