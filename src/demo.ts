@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   await migrate(config.databaseUrl);
   const wallet = await WalletSimulator.start({ port: Number(process.env.DEMO_WALLET_PORT ?? config.port + 1) });
   const svc = await createServiceContext(config);
-  const { running, url } = await startRoles(svc, config);
+  const roles = await startRoles(svc, config);
+  const { url } = roles;
 
   // secrets are shown once, so each start mints fresh ones for the built-in operator
   const existing = await svc.db.operator.findUnique({ where: { id: OPERATOR_ID } });
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   );
 
   const stop = async () => {
-    for (const role of running) await role.close();
+    await roles.close();
     await closeServiceContext(svc);
     await wallet.close();
     process.exit(0);

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const svc = await createServiceContext(config);
-  const { running } = await startRoles(svc, config);
+  const roles = await startRoles(svc, config);
   svc.logger.info({ roles: config.roles }, 'rgs started');
 
   let stopping = false;
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     svc.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS);
     force.unref();
-    for (const role of running) await role.close();
+    await roles.close();
     await closeServiceContext(svc);
     process.exit(0);
   };

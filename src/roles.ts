@@ -10,30 +10,37 @@ import { startScheduler } from './workers/scheduler.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
 // api and realtime roles share one HTTP listener on PORT.
-export type Stoppable = { close: () => Promise<void> };
+type Stoppable = { close: () => Promise<void> };
 
-export type RunningRoles = { running: Stoppable[]; url: string | undefined };
+export type RunningRoles = { url: string | undefined; close: () => Promise<void> };
 
 export async function startRoles(svc: ServiceContext, config: Config, port = config.port): Promise<RunningRoles> {
   const { roles } = config;
-  const running: Stoppable[] = [];
+  // closed first, in order: players get their reconnect hint before the listener goes
+  const front: Stoppable[] = [];
+  // closed together after the front: each finishes or hands back its jobs (D12)
+  const back: Stoppable[] = [];
   let url: string | undefined;
   if (roles.includes('api') || roles.includes('realtime')) {
     const player = roles.includes('realtime') ? [launchPageRoutes(svc)] : [];
     const http = roles.includes('api')
       ? await startApi(svc, port, player)
       : await startHttpServer(port, createHealthApp(svc, player).callback());
-    // sockets close before the listener, so that players get their disconnect first
-    if (roles.includes('realtime')) running.push(attachRealtime(svc, http.server));
-    running.push(http);
+    if (roles.includes('realtime')) front.push(attachRealtime(svc, http.server));
+    front.push(http);
     url = http.url;
   } else if (config.healthPort !== undefined) {
-    running.push(await startHttpServer(config.healthPort, createHealthApp(svc).callback()));
+    front.push(await startHttpServer(config.healthPort, createHealthApp(svc).callback()));
   }
-  if (roles.includes('scheduler')) running.push(startScheduler(svc));
-  if (roles.includes('bet')) running.push(startBetWorkers(svc));
-  if (roles.includes('settle')) running.push(startSettleWorkers(svc));
-  if (roles.includes('rollback')) running.push(startRollbackWorkers(svc));
-  return { running, url };
+  if (roles.includes('scheduler')) back.push(startScheduler(svc));
+  if (roles.includes('bet')) back.push(startBetWorkers(svc));
+  if (roles.includes('settle')) back.push(startSettleWorkers(svc));
+  if (roles.includes('rollback')) back.push(startRollbackWorkers(svc));
+  return {
+    url,
+    close: async () => {
+      for (const role of front) await role.close();
+      await Promise.all(back.map((role) => role.close()));
+    },
+  };
 }
-

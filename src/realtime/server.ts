@@ -2,7 +2,7 @@ import { QueueEvents } from 'bullmq';
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { ServiceContext } from '../shared/context.js';
-import { placeBet, type BetAck } from '../shared/game/bets.js';
+import { placeBet, rejectWithRollback, type BetAck } from '../shared/game/bets.js';
 import { currentCycle, ensureEngine, roundState } from '../shared/game/engine.js';
 import { engineKeyOf, type EngineKey } from '../shared/game/engine-key.js';
 import { loadGameConfig, formatMultiplier } from '../shared/operators/game-config.js';
@@ -10,6 +10,7 @@ import { QUEUE_NAMES } from '../shared/queues.js';
 import { engineRoom, redisAdapter, sessionRoom } from '../shared/realtime/emitter.js';
 import { createRedis } from '../shared/redis.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
+import { isDependencyFailure } from '../shared/health/dependencies.js';
 import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
 import { walletTarget } from '../shared/wallet/target.js';
@@ -61,8 +62,10 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
       });
   });
 
+  // set on SIGTERM (D12): no new bets are taken while the node closes
+  const intake = { open: true };
   io.on('connection', (socket: PlayerSocket) => {
-    void onConnection(svc, socket, betEvents, nowSeconds).catch((err: unknown) => {
+    void onConnection(svc, socket, betEvents, nowSeconds, intake).catch((err: unknown) => {
       svc.logger.error({ err }, 'realtime connection setup failed');
       socket.disconnect(true);
     });
@@ -78,8 +81,13 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
 
   return {
     io,
+    // D12: intake stops, every player here is told to reconnect (the client does so with
+    // the same token, to any node, and gets the current state in `connected`), then the
+    // sockets close; bets already taken go on in the bet workers
     close: async () => {
+      intake.open = false;
       clearInterval(refresh);
+      io.local.emit('service_restarting', { reconnect: true, ts: new Date().toISOString() });
       await io.close();
       await betEvents.close();
       eventsConnection.disconnect();
@@ -96,7 +104,7 @@ async function sessionRefusal(svc: ServiceContext, sessionId: string): Promise<'
   return null;
 }
 
-async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, nowSeconds: () => number) {
+async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, nowSeconds: () => number, intake: { open: boolean }) {
   const { claims, engine } = socket.data;
   const sessionId = claims.sessionId;
   await socket.join([engineRoom(engine.operatorId, engine.gameCode, engine.currency), sessionRoom(sessionId)]);
@@ -144,12 +152,17 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
       const reply = await guard(event, payload, ack).catch(() => null);
       if (!reply) return;
       await run(payload, reply).catch((err: unknown) => {
-        svc.logger.error({ err, event, sessionId }, 'player message failed');
+        if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
+        else svc.logger.error({ err, event, sessionId }, 'player message failed');
         reply({ ok: false, reason: 'service_unavailable' });
+        if (event === 'place_bet') {
+          const clientBetId = clientBetIdOf(payload);
+          socket.emit('bet_rejected', { reason: 'service_unavailable', ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
+        }
       });
     });
 
-  handle('place_bet', async (payload, reply) => reply(await handlePlaceBet(svc, socket, betEvents, payload)));
+  handle('place_bet', async (payload, reply) => reply(await handlePlaceBet(svc, socket, betEvents, payload, intake)));
 
   handle('rotate_seed', async (payload, reply) => {
     const request = parseRotateSeed(payload);
@@ -164,7 +177,13 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
   socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });
 }
 
-async function handlePlaceBet(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, payload: unknown): Promise<BetAck> {
+async function handlePlaceBet(
+  svc: ServiceContext,
+  socket: PlayerSocket,
+  betEvents: QueueEvents,
+  payload: unknown,
+  intake: { open: boolean },
+): Promise<BetAck> {
   const sessionId = socket.data.claims.sessionId;
   const parsed = parsePlaceBet(payload);
   const rejected = (reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck => {
@@ -172,11 +191,23 @@ async function handlePlaceBet(svc: ServiceContext, socket: PlayerSocket, betEven
     return { ok: false, reason };
   };
   if (!parsed.ok) return rejected(parsed.reason, parsed.clientBetId);
+  // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses with
+  // a reason the player can act on (retry shortly); it resumes when the probe answers
+  if (!intake.open || !svc.dependencies.available()) return rejected('service_unavailable', parsed.request.clientBetId);
   const placed = await placeBet(svc, sessionId, parsed.request);
   if (!placed.ok) return rejected(placed.reason, parsed.request.clientBetId);
   // the debit runs in the bet worker pool, which also tells the player (bet_placed or
   // bet_rejected) through Redis; the acknowledgement waits for its verdict
-  const job = await svc.queues.bet.add('bet', { betId: placed.betId }, { jobId: placed.betId });
+  let job;
+  try {
+    job = await svc.queues.bet.add('bet', { betId: placed.betId }, { jobId: placed.betId });
+  } catch (err) {
+    // the queue may have taken it all the same: resolved as uncertain, so a debit that did
+    // happen is rolled back
+    svc.logger.warn({ betId: placed.betId, err: (err as Error).message }, 'bet could not be queued');
+    const bet = await svc.db.bet.findUniqueOrThrow({ where: { id: placed.betId } });
+    return rejectWithRollback(svc, bet, 'service_unavailable', 'uncertain_bet');
+  }
   try {
     return (await job.waitUntilFinished(betEvents, svc.config.walletCallTimeoutMs + 10_000)) as BetAck;
   } catch (err) {

@@ -1,9 +1,11 @@
 import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createDb } from './db/client.js';
+import { DependencyMonitor } from './health/dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
+import { walletJobCounts } from './game/wallet-jobs.js';
 import { createDetachedEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
 import { CircuitBreaker } from './wallet/circuit.js';
@@ -23,7 +25,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
-  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs, new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000));
+  const circuit = new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000);
+  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs, circuit);
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
   registerStateGauges(metrics, {
@@ -41,11 +44,16 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     },
     roundCounts: async () =>
       (await db.round.groupBy({ by: ['state'], _count: { _all: true } })).map((row) => ({ state: row.state, count: row._count._all })),
+    walletJobCounts: () => walletJobCounts(db),
+    circuits: () => circuit.tracked(),
   });
-  return { config, db, redis, queues, emitter, metrics, logger, wallet, now: () => new Date() };
+  const dependencies = new DependencyMonitor(db, redis, logger);
+  dependencies.start();
+  return { config, db, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
 }
 
 export async function closeServiceContext(svc: ServiceContext): Promise<void> {
+  svc.dependencies.stop();
   await svc.queues.close();
   await svc.emitter.close();
   svc.redis.disconnect();

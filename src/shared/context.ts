@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { DependencyMonitor } from './health/dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Queues } from './queues.js';
@@ -9,7 +10,7 @@ import type { WalletClient } from './wallet/client.js';
 
 // What every role is given at start: the one config, database, Redis connection, queue
 // producers, player emitter, metrics registry, logger and wallet client of the process,
-// and the clock (injectable so that tests can move time).
+// the dependency monitor, and the clock (injectable so that tests can move time).
 export type ServiceContext = {
   config: Config;
   db: Db;
@@ -19,5 +20,7 @@ export type ServiceContext = {
   metrics: Metrics;
   logger: Logger;
   wallet: WalletClient;
+  // Postgres and Redis as last probed: intake pauses while either is away
+  dependencies: DependencyMonitor;
   now: () => Date;
 };

@@ -46,9 +46,12 @@ export function createMetrics() {
 type GaugeSources = {
   queueCounts: () => Promise<{ queue: string; state: string; count: number }[]>;
   roundCounts: () => Promise<{ state: string; count: number }[]>;
+  walletJobCounts: () => Promise<{ endpoint: string; state: string; count: number }[]>;
+  circuits: () => Promise<{ operatorId: string; endpoint: string; state: string }[]>;
 };
 
-// D15: queue depths and rounds by state, read when /metrics is scraped.
+// D15: queue depths, rounds by state, wallet jobs and circuits, read when /metrics is
+// scraped (from Postgres and Redis, so every process reports the cluster's state).
 export function registerStateGauges(metrics: Metrics, sources: GaugeSources): void {
   new Gauge({
     name: 'rgs_queue_jobs',
@@ -68,6 +71,26 @@ export function registerStateGauges(metrics: Metrics, sources: GaugeSources): vo
     async collect() {
       this.reset();
       for (const { state, count } of await sources.roundCounts()) this.set({ state }, count);
+    },
+  });
+  new Gauge({
+    name: 'rgs_wallet_jobs',
+    help: 'Wallet jobs (win, rollback) by endpoint and state: pending, stuck (pending over 5 minutes: alert), abandoned (a ticket for a human)',
+    labelNames: ['endpoint', 'state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const { endpoint, state, count } of await sources.walletJobCounts()) this.set({ endpoint, state }, count);
+    },
+  });
+  new Gauge({
+    name: 'rgs_wallet_circuit_state',
+    help: 'Wallet circuit breakers that counted a failure, by operator, endpoint and state (closed, open, half_open); 1 marks the current state',
+    labelNames: ['operator', 'endpoint', 'state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const { operatorId, endpoint, state } of await sources.circuits()) this.set({ operator: operatorId, endpoint, state }, 1);
     },
   });
 }

@@ -29,8 +29,10 @@ export class LeaderLease extends EventEmitter {
   ) {
     super();
     this.key = options.key ?? 'scheduler:leader';
-    this.ttlMs = options.ttlMs ?? 5000;
-    this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 3);
+    // issue 4, recovery time: a dead leader's lease lapses within 3 s and a candidate asks
+    // every 750 ms, so a successor leads within about 4 s of the kill
+    this.ttlMs = options.ttlMs ?? 3000;
+    this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 4);
   }
 
   get isLeader(): boolean {

@@ -15,17 +15,40 @@ export type RunningWorkers = { close: () => Promise<void> };
 export const workerConnection = (svc: ServiceContext): Redis =>
   createRedis(svc.config.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
 
-// A crashed worker's job is picked up again after its lock lapses (checked every 2 s).
-const LOCKING = { lockDuration: 8000, stalledInterval: 2000 };
+// issue 4, recovery time: a killed worker's job is handed to another worker once its lock
+// lapses (3 s, renewed every 1.5 s while the worker lives; checked every second), so work in
+// flight resumes within about 4 s of the kill. A job may stall a few times (a process killed
+// again and again) before BullMQ fails it; the recovery sweep picks up even that.
+export const LOCKING = { lockDuration: 3000, stalledInterval: 1000, maxStalledCount: 5 };
+
+// D12: on SIGTERM a worker stops taking jobs and lets the running ones finish (a wallet
+// call ends within its timeout). A job still running after this is handed back: the
+// caller then drops the connection, the lock is no longer renewed, and once it lapses
+// another worker takes the job (every handler is fenced, so nothing is booked twice).
+const FINISH_IN_FLIGHT_MS = 7000;
+
+export async function closeWorker(worker: Worker, logger: ServiceContext['logger']): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), FINISH_IN_FLIGHT_MS);
+  });
+  const finished = await Promise.race([worker.close().then(() => 'done' as const), deadline]);
+  clearTimeout(timer);
+  if (finished === 'late') logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
+}
 
 export function startBetWorkers(svc: ServiceContext, concurrency = 64): RunningWorkers {
   const connection = workerConnection(svc);
-  const worker = new Worker<BetJob, BetAck>(QUEUE_NAMES.bet, (job) => processBet(svc, job.data.betId), {
-    connection,
-    prefix: svc.config.redisKeyPrefix,
-    concurrency,
-    ...LOCKING,
-  });
+  const worker = new Worker<BetJob, BetAck>(
+    QUEUE_NAMES.bet,
+    (job) => processBet(svc, job.data.betId, { redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
+    {
+      connection,
+      prefix: svc.config.redisKeyPrefix,
+      concurrency,
+      ...LOCKING,
+    },
+  );
   return watch(svc, worker, connection, 'bet');
 }
 
@@ -65,7 +88,7 @@ function watch(svc: ServiceContext, worker: Worker, connection: Redis, pool: str
   worker.on('failed', (job, err) => svc.logger.debug({ pool, jobId: job?.id, err: err.message }, 'job attempt failed'));
   return {
     close: async () => {
-      await worker.close();
+      await closeWorker(worker, svc.logger);
       connection.disconnect();
     },
   };

@@ -63,6 +63,32 @@ describe('wallet circuit breaker per (operator, endpoint)', () => {
     expect((await operator.launch()).status, 'closed again').to.equal(200);
   });
 
+  it('shows its state in the wallet-calls report and in /metrics: open, half_open, closed', async () => {
+    const operator = await h.onboard();
+    const circuitOf = async (endpoint: string) => {
+      const report = await operator.request('GET', '/v1/reports/wallet-calls');
+      expect(report.status).to.equal(200);
+      return (report.body.endpoints as { endpoint: string; circuit: string }[]).find((row) => row.endpoint === endpoint)?.circuit;
+    };
+    const gauge = async () => {
+      const metrics = await send(`${h.baseUrl}/metrics`, {});
+      const line = metrics.text.split('\n').find((l) => l.startsWith('rgs_wallet_circuit_state{') && l.includes(`operator="${operator.operatorId}"`));
+      return line?.match(/state="(\w+)"\} 1$/)?.[1];
+    };
+    expect(await circuitOf('balance')).to.equal('closed');
+    expect(await gauge(), 'a circuit with no failures is not listed').to.equal(undefined);
+    await openCircuit(operator);
+    expect(await circuitOf('balance')).to.equal('open');
+    expect(await circuitOf('bet'), 'per endpoint').to.equal('closed');
+    expect(await gauge()).to.equal('open');
+    await elapseOpenTime(operator);
+    expect(await circuitOf('balance')).to.equal('half_open');
+    expect(await gauge()).to.equal('half_open');
+    expect((await operator.launch()).status, 'the probe succeeds').to.equal(200);
+    expect(await circuitOf('balance')).to.equal('closed');
+    expect(await gauge()).to.equal(undefined);
+  });
+
   it('a failed probe opens it again for another 30 s', async () => {
     const operator = await h.onboard();
     await openCircuit(operator);

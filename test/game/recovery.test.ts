@@ -63,10 +63,10 @@ describe('recovery of pending work from Postgres', function () {
     expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(4_000_000n);
 
     // a fresh PENDING bet may still be in flight: recovery leaves it alone
-    expect((await recoverPendingWork(h.svc)).staleBets).to.equal(0);
+    expect((await recoverPendingWork(h.svc)).orphanBets).to.equal(0);
     await age(betId);
-    expect((await recoverPendingWork(h.svc)).staleBets).to.equal(1);
-    expect((await recoverPendingWork(h.svc)).staleBets, 'a second run finds nothing').to.equal(0);
+    expect((await recoverPendingWork(h.svc)).orphanBets).to.equal(1);
+    expect((await recoverPendingWork(h.svc)).orphanBets, 'a second run finds nothing').to.equal(0);
 
     const rejected = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
     expect(rejected).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });

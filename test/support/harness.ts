@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeServiceContext, createServiceContext } from '../../src/shared/bootstrap.js';
 import { loadConfig, type Role } from '../../src/shared/config.js';
-import { startRoles, type Stoppable } from '../../src/roles.js';
+import { startRoles } from '../../src/roles.js';
 import type { ServiceContext } from '../../src/shared/context.js';
 import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
@@ -74,7 +74,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: Role[] = 
     },
     onboard,
     close: async () => {
-      for (const role of started.running as Stoppable[]) await role.close();
+      await started.close();
       await wallet.close();
       await closeServiceContext(svc);
     },

@@ -48,7 +48,10 @@ export function reconciliationRoutes(svc: ServiceContext) {
   router.get('/v1/reports/wallet-calls', read, async (ctx) => {
     const query = readReportQuery(ctx.query, svc.now());
     const operatorId = scope(ctx, query);
-    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), endpoints: await walletCallsReport(svc.db, operatorId, query) };
+    const rows = await walletCallsReport(svc.db, operatorId, query);
+    // contract 3.4: the circuit of each endpoint as it stands now (not over the range)
+    const endpoints = await Promise.all(rows.map(async (row) => ({ ...row, circuit: await svc.wallet.circuit.state(operatorId, row.endpoint) })));
+    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), endpoints };
   });
   return router;
 }

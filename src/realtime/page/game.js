@@ -119,6 +119,10 @@ function connect() {
       if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
       handler(msg);
     });
+  // D12: this node is shutting down; the socket closes next and the client reconnects
+  on('service_restarting', () => {
+    if (!state.ended) setConnection('reconnecting');
+  });
   on('connected', onConnected);
   on('round_state', (msg) => setRound(msg));
   on('bet_placed', onBetPlaced);

@@ -12,7 +12,9 @@ export type BetRejectReason =
   | 'rg_limit_reached'
   | 'wallet_timeout'
   | `wallet_rejected:${RsStatus}`
-  | 'invalid_payload';
+  | 'invalid_payload'
+  // not an 8.2 code: Postgres or Redis is away, or the node is shutting down; retry shortly
+  | 'service_unavailable';
 
 // 8.2 rule 1: the session is active (not terminated, not expired).
 export function sessionRefusal(

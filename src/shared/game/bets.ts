@@ -7,7 +7,7 @@ import { walletTarget } from '../wallet/target.js';
 import { amountRefusal, rgRefusal, sessionRefusal, uncertainReason, type BetRejectReason } from './bet-rules.js';
 import { currentCycle } from './engine.js';
 import { emitDemoBalance } from './settlement.js';
-import { rollbackJobData, type RollbackPurpose } from './wallet-jobs.js';
+import { enqueueWalletJob, rollbackJobData, type RollbackPurpose } from './wallet-jobs.js';
 
 // A bet, from place_bet to ACCEPTED or REJECTED (contract 3.2, 8.2, 8.3, D1, D13, D14).
 // placeBet runs on the realtime node: every 8.2 rule that needs no wallet, then the bet row
@@ -98,21 +98,24 @@ async function stakesInLastDay(
   return { lostStakesMicro24h: BigInt(row?.lost ?? '0'), wageredMicro24h: BigInt(row?.wagered ?? '0') };
 }
 
-export async function processBet(svc: ServiceContext, betId: string): Promise<BetAck> {
+// redelivered: the queue handed this job out before (its worker died or stalled)
+export async function processBet(svc: ServiceContext, betId: string, { redelivered = false } = {}): Promise<BetAck> {
   const bet = await svc.db.bet.findUnique({ where: { id: betId } });
   if (!bet) return { ok: false, reason: 'session_not_found' };
   // a job delivered twice answers with what the first delivery decided
   if (bet.status !== 'PENDING') return ackOf(bet);
 
-  if (bet.demo) {
-    // D8: the service keeps the demo balance; the same rules, no wallet
-    const debited = await svc.db.session.updateMany({
-      where: { id: bet.sessionId, demoBalanceMicro: { gte: bet.amountMicro } },
-      data: { demoBalanceMicro: { decrement: bet.amountMicro } },
-    });
-    if (debited.count === 0) return reject(svc, bet, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY');
-    return accept(svc, bet, undefined);
-  }
+  // D8: the service keeps the demo balance; the same rules, no wallet. The demo debit is
+  // part of the acceptance transaction, so a demo bet still PENDING was never debited.
+  if (bet.demo) return accept(svc, bet, undefined);
+
+  // issue 4: a delivery that finds an earlier debit attempt for this bet follows a worker
+  // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
+  // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
+  const earlierAttempt =
+    redelivered &&
+    (await svc.db.walletCall.findFirst({ where: { transactionUuid: bet.betTransactionUuid, endpoint: 'bet' }, select: { id: true } }));
+  if (earlierAttempt) return rejectWithRollback(svc, bet, 'wallet_timeout', 'uncertain_bet');
 
   const result = await svc.wallet.call({
     target: await walletTarget(svc, bet.operatorId),
@@ -168,6 +171,13 @@ async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | unde
       SELECT state, expires_at FROM sessions WHERE id = ${bet.sessionId}::uuid FOR SHARE`;
     if (!cycle || (cycle.phase !== 'BETTING_OPEN' && cycle.phase !== 'ROLLING')) return null;
     if (!session || session.state !== 'ACTIVE') return null;
+    if (bet.demo) {
+      const debited = await tx.session.updateMany({
+        where: { id: bet.sessionId, demoBalanceMicro: { gte: bet.amountMicro } },
+        data: { demoBalanceMicro: { decrement: bet.amountMicro } },
+      });
+      if (debited.count === 0) return 'insufficient' as const;
+    }
     const [seed] = await tx.$queryRaw<{ id: string; nonce: number }[]>`
       UPDATE seeds SET next_nonce = next_nonce + 1
       WHERE session_id = ${bet.sessionId}::uuid AND current
@@ -199,6 +209,7 @@ async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | unde
     throw err;
   });
   if (roundId === undefined) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
+  if (roundId === 'insufficient') return reject(svc, bet, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY');
   // the debit went through but the bet can no longer join its round: give the money back
   if (roundId === null) return rejectWithRollback(svc, bet, 'phase_not_open', 'late_bet');
 
@@ -232,26 +243,22 @@ async function reject(svc: ServiceContext, bet: Bet, reason: BetRejectReason): P
   return { ok: false, reason };
 }
 
-// contract 3.2 (uncertain) and 4.2: REJECTED with a rollback of the debit enqueued; a demo
-// bet gets its demo stake back at once.
+// contract 3.2 (uncertain) and 4.2: REJECTED with a rollback of the debit enqueued. A demo
+// bet is debited only by its acceptance (D8), so a PENDING one has nothing to give back.
 export async function rejectWithRollback(svc: ServiceContext, bet: Bet, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
+  if (bet.demo) return reject(svc, bet, reason);
   const now = svc.now();
   const rollbackTransactionUuid = randomUUID();
   const job = await svc.db.$transaction(async (tx) => {
     const { count } = await tx.bet.updateMany({
       where: { id: bet.id, status: 'PENDING' },
-      data: { status: 'REJECTED', rejectReason: reason, rollbackTransactionUuid: bet.demo ? null : rollbackTransactionUuid },
+      data: { status: 'REJECTED', rejectReason: reason, rollbackTransactionUuid },
     });
     if (count === 0) return undefined;
-    if (bet.demo) {
-      await tx.session.update({ where: { id: bet.sessionId }, data: { demoBalanceMicro: { increment: bet.amountMicro } } });
-      return null;
-    }
     return tx.walletJob.create({ data: rollbackJobData(bet, rollbackTransactionUuid, purpose, now) });
   });
   if (job === undefined) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
-  if (job) await svc.queues.rollback.add('rollback', { walletJobId: job.id }, { jobId: job.id });
-  else await emitDemoBalance(svc, bet.sessionId);
+  await enqueueWalletJob(svc, job);
   emitRejected(svc, bet, reason);
   return { ok: false, reason };
 }

@@ -137,7 +137,13 @@ async function settleAndCool(svc: ServiceContext, cycleId: string): Promise<void
 // unsettled round; otherwise it stops until the next connection.
 async function finish(svc: ServiceContext, cycleId: string): Promise<void> {
   const cycle = await move(svc, cycleId, 'COOLDOWN', 'FINISHED', () => null);
-  if (!cycle) return;
+  if (cycle) await stopClock(svc, cycle);
+}
+
+// The engine whose current cycle this was stops, and starts again at once with a new
+// cycle if it still has a reason to run (a finished or an interrupted cycle alike).
+export async function stopClock(svc: ServiceContext, cycle: Pick<Cycle, 'id' | 'operatorId' | 'gameCode' | 'currency'>): Promise<void> {
+  const cycleId = cycle.id;
   const key = engineKeyOf(cycle);
   const stopped = await svc.db.engine.updateMany({
     where: { ...key, currentCycleId: cycleId },

@@ -1,48 +1,132 @@
 import type { ServiceContext } from '../context.js';
+import type { CyclePhase } from '../db/client.js';
 import { rejectWithRollback } from './bets.js';
+import { resumeClocks, stopClock } from './engine.js';
+import { settleRounds } from './settlement.js';
+import { voidRound } from './voids.js';
+import { enqueueWalletJob } from './wallet-jobs.js';
 
-// Postgres is the record, Redis the transport (issue 3): work that a lost queue, a killed
-// worker or a restarted Redis dropped is re-derived from the rows. Every step is fenced on
-// the row's state, so running this while the original job still runs, or in two processes
-// at once, books nothing twice.
+// Postgres is the record, Redis the transport (issue 4): work that a crash, a lost queue or
+// a restarted Redis dropped is re-derived from the rows. Every step is fenced on the row's
+// state, so running this while the original work still runs, twice, or in two processes at
+// once, books nothing twice.
 
-// A debit still PENDING this long after the bet was placed has outlived any wallet call
-// (its timeout) and its worker's lock: the process that made it died.
-const STALE_BET_MARGIN_MS = 30_000;
+export type Recovered = {
+  interruptedCycles: number;
+  settledRounds: number;
+  voidedRounds: number;
+  walletJobs: number;
+  orphanBets: number;
+};
 
-export type Recovered = { walletJobs: number; staleBets: number };
+// 'crash': the previous scheduler stopped without handing over (killed, or Redis lost its
+// lease and queues), so cycles it was running are interrupted and recovered as contract 3.1
+// says. 'handover': it stopped cleanly (D12), so its clocks simply resume.
+export type ElectionKind = 'crash' | 'handover';
 
-export async function recoverPendingWork(svc: ServiceContext): Promise<Recovered> {
-  return { walletJobs: await requeueWalletJobs(svc), staleBets: await resolveStaleBets(svc) };
+// Run by a scheduler when it is elected (at start-up, or when leadership changes hands).
+export async function recoverOnElection(svc: ServiceContext, kind: ElectionKind): Promise<Recovered> {
+  const interrupted = kind === 'crash' ? await interruptCycles(svc) : [];
+  const rounds = await recoverRounds(svc);
+  for (const cycle of interrupted) await stopClock(svc, cycle);
+  await resumeClocks(svc);
+  return { interruptedCycles: interrupted.length, ...rounds, ...(await recoverPendingWork(svc)) };
+}
+
+// Run by the leader every few seconds: queue jobs whose queue entry was lost and resolve
+// debits left in flight by a process that died.
+export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Recovered, 'walletJobs' | 'orphanBets'>> {
+  return { walletJobs: await requeueWalletJobs(svc), orphanBets: await resolveOrphanBets(svc) };
+}
+
+// contract 3.1: a cycle caught by a crash before its outcome was settled does not go on.
+// Moving it to FINISHED (fenced on the phase read) also closes it to late debits: bet
+// acceptance reads the cycle FOR SHARE and accepts only in BETTING_OPEN or ROLLING.
+const INTERRUPTIBLE: CyclePhase[] = ['BETTING_OPEN', 'ROLLING', 'RESULT'];
+
+async function interruptCycles(svc: ServiceContext) {
+  const cycles = await svc.db.cycle.findMany({
+    where: { phase: { in: INTERRUPTIBLE } },
+    select: { id: true, phase: true, operatorId: true, gameCode: true, currency: true },
+  });
+  const interrupted = [];
+  for (const cycle of cycles) {
+    const { count } = await svc.db.cycle.updateMany({
+      where: { id: cycle.id, phase: cycle.phase },
+      data: { phase: 'FINISHED', phaseEndsAt: null, finishedAt: svc.now() },
+    });
+    if (count > 0) interrupted.push(cycle);
+  }
+  if (interrupted.length > 0) svc.logger.warn({ cycles: interrupted.map((c) => c.id) }, 'cycles interrupted by a crash are recovered');
+  return interrupted;
+}
+
+// contract 3.1, crash recovery: rounds with settled=false whose cycle no longer runs. With
+// an outcome recorded (RESULT) the win is enqueued and settled set true; without one the
+// round is VOIDED, its accepted bet VOIDED with a rollback, its pending round bet REFUNDED
+// with ROUND_VOIDED (voidRound).
+async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'settledRounds' | 'voidedRounds'>> {
+  const rounds = await svc.db.round.findMany({
+    where: { settled: false, cycle: { phase: { in: ['COOLDOWN', 'FINISHED'] } } },
+    select: { id: true, state: true, cycleId: true },
+  });
+  let voidedRounds = 0;
+  for (const round of rounds.filter((r) => r.state === 'BETTING_OPEN' || r.state === 'ROLLING')) {
+    if (await voidRound(svc, round.id, 'crash_recovery')) voidedRounds += 1;
+  }
+  const withOutcome = rounds.filter((r) => r.state === 'RESULT');
+  for (const cycleId of new Set(withOutcome.map((r) => r.cycleId))) {
+    await settleRounds(svc, await svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } }));
+  }
+  if (rounds.length > 0) svc.logger.warn({ voided: voidedRounds, settled: withOutcome.length }, 'unsettled rounds recovered');
+  return { settledRounds: withOutcome.length, voidedRounds };
 }
 
 // contract 2.13: every pending wallet job has its row; one without a live queue job is
 // queued again at its next attempt time.
+const LIVE_JOB_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
 async function requeueWalletJobs(svc: ServiceContext): Promise<number> {
-  const jobs = await svc.db.walletJob.findMany({ where: { completedAt: null, abandonedAt: null } });
+  const jobs = await svc.db.walletJob.findMany({
+    where: { completedAt: null, abandonedAt: null },
+    select: { id: true, endpoint: true, nextAttemptAt: true },
+  });
   let requeued = 0;
   for (const job of jobs) {
     const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
     const existing = await queue.getJob(job.id);
     const state = existing ? await existing.getState() : undefined;
-    if (state && ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'].includes(state)) continue;
+    if (state && LIVE_JOB_STATES.has(state)) continue;
     if (existing) await existing.remove().catch(() => undefined);
     const delay = job.nextAttemptAt ? Math.max(0, job.nextAttemptAt.getTime() - svc.now().getTime()) : 0;
-    await queue.add(job.endpoint, { walletJobId: job.id }, { jobId: job.id, delay });
+    await enqueueWalletJob(svc, job, delay);
     requeued += 1;
   }
   return requeued;
 }
 
+// A bet is queued right after its row is written; one still PENDING this long without a
+// live queue job lost it (Redis restarted, or its job failed after stalling too often).
+const ORPHAN_AFTER_MS = 3000;
+// Whatever the queue says, a debit PENDING this long past the wallet timeout has outlived
+// any call and any lock: the process that made it is gone.
+const STALE_BET_MARGIN_MS = 30_000;
+
 // contract 7.1 and issue 4: a debit whose outcome nobody recorded is uncertain: the bet is
 // rejected and the same transactionUuid rolled back (a rollback of a debit the wallet never
 // booked is answered TRANSACTION_DOES_NOT_EXIST, which completes it).
-async function resolveStaleBets(svc: ServiceContext): Promise<number> {
+async function resolveOrphanBets(svc: ServiceContext): Promise<number> {
   // real time, not the service clock: what went stale is a real HTTP call and a real lock
-  const before = new Date(Date.now() - svc.config.walletCallTimeoutMs - STALE_BET_MARGIN_MS);
-  const stale = await svc.db.bet.findMany({ where: { status: 'PENDING', createdAt: { lt: before } } });
+  const now = Date.now();
+  const pending = await svc.db.bet.findMany({ where: { status: 'PENDING', createdAt: { lt: new Date(now - ORPHAN_AFTER_MS) } } });
   let resolved = 0;
-  for (const bet of stale) {
+  for (const bet of pending) {
+    const stale = bet.createdAt.getTime() < now - svc.config.walletCallTimeoutMs - STALE_BET_MARGIN_MS;
+    if (!stale) {
+      const job = await svc.queues.bet.getJob(bet.id);
+      const state = job ? await job.getState() : undefined;
+      if (state && LIVE_JOB_STATES.has(state)) continue;
+    }
     const ack = await rejectWithRollback(svc, bet, 'wallet_timeout', 'uncertain_bet');
     if (!ack.ok && ack.reason === 'wallet_timeout') resolved += 1;
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import type { Cycle } from '../db/client.js';
 import { payout } from './payout.js';
+import { enqueueWalletJob } from './wallet-jobs.js';
 
 // contract 3.1 RESULT -> SETTLED and 8.4. A losing bet is settled at once (no win call). A
 // winning bet gets its winTransactionUuid and a pending win job in the same transaction
@@ -61,7 +62,7 @@ export async function settleRounds(svc: ServiceContext, cycle: Cycle): Promise<v
         },
       });
     });
-    if (winJob) await svc.queues.settle.add('win', { walletJobId: winJob.id }, { jobId: winJob.id });
+    if (winJob) await enqueueWalletJob(svc, winJob);
     else if (won && demo) await emitDemoBalance(svc, round.sessionId);
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { emitDemoBalance } from './settlement.js';
-import { rollbackJobData } from './wallet-jobs.js';
+import { enqueueWalletJob, rollbackJobData } from './wallet-jobs.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
 // is voided, its accepted bet becomes VOIDED with a rollback job (or a demo refund), its
@@ -33,7 +33,7 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
     return { round, job };
   });
   if (!result) return false;
-  if (result.job) await svc.queues.rollback.add('rollback', { walletJobId: result.job.id }, { jobId: result.job.id });
+  if (result.job) await enqueueWalletJob(svc, result.job);
   else await emitDemoBalance(svc, result.round.sessionId);
   svc.emitter.toSession(result.round.sessionId, 'round_voided', { roundId, cycleId: result.round.cycleId, reason });
   return true;

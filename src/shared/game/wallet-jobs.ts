@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
-import type { Bet, Prisma, WalletJob } from '../db/client.js';
+import type { Bet, Db, Prisma, WalletJob } from '../db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../queues.js';
 import type { WalletEndpoint } from '../wallet/status.js';
 import { walletTarget } from '../wallet/target.js';
@@ -40,6 +40,17 @@ export function rollbackJobData(
   };
 }
 
+// The row is the record and the queue its transport: a job that cannot be queued now (Redis
+// away) stays pending in Postgres and the recovery sweep queues it (recovery.ts).
+export async function enqueueWalletJob(svc: ServiceContext, job: Pick<WalletJob, 'id' | 'endpoint'>, delayMs = 0): Promise<void> {
+  const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
+  try {
+    await queue.add(job.endpoint, { walletJobId: job.id }, { jobId: job.id, delay: delayMs });
+  } catch (err) {
+    svc.logger.warn({ walletJobId: job.id, err: (err as Error).message }, 'wallet job not queued; recovery will queue it');
+  }
+}
+
 export type WalletJobOutcome =
   | { kind: 'completed' }
   | { kind: 'skipped' }
@@ -48,6 +59,28 @@ export type WalletJobOutcome =
 
 // contract 4.2: rollback warns when stuck over 5 minutes (7.1)
 const ROLLBACK_STUCK_MS = 5 * 60 * 1000;
+
+// For /metrics: open jobs, those open longer than the rollback alert threshold, and the
+// abandoned ones (each a ticket for a human), per endpoint. Both queries use indexes that
+// cover only open, respectively abandoned, rows.
+export async function walletJobCounts(db: Db): Promise<{ endpoint: string; state: string; count: number }[]> {
+  const stuckBefore = new Date(Date.now() - ROLLBACK_STUCK_MS);
+  const [open, abandoned] = await Promise.all([
+    db.$queryRaw<{ endpoint: string; pending: bigint; stuck: bigint }[]>`
+      SELECT endpoint, count(*) AS pending, count(*) FILTER (WHERE created_at < ${stuckBefore}) AS stuck
+      FROM wallet_jobs WHERE completed_at IS NULL AND abandoned_at IS NULL GROUP BY endpoint`,
+    db.$queryRaw<{ endpoint: string; abandoned: bigint }[]>`
+      SELECT endpoint, count(*) AS abandoned FROM wallet_jobs WHERE abandoned_at IS NOT NULL GROUP BY endpoint`,
+  ]);
+  return ['win', 'rollback'].flatMap((endpoint) => {
+    const row = open.find((r) => r.endpoint === endpoint);
+    return [
+      { endpoint, state: 'pending', count: Number(row?.pending ?? 0n) },
+      { endpoint, state: 'stuck', count: Number(row?.stuck ?? 0n) },
+      { endpoint, state: 'abandoned', count: Number(abandoned.find((r) => r.endpoint === endpoint)?.abandoned ?? 0n) },
+    ];
+  });
+}
 
 export async function runWalletJob(svc: ServiceContext, walletJobId: string): Promise<WalletJobOutcome> {
   const job = await svc.db.walletJob.findUnique({ where: { id: walletJobId } });
@@ -149,5 +182,5 @@ async function abandon(svc: ServiceContext, job: WalletJob, attempts: number, er
     return tx.walletJob.create({ data: rollbackJobData(bet, rollbackTransactionUuid, 'win_exhausted', now) });
   });
   svc.logger.error({ walletJobId: job.id, endpoint: job.endpoint, transactionUuid: job.transactionUuid, attempts, error }, 'wallet job abandoned after 24 hours: a human must look at it');
-  if (refund) await svc.queues.rollback.add('rollback', { walletJobId: refund.id }, { jobId: refund.id });
+  if (refund) await enqueueWalletJob(svc, refund);
 }

@@ -37,7 +37,21 @@ end
 return 'closed'
 `;
 
+const STATE = `
+local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
+if open_until == 0 then return 'closed' end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now < open_until then return 'open' end
+return 'half_open'
+`;
+
 export type Admission = 'closed' | 'open' | 'probe';
+// half_open: the open period is over; the next call (one in the cluster) is the probe
+export type CircuitState = 'closed' | 'open' | 'half_open' | 'unknown';
+export type CircuitStatus = { operatorId: string; endpoint: string; state: CircuitState };
+
+const KEY_PATTERN = 'circuit:*';
 
 export class CircuitBreaker {
   constructor(
@@ -59,6 +73,35 @@ export class CircuitBreaker {
       this.logger.warn({ err: (err as Error).message }, 'circuit state unavailable; calling the wallet');
       return 'closed';
     }
+  }
+
+  // For the wallet-calls report and /metrics: 'unknown' while Redis cannot be read.
+  async state(operatorId: string, endpoint: string): Promise<CircuitState> {
+    try {
+      return (await this.redis.eval(STATE, 1, this.keys(operatorId, endpoint)[0])) as CircuitState;
+    } catch {
+      return 'unknown';
+    }
+  }
+
+  // Every circuit that has counted a failure since it last closed (a closed circuit with
+  // no failures has no key).
+  async tracked(): Promise<CircuitStatus[]> {
+    const prefix = this.redis.options.keyPrefix ?? '';
+    const found: CircuitStatus[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${KEY_PATTERN}`, 'COUNT', 200);
+      cursor = next;
+      for (const key of keys) {
+        // circuit:<operatorId>:<endpoint>; the endpoint never holds a colon
+        const name = key.slice(prefix.length + 'circuit:'.length);
+        const split = name.lastIndexOf(':');
+        const [operatorId, endpoint] = [name.slice(0, split), name.slice(split + 1)];
+        if (split > 0) found.push({ operatorId, endpoint, state: await this.state(operatorId, endpoint) });
+      }
+    } while (cursor !== '0');
+    return found;
   }
 
   async record(operatorId: string, endpoint: string, healthy: boolean): Promise<void> {

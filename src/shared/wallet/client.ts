@@ -49,7 +49,7 @@ export class WalletClient {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
-    private readonly circuit: CircuitBreaker,
+    readonly circuit: CircuitBreaker,
   ) {}
 
   async call(input: WalletCallInput): Promise<WalletResult> {
