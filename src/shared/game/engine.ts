@@ -35,7 +35,12 @@ export async function currentCycle(svc: Pick<ServiceContext, 'db'>, of: EngineKe
 // caller create the cycle.
 export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<void> {
   const key = engineKeyOf(of);
-  await svc.db.engine.upsert({ where: { operatorId_gameCode_currency: key }, create: { ...key }, update: {} });
+  // ON CONFLICT, not Prisma's upsert (a read then an insert): players who connect at the
+  // same moment to an engine that does not exist yet must not fail each other
+  await svc.db.$executeRaw`
+    INSERT INTO engines (operator_id, game_code, currency, running, updated_at)
+    VALUES (${key.operatorId}, ${key.gameCode}, ${key.currency}, false, now())
+    ON CONFLICT DO NOTHING`;
   const cycle = await svc.db.$transaction(async (tx) => {
     const [engine] = await tx.$queryRaw<{ running: boolean }[]>`
       SELECT running FROM engines

@@ -1,0 +1,157 @@
+import pg from 'pg';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createDb, type Db } from '../../src/shared/db/client.js';
+import { loadConfig } from '../../src/shared/config.js';
+import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
+import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
+import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
+import { uniqueId } from './harness.js';
+import { checkMoneyInvariants, waitForQuiescence } from './invariants.js';
+import { Player } from './player.js';
+import { freePort, spawnService, type ServiceProcess } from './processes.js';
+import { signedRequest } from './signed-client.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
+
+// A deployment of real service processes for the fault suite (issue 4): its own database
+// and Redis namespace, the wallet simulator in the test process, and processes that a test
+// can kill -9, restart or stop gracefully. Processes are named; each runs the roles given.
+//
+//   const d = await startDeployment();
+//   await d.start('all', 'api,realtime,scheduler,bet,settle,rollback');
+//   const table = await d.table({ bettingWindowMs: 3000 });
+//   const seat = await table.seat(10_000_000n);
+
+export type DeploymentOptions = {
+  // points the processes at another Postgres / Redis (a proxy, a private server)
+  databaseUrl?: (direct: string) => string;
+  redisUrl?: string;
+  walletCallTimeoutMs?: number;
+};
+
+export type Seat = { playerRef: string; sessionId: string; token: string; player: Player };
+
+export type Table = {
+  operator: OnboardedOperator;
+  // a funded player with a session, connected to the named process
+  seat: (balanceMicro: bigint, via?: string) => Promise<Seat>;
+};
+
+export type Deployment = {
+  db: Db;
+  wallet: WalletSimulator;
+  databaseUrl: string;
+  redisUrl: string;
+  processes: Map<string, ServiceProcess & { roles: string; port: number | undefined }>;
+  start: (name: string, roles: string, env?: NodeJS.ProcessEnv) => Promise<ServiceProcess>;
+  kill: (name: string) => Promise<void>;
+  // a new process under the same name and roles; resolves once it logged 'rgs started'
+  restart: (name: string) => Promise<ServiceProcess>;
+  url: (name: string) => string;
+  table: (config?: Partial<GameConfigValues>) => Promise<Table>;
+  operatorIds: string[];
+  // waits until nothing is in flight, then returns the money invariants' findings
+  settle: (timeoutMs?: number) => Promise<string[]>;
+  close: () => Promise<void>;
+};
+
+export const ALL_ROLES = 'api,realtime,scheduler,bet,settle,rollback';
+
+export async function startDeployment(options: DeploymentOptions = {}): Promise<Deployment> {
+  const config = loadConfig();
+  const name = `rgs_fault_${process.pid}_${uniqueId('d').replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
+  const direct = new URL(TEST_DATABASE_URL);
+  direct.pathname = `/${name}`;
+  await migrate(direct.toString());
+  const databaseUrl = options.databaseUrl ? options.databaseUrl(direct.toString()) : direct.toString();
+  const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
+  const prefix = uniqueId('rgs-fault');
+  const db = createDb(direct.toString(), 4);
+  const wallet = await WalletSimulator.start();
+  const processes: Deployment['processes'] = new Map();
+  const operatorIds: string[] = [];
+
+  const launch = async (processName: string, roles: string, env: NodeJS.ProcessEnv, port: number | undefined) => {
+    const service = spawnService(processName, {
+      ROLES: roles,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      WALLET_CALL_TIMEOUT_MS: String(options.walletCallTimeoutMs ?? 2000),
+      ...(port === undefined ? {} : { PORT: String(port) }),
+      ...env,
+    });
+    processes.set(processName, Object.assign(service, { roles, port }));
+    await service.waitForLog((line) => line.msg === 'rgs started', 30_000);
+    return service;
+  };
+  const envOf = new Map<string, NodeJS.ProcessEnv>();
+
+  const deployment: Deployment = {
+    db,
+    wallet,
+    databaseUrl,
+    redisUrl,
+    processes,
+    operatorIds,
+    start: async (processName, roles, env = {}) => {
+      envOf.set(processName, env);
+      const port = roles.includes('api') || roles.includes('realtime') ? await freePort() : undefined;
+      return launch(processName, roles, env, port);
+    },
+    kill: async (processName) => {
+      await processes.get(processName)?.stop('SIGKILL');
+    },
+    restart: async (processName) => {
+      const previous = processes.get(processName);
+      if (!previous) throw new Error(`no process ${processName}`);
+      await previous.stop('SIGKILL');
+      return launch(processName, previous.roles, envOf.get(processName) ?? {}, previous.port);
+    },
+    url: (processName) => {
+      const port = processes.get(processName)?.port;
+      if (port === undefined) throw new Error(`${processName} serves no HTTP`);
+      return `http://127.0.0.1:${port}`;
+    },
+    table: async (gameConfig = {}) => {
+      const operator = await createOperator(db, config.masterKey, uniqueId('fault'), { walletUrl: wallet.url, currencies: ['EUR'] });
+      wallet.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+      operatorIds.push(operator.operatorId);
+      await setGameConfig(db, operator.operatorId, 'dice', 'EUR', {
+        bettingWindowMs: 2000,
+        rollingWindowMs: 300,
+        cooldownMs: 200,
+        ...gameConfig,
+      });
+      return {
+        operator,
+        seat: async (balanceMicro, via) => {
+          const web = via ?? [...processes.entries()].find(([, p]) => p.roles.includes('api') && p.child.exitCode === null && p.child.signalCode === null)?.[0];
+          if (!web) throw new Error('no running api process');
+          const playerRef = uniqueId('player');
+          wallet.setBalance(playerRef, 'EUR', balanceMicro);
+          const body = { operatorId: operator.operatorId, playerRef, gameCode: 'dice', currency: 'EUR', lang: 'en', jurisdiction: 'MT' };
+          const response = await signedRequest(deployment.url(web), { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/session', body);
+          if (response.status !== 200) throw new Error(`session launch failed: ${response.status} ${response.text}`);
+          const token = response.body.sessionToken as string;
+          const player = await Player.connect(deployment.url(web), token);
+          await player.waitFor('connected');
+          return { playerRef, sessionId: response.body.sessionId as string, token, player };
+        },
+      };
+    },
+    settle: async (timeoutMs = 30_000) => {
+      await waitForQuiescence(db, { operatorIds, timeoutMs });
+      return checkMoneyInvariants(db, wallet, { operatorIds });
+    },
+    close: async () => {
+      await Promise.all([...processes.values()].map((p) => p.stop('SIGKILL')));
+      await wallet.close();
+      await db.$disconnect();
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+  return deployment;
+}
