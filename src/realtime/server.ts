@@ -71,13 +71,23 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
     });
   });
 
-  // presence entries expire unless refreshed (D1: the clock runs while players are here)
-  const refresh = setInterval(() => {
+  // presence entries expire unless refreshed (D1: the clock runs while players are here),
+  // and the clocks of the players here are kept running: a clock that stopped while
+  // presence was unknown (Redis lost it, issue 4) starts again with the next refresh
+  const refreshPresence = async () => {
+    const engines = new Map<string, EngineKey>();
     for (const socket of io.of('/').sockets.values() as IterableIterator<PlayerSocket>) {
-      if (socket.data.engine) void markPresent(svc.redis, socket.data.engine, socket.id).catch(() => undefined);
+      if (!socket.data.engine) continue;
+      await markPresent(svc.redis, socket.data.engine, socket.id);
+      engines.set(engineRoom(socket.data.engine.operatorId, socket.data.engine.gameCode, socket.data.engine.currency), socket.data.engine);
     }
-  }, PRESENCE_REFRESH_MS);
+    for (const engine of engines.values()) await ensureEngine(svc, engine);
+  };
+  const refresh = setInterval(() => void refreshPresence().catch(() => undefined), PRESENCE_REFRESH_MS);
   refresh.unref();
+  // Redis back after an outage (it may have lost every key): presence at once
+  const onRedisReady = () => void refreshPresence().catch(() => undefined);
+  svc.redis.on('ready', onRedisReady);
 
   return {
     io,
@@ -87,6 +97,7 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
     close: async () => {
       intake.open = false;
       clearInterval(refresh);
+      svc.redis.off('ready', onRedisReady);
       io.local.emit('service_restarting', { reconnect: true, ts: new Date().toISOString() });
       await io.close();
       await betEvents.close();
@@ -149,20 +160,31 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
       // the ack callback comes last: a message sent without a payload carries only the callback
       const ack = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
       const payload = args[0];
-      const reply = await guard(event, payload, ack).catch(() => null);
-      if (!reply) return;
-      await run(payload, reply).catch((err: unknown) => {
-        if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
-        else svc.logger.error({ err, event, sessionId }, 'player message failed');
-        reply({ ok: false, reason: 'service_unavailable' });
+      const unavailable = () => {
+        if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
         if (event === 'place_bet') {
           const clientBetId = clientBetIdOf(payload);
           socket.emit('bet_rejected', { reason: 'service_unavailable', ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
         }
+      };
+      // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
+      // with a reason the player can act on (retry shortly); it resumes by itself when the
+      // dependency probe answers again
+      if (!intake.open || !svc.dependencies.available()) return unavailable();
+      const reply = await guard(event, payload, ack).catch((err: unknown) => {
+        svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message could not be checked');
+        unavailable();
+        return null;
+      });
+      if (!reply) return;
+      await run(payload, reply).catch((err: unknown) => {
+        if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
+        else svc.logger.error({ err, event, sessionId }, 'player message failed');
+        unavailable();
       });
     });
 
-  handle('place_bet', async (payload, reply) => reply(await handlePlaceBet(svc, socket, betEvents, payload, intake)));
+  handle('place_bet', async (payload, reply) => reply(await handlePlaceBet(svc, socket, betEvents, payload)));
 
   handle('rotate_seed', async (payload, reply) => {
     const request = parseRotateSeed(payload);
@@ -177,13 +199,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
   socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });
 }
 
-async function handlePlaceBet(
-  svc: ServiceContext,
-  socket: PlayerSocket,
-  betEvents: QueueEvents,
-  payload: unknown,
-  intake: { open: boolean },
-): Promise<BetAck> {
+async function handlePlaceBet(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, payload: unknown): Promise<BetAck> {
   const sessionId = socket.data.claims.sessionId;
   const parsed = parsePlaceBet(payload);
   const rejected = (reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck => {
@@ -191,9 +207,6 @@ async function handlePlaceBet(
     return { ok: false, reason };
   };
   if (!parsed.ok) return rejected(parsed.reason, parsed.clientBetId);
-  // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses with
-  // a reason the player can act on (retry shortly); it resumes when the probe answers
-  if (!intake.open || !svc.dependencies.available()) return rejected('service_unavailable', parsed.request.clientBetId);
   const placed = await placeBet(svc, sessionId, parsed.request);
   if (!placed.ok) return rejected(placed.reason, parsed.request.clientBetId);
   // the debit runs in the bet worker pool, which also tells the player (bet_placed or
