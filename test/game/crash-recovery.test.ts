@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { rollRounds } from '../../src/shared/game/outcome.js';
+import { recoverOnElection } from '../../src/shared/game/recovery.js';
+import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
+import { operatorWith, until } from '../support/game.js';
+import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
+import { Player } from '../support/player.js';
+
+// Contract 3.1 crash recovery, run by hand on rows a crash left behind (no scheduler runs
+// here, so the clock moves only when the test moves it): a cycle caught in BETTING_OPEN has
+// no outcome, so its rounds are voided and refunded; a cycle caught in RESULT has outcomes,
+// so its wins are enqueued and its rounds settled. Run twice at once and once more, it books
+// nothing twice. After a clean handover the clocks only resume.
+describe('crash recovery on election (contract 3.1)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, ['api', 'realtime', 'bet', 'settle', 'rollback']);
+  });
+  after(() => h.close());
+
+  const FUNDS = 10_000_000n;
+
+  // a table whose cycle is in BETTING_OPEN with one accepted LOW bet per player
+  async function tableWithBets(operator: TestOperator, players: number) {
+    const seats = [];
+    for (let i = 0; i < players; i++) {
+      const body = operator.sessionBody();
+      h.wallet.setBalance(body.playerRef as string, 'EUR', FUNDS);
+      const launch = await operator.request('POST', '/v1/session', body);
+      const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
+      await player.waitFor('connected');
+      seats.push({ player, playerRef: body.playerRef as string });
+    }
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' })));
+    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+    return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
+  }
+
+  it('voids rounds without an outcome, settles rounds with one, and books nothing twice when run concurrently and again', async () => {
+    const open = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000 }), 2);
+    // LOW always wins at this table
+    const rolled = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n }), 2);
+    // the crash came after the outcome was persisted, before settlement (contract 3.1 RESULT)
+    const cycle = await h.svc.db.cycle.update({ where: { id: rolled.cycleId }, data: { phase: 'RESULT', phaseEndsAt: null } });
+    await h.svc.db.round.updateMany({ where: { cycleId: rolled.cycleId }, data: { state: 'ROLLING' } });
+    await rollRounds(h.svc, cycle);
+
+    const runs = await Promise.all([recoverOnElection(h.svc, 'crash'), recoverOnElection(h.svc, 'crash')]);
+    const again = await recoverOnElection(h.svc, 'crash');
+    expect(runs.map((r) => r.voidedRounds).reduce((a, b) => a + b)).to.equal(2);
+    expect(runs.map((r) => r.interruptedCycles).reduce((a, b) => a + b)).to.be.at.least(2);
+    expect(again).to.include({ interruptedCycles: 0, voidedRounds: 0, settledRounds: 0 });
+
+    const operatorIds = await h.svc.db.round
+      .findMany({ where: { id: { in: [...open.roundIds, ...rolled.roundIds] } }, select: { operatorId: true } })
+      .then((rows) => [...new Set(rows.map((r) => r.operatorId))]);
+    await waitForQuiescence(h.svc.db, { operatorIds, timeoutMs: 20_000 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds })).to.deep.equal([]);
+
+    const voided = await h.svc.db.round.findMany({ where: { id: { in: open.roundIds } }, include: { bet: { include: { pendingRoundBet: true } } } });
+    expect(voided.map((r) => [r.state, r.voidReason, r.bet.status, r.bet.pendingRoundBet?.state, r.bet.pendingRoundBet?.resolutionReason])).to.deep.equal(
+      voided.map(() => ['VOIDED', 'crash_recovery', 'VOIDED', 'REFUNDED', 'ROUND_VOIDED']),
+    );
+    await open.seats[0]!.player.waitFor('round_voided', (p) => p.reason === 'crash_recovery');
+    expect(open.seats.map((s) => h.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS, FUNDS]);
+
+    const settled = await h.svc.db.round.findMany({ where: { id: { in: rolled.roundIds } }, include: { bet: true } });
+    expect(settled.map((r) => [r.state, r.settled, r.bet.status, r.bet.payoutMicro])).to.deep.equal(settled.map(() => ['SETTLED', true, 'SETTLED', 1_940_000n]));
+    expect(rolled.seats.map((s) => h.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS + 940_000n, FUNDS + 940_000n]);
+    expect(h.wallet.transactions.filter((t) => t.type === 'win' && rolled.seats.some((s) => s.playerRef === t.playerRef))).to.have.length(2);
+    // both interrupted cycles are closed; the clock starts a new cycle for the players still here
+    const cycles = await h.svc.db.cycle.findMany({ where: { id: { in: [open.cycleId, rolled.cycleId] } } });
+    expect(cycles.map((c) => c.phase)).to.deep.equal(['FINISHED', 'FINISHED']);
+    for (const seat of [...open.seats, ...rolled.seats]) seat.player.close();
+  });
+
+  it('after a clean handover the cycle goes on: nothing is voided', async () => {
+    const table = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000 }), 1);
+    const recovered = await recoverOnElection(h.svc, 'handover');
+    expect(recovered).to.include({ interruptedCycles: 0, voidedRounds: 0 });
+    const round = await h.svc.db.round.findUniqueOrThrow({ where: { id: table.roundIds[0] } });
+    expect(round.state).to.equal('BETTING_OPEN');
+    expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('BETTING_OPEN');
+    table.seats[0]!.player.close();
+  });
+});
