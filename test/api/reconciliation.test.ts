@@ -488,10 +488,10 @@ describe('reconciliation reads (D10)', () => {
         from: iso(at(0)),
         to: iso(at(60)),
         endpoints: [
-          { endpoint: 'balance', calls: 2, ok: 1, failed: 1, p50LatencyMs: 42, p99LatencyMs: 1000, openCircuitRejections: 0, abandonedJobs: 0 },
-          { endpoint: 'bet', calls: 11, ok: 8, failed: 3, p50LatencyMs: 50, p99LatencyMs: 100, openCircuitRejections: 0, abandonedJobs: 0 },
-          { endpoint: 'win', calls: 4, ok: 3, failed: 1, p50LatencyMs: 7, p99LatencyMs: 300, openCircuitRejections: 1, abandonedJobs: 1 },
-          { endpoint: 'rollback', calls: 0, ok: 0, failed: 0, p50LatencyMs: null, p99LatencyMs: null, openCircuitRejections: 0, abandonedJobs: 2 },
+          { endpoint: 'balance', calls: 2, ok: 1, failed: 1, p50LatencyMs: 42, p99LatencyMs: 1000, openCircuitRejections: 0, abandonedJobs: 0, circuit: 'closed' },
+          { endpoint: 'bet', calls: 11, ok: 8, failed: 3, p50LatencyMs: 50, p99LatencyMs: 100, openCircuitRejections: 0, abandonedJobs: 0, circuit: 'closed' },
+          { endpoint: 'win', calls: 4, ok: 3, failed: 1, p50LatencyMs: 7, p99LatencyMs: 300, openCircuitRejections: 1, abandonedJobs: 1, circuit: 'closed' },
+          { endpoint: 'rollback', calls: 0, ok: 0, failed: 0, p50LatencyMs: null, p99LatencyMs: null, openCircuitRejections: 0, abandonedJobs: 2, circuit: 'closed' },
         ],
       });
     });

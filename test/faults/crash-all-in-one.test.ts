@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../support/deployment.js';
 import { until } from '../support/game.js';
-import { recordRecoveryTime, recoveryTimes } from '../support/recovery-time.js';
+import { RecoveryTimes } from '../support/recovery-time.js';
 
 // kill -9 of the all-in-one process at each phase of a round, then a restart (issue 4,
 // contract 3.1 crash recovery): every accepted bet ends SETTLED or VOIDED, a win is
@@ -11,13 +11,14 @@ import { recordRecoveryTime, recoveryTimes } from '../support/recovery-time.js';
 describe('faults: kill -9 of the all-in-one process at each phase', function () {
   this.timeout(120_000);
   let d: Deployment;
+  const recoveryTimes = new RecoveryTimes();
   before(async () => {
     d = await startDeployment();
     await d.start('all', ALL_ROLES);
   });
   after(async () => {
     await d?.close();
-    if (recoveryTimes.length > 0) process.stdout.write(`      recovery after restart (ms): ${recoveryTimes.map((r) => `${r.what} ${r.ms}`).join(', ')}\n`);
+    recoveryTimes.print();
   });
 
   const STAKE = 1_000_000n;
@@ -41,7 +42,7 @@ describe('faults: kill -9 of the all-in-one process at each phase', function () 
     await d.restart('all');
     const upAt = Date.now();
     await until(`${what}: recovery`, done, 30_000);
-    recordRecoveryTime(what, Date.now() - upAt);
+    recoveryTimes.record(what, Date.now() - upAt);
   }
 
   it('BETTING_OPEN with accepted bets: the rounds are voided and every stake refunded once', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startDeployment, type Deployment, type Seat } from '../support/deployment.js';
 import { until } from '../support/game.js';
 import { Player } from '../support/player.js';
-import { recordRecoveryTime, recoveryTimes } from '../support/recovery-time.js';
+import { RecoveryTimes } from '../support/recovery-time.js';
 
 // The split deployment (D12), each role its own OS process: kill -9 of each role while it
 // holds work, then its replacement (issue 4). Money is checked against the simulator's
@@ -10,6 +10,7 @@ import { recordRecoveryTime, recoveryTimes } from '../support/recovery-time.js';
 describe('faults: kill -9 of each role of the split deployment', function () {
   this.timeout(150_000);
   let d: Deployment;
+  const recoveryTimes = new RecoveryTimes();
   before(async () => {
     d = await startDeployment();
     await Promise.all([
@@ -23,7 +24,7 @@ describe('faults: kill -9 of each role of the split deployment', function () {
   });
   after(async () => {
     await d?.close();
-    if (recoveryTimes.length > 0) process.stdout.write(`      recovery after restart (ms): ${recoveryTimes.map((r) => `${r.what} ${r.ms}`).join(', ')}\n`);
+    recoveryTimes.print();
   });
 
   const STAKE = 1_000_000n;
@@ -39,7 +40,7 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     await d.restart(role);
     const upAt = Date.now();
     await until(`${role}: recovery`, done, 30_000);
-    recordRecoveryTime(role, Date.now() - upAt);
+    recoveryTimes.record(role, Date.now() - upAt);
   }
 
   it('scheduler, during BETTING_OPEN with accepted bets: its replacement voids the rounds and refunds the stakes', async () => {

@@ -48,7 +48,7 @@ export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<
       FOR UPDATE`;
     if (!engine || engine.running) return null;
     // contract 8.6: config and weights are snapshotted when the cycle is created (PENDING)
-    const config = await loadGameConfig(svc.db, key.operatorId, key.gameCode, key.currency);
+    const config = await loadGameConfig(tx, key.operatorId, key.gameCode, key.currency);
     const last = await tx.cycle.aggregate({ where: key, _max: { number: true } });
     const created = await tx.cycle.create({
       data: { id: randomUUID(), ...key, number: (last._max.number ?? 0) + 1, phase: 'PENDING', ...config },

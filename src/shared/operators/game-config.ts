@@ -51,7 +51,8 @@ export function checkGameConfig(config: GameConfigValues): void {
   if (problems.length) throw new GameConfigError(problems.join('; '));
 }
 
-export async function loadGameConfig(db: Db, operatorId: string, gameCode: string, currency: string): Promise<GameConfigValues> {
+// db may be a transaction, so that a caller holding one does not need a second connection
+export async function loadGameConfig(db: Pick<Db, 'gameConfig'>, operatorId: string, gameCode: string, currency: string): Promise<GameConfigValues> {
   const row = await db.gameConfig.findUnique({ where: { operatorId_gameCode_currency: { operatorId, gameCode, currency } } });
   if (!row) return { ...DEFAULT_GAME_CONFIG };
   const { operatorId: _o, gameCode: _g, currency: _c, updatedAt: _u, ...values } = row;

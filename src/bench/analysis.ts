@@ -1,0 +1,207 @@
+import type { RecordedRequest } from '../simulator/wallet-simulator.js';
+import type { BetPathRow } from './bet-path.js';
+import type { Players } from './players.js';
+import type { Report } from './report.js';
+import type { SessionPhase } from './sessions.js';
+import { round, summarize } from './stats.js';
+import { totalOf, type Snapshot } from './usage.js';
+import type { WalletAnswerTimes } from './wallet-timing.js';
+
+// Turns what a run observed (the players' clocks, the wallet's, the service's own rows and
+// the processes' usage) into the report's measurement sections. Every latency is a
+// difference of two clocks of this one machine; Postgres timestamps have millisecond
+// resolution, so a segment between two of them is good to about a millisecond.
+
+export type Observations = {
+  planned: { players: number; sessionRate: number };
+  sessions: SessionPhase;
+  players: Players;
+  walletRequests: readonly RecordedRequest[];
+  walletViolations: readonly string[];
+  answers: WalletAnswerTimes;
+  betPaths: BetPathRow[];
+  betting: { start: number; end: number };
+  // usage marks: around session creation, around connecting, once players are connected
+  // and idle (betting starts), at the end of betting, and after the drain (whose peak RSS
+  // covers the whole run)
+  service: {
+    sessionsStart: Snapshot;
+    sessionsEnd: Snapshot;
+    beforeConnect: Snapshot;
+    connected: Snapshot;
+    idle: Snapshot;
+    bettingEnd: Snapshot;
+    final: Snapshot;
+  };
+  loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
+};
+
+type Measurements = Omit<Report, 'run' | 'floors'>;
+
+const KIB_PER_MIB = 1024;
+
+export function analyse(o: Observations): Measurements {
+  const bettingSeconds = (o.betting.end - o.betting.start) / 1000;
+  const betsById = new Map(o.players.bets.filter((bet) => bet.betId).map((bet) => [bet.betId!, bet]));
+  const cycleOfRound = new Map(o.players.bets.filter((bet) => bet.roundId).map((bet) => [bet.roundId!, bet.cycleId]));
+  const walletByRequestUuid = new Map(o.walletRequests.map((record) => [requestUuidOf(record), record]));
+  const receivedAt = (record: RecordedRequest) => record.receivedAt.getTime();
+
+  // the first /wallet/win of each round: a retry is the service recovering, not settling
+  const wins = new Map<string, RecordedRequest>();
+  for (const record of o.walletRequests) {
+    const roundId = record.endpoint === 'win' ? roundIdOf(record) : undefined;
+    if (roundId && !wins.has(roundId)) wins.set(roundId, record);
+  }
+  const afterRollingEnd = (cycleId: string | undefined, at: number) => {
+    const end = cycleId === undefined ? undefined : o.players.rollingEndsAt.get(cycleId);
+    return end === undefined ? [] : [at - end];
+  };
+
+  const accepted = o.players.bets.filter((bet) => bet.ok);
+  const segments = {
+    placeToBetRow: [] as number[],
+    betRowToAuditRow: [] as number[],
+    auditRowToWallet: [] as number[],
+    insideWallet: [] as number[],
+    walletToAuditUpdate: [] as number[],
+    auditUpdateToAccepted: [] as number[],
+    acceptedToAck: [] as number[],
+  };
+  const beforeWallet: number[] = [];
+  const afterWallet: number[] = [];
+  const serviceAdded: number[] = [];
+  for (const row of o.betPaths) {
+    const bet = betsById.get(row.betId);
+    const call = walletByRequestUuid.get(row.requestUuid);
+    const answeredAt = call ? o.answers.answeredAt(call) : undefined;
+    if (!bet?.ackAt || !call || answeredAt === undefined) continue;
+    const arrived = receivedAt(call);
+    segments.placeToBetRow.push(row.betRowAt - bet.sentAt);
+    segments.betRowToAuditRow.push(row.auditRowAt - row.betRowAt);
+    segments.auditRowToWallet.push(arrived - row.auditRowAt);
+    segments.insideWallet.push(answeredAt - arrived);
+    segments.walletToAuditUpdate.push(row.auditUpdatedAt - answeredAt);
+    segments.auditUpdateToAccepted.push(row.acceptedAt - row.auditUpdatedAt);
+    segments.acceptedToAck.push(bet.ackAt - row.acceptedAt);
+    beforeWallet.push(arrived - row.betRowAt);
+    afterWallet.push(bet.ackAt - answeredAt);
+    serviceAdded.push(bet.ackAt - bet.sentAt - (answeredAt - arrived));
+  }
+
+  const inWindow = o.walletRequests.filter((record) => receivedAt(record) >= o.betting.start && receivedAt(record) <= o.betting.end);
+  const walletCallsPerSByEndpoint: Record<string, number> = {};
+  for (const record of inWindow) {
+    const endpoint = record.endpoint ?? 'other';
+    walletCallsPerSByEndpoint[endpoint] = (walletCallsPerSByEndpoint[endpoint] ?? 0) + 1;
+  }
+  for (const endpoint of Object.keys(walletCallsPerSByEndpoint)) {
+    walletCallsPerSByEndpoint[endpoint] = round(walletCallsPerSByEndpoint[endpoint]! / bettingSeconds, 1);
+  }
+
+  const failures: string[] = [...o.sessions.failures, ...o.players.failures];
+  for (const bet of o.players.bets) {
+    if (!bet.ok) failures.push(`bet:${bet.reason ?? 'no_ack'}`);
+    else {
+      const result = o.players.results.get(bet.roundId!);
+      if (!result) failures.push('bet:no_round_result');
+      else if (result.won && !wins.has(bet.roundId!)) failures.push('bet:no_wallet_win');
+    }
+  }
+  for (const record of o.walletRequests) {
+    const status = typeof record.response === 'object' ? (record.response.status ?? `http_${record.response.httpStatus}`) : record.response;
+    if (status !== 'RS_OK') failures.push(`wallet:${record.endpoint ?? record.path}:${status}`);
+  }
+  for (let i = 0; i < o.walletViolations.length; i++) failures.push('wallet:violation');
+  const byKind: Record<string, number> = {};
+  for (const kind of failures) byKind[kind] = (byKind[kind] ?? 0) + 1;
+  const operations = o.planned.players + o.sessions.sessions.length + o.players.bets.length + o.walletRequests.length;
+
+  const { service } = o;
+  const serviceNames = Object.keys(service.final.processes);
+  const byPhase = (name?: string) => ({
+    sessions: cpuPercent(service.sessionsStart, service.sessionsEnd, name),
+    connect: cpuPercent(service.beforeConnect, service.connected, name),
+    betting: cpuPercent(service.idle, service.bettingEnd, name),
+  });
+  const idleDeltaKiB = totalOf(service.idle, 'rssKiB') - totalOf(service.beforeConnect, 'rssKiB');
+  const peakRssKiB = totalOf(service.final, 'peakRssKiB');
+  const connected = o.players.connected;
+  const serviceCpu = byPhase();
+  const bettingCpuMs = (serviceCpu.betting / 100) * bettingSeconds * 1000;
+
+  return {
+    sessionCreate: {
+      targetRate: o.planned.sessionRate,
+      achievedRate: round(o.sessions.achievedRate, 1),
+      attempted: o.planned.players,
+      created: o.sessions.sessions.length,
+      latencyMs: summarize(o.sessions.latenciesMs),
+    },
+    connect: { attempted: o.sessions.sessions.length, connected, latencyMs: summarize(o.players.connectLatenciesMs) },
+    betAck: { latencyMs: summarize(accepted.map((bet) => bet.ackAt! - bet.sentAt)) },
+    settlement: {
+      roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
+      walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),
+    },
+    walletOverhead: {
+      insideWalletMs: summarize(segments.insideWallet),
+      beforeWalletMs: summarize(beforeWallet),
+      afterWalletMs: summarize(afterWallet),
+      serviceAddedMs: summarize(serviceAdded),
+      segmentsMs: Object.fromEntries(Object.entries(segments).map(([name, samples]) => [name, summarize(samples)])) as Report['walletOverhead']['segmentsMs'],
+    },
+    throughput: {
+      bettingSeconds: round(bettingSeconds, 1),
+      betsSentPerS: round(o.players.bets.length / bettingSeconds, 1),
+      acceptedBetsPerS: round(accepted.length / bettingSeconds, 1),
+      walletCallsPerS: round(inWindow.length / bettingSeconds, 1),
+      walletCallsPerSByEndpoint,
+    },
+    failures: { operations, total: failures.length, rate: operations > 0 ? round(failures.length / operations, 6) : 0, byKind },
+    resources: {
+      service: {
+        cpuPercentByPhase: serviceCpu,
+        cpuMsPerAcceptedBet: accepted.length > 0 ? round(bettingCpuMs / accepted.length) : 0,
+        peakRssMiB: round(peakRssKiB / KIB_PER_MIB, 1),
+        idleRssKiBPerPlayer: connected > 0 ? round(idleDeltaKiB / connected, 1) : 0,
+        perPlayer: {
+          cpuMsPerS: connected > 0 ? round(bettingCpuMs / bettingSeconds / connected) : 0,
+          peakRssKiB: connected > 0 ? round(peakRssKiB / connected, 1) : 0,
+        },
+        processes: Object.fromEntries(
+          serviceNames.map((name) => [
+            name,
+            {
+              cpuPercentByPhase: byPhase(name),
+              peakRssMiB: round(service.final.processes[name]!.peakRssKiB / KIB_PER_MIB, 1),
+              idleRssDeltaKiB: service.idle.processes[name]!.rssKiB - service.beforeConnect.processes[name]!.rssKiB,
+            },
+          ]),
+        ),
+      },
+      loadGenerator: {
+        cpuPercent: cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd),
+        peakRssMiB: round(totalOf(o.loadGenerator.bettingEnd, 'peakRssKiB') / KIB_PER_MIB, 1),
+        eventLoopDelayP99Ms: o.loadGenerator.eventLoopDelayP99Ms,
+        eventLoopDelayMaxMs: o.loadGenerator.eventLoopDelayMaxMs,
+      },
+    },
+  };
+}
+
+// CPU time over wall time between two marks, in percent of one core (200 = two cores busy)
+function cpuPercent(from: Snapshot, to: Snapshot, name?: string): number {
+  const cpu = (snap: Snapshot) => (name === undefined ? totalOf(snap, 'cpuSeconds') : snap.processes[name]!.cpuSeconds);
+  const wallSeconds = (to.at - from.at) / 1000;
+  return wallSeconds > 0 ? round(((cpu(to) - cpu(from)) / wallSeconds) * 100, 1) : 0;
+}
+
+function field(record: RecordedRequest, name: string): string | undefined {
+  const body = record.body as Record<string, unknown> | undefined;
+  const value = body?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const requestUuidOf = (record: RecordedRequest) => field(record, 'requestUuid') ?? '';
+const roundIdOf = (record: RecordedRequest) => field(record, 'roundId');

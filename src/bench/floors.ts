@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { createRedis } from '../shared/redis.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../shared/signing/signer.js';
+import { summarize, type Summary } from './stats.js';
+
+// The floors of the machine, measured before the service starts (issue 6): a durable
+// Postgres commit, a Redis round trip and a signed loopback HTTP call. Every service
+// latency is a sum of such steps, so dividing a result by its floor compares runs made on
+// machines (or moments) of different speed.
+
+export type Floors = {
+  iterations: number;
+  postgresCommitMs: Summary;
+  redisPingMs: Summary;
+  loopbackHttpMs: Summary;
+  // what a commit means on this server: with either off, a commit does not wait for the disk
+  postgres: { synchronousCommit: string; fsync: string };
+};
+
+const WARM_UP = 20;
+
+export async function measureFloors(databaseUrl: string, redisUrl: string, iterations: number): Promise<Floors> {
+  return {
+    iterations,
+    postgresCommitMs: await postgresCommit(databaseUrl, iterations),
+    redisPingMs: await redisPing(redisUrl, iterations),
+    loopbackHttpMs: await loopbackHttp(iterations),
+    postgres: await postgresSettings(databaseUrl),
+  };
+}
+
+async function timed(iterations: number, step: () => Promise<unknown>): Promise<Summary> {
+  for (let i = 0; i < WARM_UP; i++) await step();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    await step();
+    samples.push(performance.now() - started);
+  }
+  return summarize(samples);
+}
+
+// one autocommitted INSERT into a logged table: a real commit, WAL flush included (a
+// temporary or unlogged table would skip exactly the part being measured)
+async function postgresCommit(databaseUrl: string, iterations: number): Promise<Summary> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE bench_floor (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
+    const result = await timed(iterations, () => client.query('INSERT INTO bench_floor DEFAULT VALUES'));
+    await client.query('DROP TABLE bench_floor');
+    return result;
+  } finally {
+    await client.end();
+  }
+}
+
+async function postgresSettings(databaseUrl: string): Promise<Floors['postgres']> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ synchronous_commit: string; fsync: string }>(
+      `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`,
+    );
+    return { synchronousCommit: rows[0]!.synchronous_commit, fsync: rows[0]!.fsync };
+  } finally {
+    await client.end();
+  }
+}
+
+async function redisPing(redisUrl: string, iterations: number): Promise<Summary> {
+  const redis = createRedis(redisUrl, { enableOfflineQueue: true });
+  try {
+    return await timed(iterations, () => redis.ping());
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// contract 5.1 both ways: the client signs, the server verifies, over one kept-alive
+// connection, as the service's wallet client and an operator's wallet do
+async function loopbackHttp(iterations: number): Promise<Summary> {
+  const secret = 'bench-floor-secret';
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const expected = sign(secret, req.method ?? '', req.url ?? '', String(req.headers[SIGNATURE_HEADERS.timestamp]), Buffer.concat(chunks));
+      const ok = signatureMatches(expected, String(req.headers[SIGNATURE_HEADERS.signature]));
+      const body = JSON.stringify({ status: ok ? 'RS_OK' : 'RS_ERROR_INVALID_SIGNATURE' });
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const call = () =>
+    new Promise<void>((resolve, reject) => {
+      const body = JSON.stringify({ requestUuid: randomUUID(), amountMicro: '100000' });
+      const headers = { 'content-type': 'application/json', ...signedHeaders('floor', secret, 'POST', '/wallet/bet', body) };
+      const req = request({ host: '127.0.0.1', port, path: '/wallet/bet', method: 'POST', agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`loopback floor answered ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    return await timed(iterations, call);
+  } finally {
+    agent.destroy();
+    server.close();
+  }
+}

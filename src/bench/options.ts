@@ -1,0 +1,103 @@
+import path from 'node:path';
+
+// Command-line options of `npm run bench` (issue 6). Every run must finish in under two
+// minutes, so the options that set its length are bounded here rather than discovered
+// by a run that overstays.
+
+export type Deployment = 'all-in-one' | 'split';
+
+export type BenchOptions = {
+  deployment: Deployment;
+  players: number;
+  operators: number;
+  sessionRate: number; // session creates per second, spread over the operators
+  durationS: number; // length of the betting phase
+  walletLatencyMs: number; // added to every wallet answer
+  bettingWindowMs: number;
+  out: string;
+  smoke: boolean;
+};
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+// contract 8.1: session creation is limited to 5 per second per operator; a fifth of
+// headroom keeps the generator's own timing jitter from tripping the limit
+const SESSIONS_PER_OPERATOR_PER_S = 4;
+const CONTRACT_SESSIONS_PER_OPERATOR_PER_S = 5;
+// players arrive (session, then connection) at the session rate and then bet; start-up,
+// warm-up, draining and teardown take the rest of the two minutes
+const MAX_LOAD_SECONDS = 80;
+
+const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000 };
+const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, operators: 2 };
+
+export const USAGE = `usage: npm run bench -- [options]
+  --deployment all-in-one|split   the service as one process, or one process per Procfile role (default all-in-one)
+  --players N                     connected players, each betting every round (default ${DEFAULTS.players})
+  --operators N                   operators the players are spread over (default: session rate / ${SESSIONS_PER_OPERATOR_PER_S})
+  --session-rate N                players arriving per second: session creates, then connections (default ${DEFAULTS.sessionRate})
+  --duration S                    seconds of betting (default ${DEFAULTS.durationS})
+  --wallet-latency MS             latency added to every wallet answer (default 0)
+  --betting-window MS             the operators' betting window (default ${DEFAULTS.bettingWindowMs})
+  --out FILE                      the JSON results (default bench-results/<timestamp>.json)
+  --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
+
+export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
+  const given = new Map<string, string>();
+  let smoke = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--smoke') {
+      smoke = true;
+      continue;
+    }
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!match) throw new UsageError(`unexpected argument ${arg}`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new UsageError(`${arg} needs a value`);
+    given.set(match[1]!, value);
+  }
+  const base = smoke ? SMOKE : DEFAULTS;
+  const take = (name: string) => {
+    const value = given.get(name);
+    given.delete(name);
+    return value;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = take(name);
+    if (raw === undefined) return fallback;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got ${raw})`);
+    }
+    return Number(raw);
+  };
+
+  const deployment = take('deployment') ?? 'all-in-one';
+  if (deployment !== 'all-in-one' && deployment !== 'split') throw new UsageError(`--deployment must be all-in-one or split (got ${deployment})`);
+  const players = int('players', base.players, 1, 20_000);
+  const sessionRate = int('session-rate', base.sessionRate, 1, 2000);
+  const defaultOperators = smoke ? SMOKE.operators : Math.ceil(sessionRate / SESSIONS_PER_OPERATOR_PER_S);
+  const operators = int('operators', Math.min(players, defaultOperators), 1, 1000);
+  const durationS = int('duration', base.durationS, 1, 60);
+  const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
+  const bettingWindowMs = int('betting-window', base.bettingWindowMs, 500, 15_000);
+  const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
+  const unknown = [...given.keys()];
+  if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((name) => `--${name}`).join(', ')}`);
+
+  if (operators * CONTRACT_SESSIONS_PER_OPERATOR_PER_S < sessionRate) {
+    throw new UsageError(
+      `${sessionRate} sessions/s needs at least ${Math.ceil(sessionRate / CONTRACT_SESSIONS_PER_OPERATOR_PER_S)} operators ` +
+        `(contract 8.1: ${CONTRACT_SESSIONS_PER_OPERATOR_PER_S} per second each)`,
+    );
+  }
+  const loadSeconds = (2 * players) / sessionRate + durationS;
+  if (loadSeconds > MAX_LOAD_SECONDS) {
+    throw new UsageError(
+      `2 x players / session rate + duration is ${Math.ceil(loadSeconds)} s; keep it within ${MAX_LOAD_SECONDS} s so that a run ends within 2 minutes`,
+    );
+  }
+  return { deployment, players, operators, sessionRate, durationS, walletLatencyMs, bettingWindowMs, out: path.resolve(out), smoke };
+}

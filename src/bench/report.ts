@@ -1,0 +1,105 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Floors } from './floors.js';
+import type { BenchOptions } from './options.js';
+import type { Summary } from './stats.js';
+
+// The results of a run: the whole of it as JSON in a file, and a short table on stdout.
+
+export type SegmentName =
+  | 'placeToBetRow'
+  | 'betRowToAuditRow'
+  | 'auditRowToWallet'
+  | 'insideWallet'
+  | 'walletToAuditUpdate'
+  | 'auditUpdateToAccepted'
+  | 'acceptedToAck';
+
+// percent of one core (200 = two cores busy) while sessions are created, players connect, and they bet
+export type CpuByPhase = { sessions: number; connect: number; betting: number };
+
+export type Report = {
+  run: {
+    startedAt: string;
+    finishedAt: string;
+    options: Omit<BenchOptions, 'out'>;
+    machine: { node: string; cpus: number; cpuModel: string; loadAverage: number[] };
+    service: { name: string; roles: string }[];
+  };
+  floors: Floors;
+  sessionCreate: { targetRate: number; achievedRate: number; attempted: number; created: number; latencyMs: Summary };
+  connect: { attempted: number; connected: number; latencyMs: Summary };
+  betAck: { latencyMs: Summary };
+  settlement: { roundResultMs: Summary; walletWinMs: Summary };
+  walletOverhead: {
+    insideWalletMs: Summary;
+    beforeWalletMs: Summary;
+    afterWalletMs: Summary;
+    serviceAddedMs: Summary;
+    segmentsMs: Record<SegmentName, Summary>;
+  };
+  throughput: {
+    bettingSeconds: number;
+    betsSentPerS: number;
+    acceptedBetsPerS: number;
+    walletCallsPerS: number;
+    walletCallsPerSByEndpoint: Record<string, number>;
+  };
+  failures: { operations: number; total: number; rate: number; byKind: Record<string, number> };
+  resources: {
+    service: {
+      cpuPercentByPhase: CpuByPhase;
+      cpuMsPerAcceptedBet: number;
+      peakRssMiB: number;
+      idleRssKiBPerPlayer: number;
+      perPlayer: { cpuMsPerS: number; peakRssKiB: number };
+      processes: Record<string, { cpuPercentByPhase: CpuByPhase; peakRssMiB: number; idleRssDeltaKiB: number }>;
+    };
+    loadGenerator: { cpuPercent: number; peakRssMiB: number; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
+  };
+};
+
+export async function writeReport(file: string, report: Report): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+export function formatTable(report: Report, file: string): string {
+  const { options } = report.run;
+  const { floors, throughput, failures, resources } = report;
+  const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
+  const row = (label: string, summary: Summary) =>
+    `${label.padEnd(46)}${String(summary.count).padStart(7)}${number(summary.p50).padStart(10)}${number(summary.p99).padStart(10)}${number(summary.max).padStart(10)}`;
+  const session = report.sessionCreate;
+  const cpu = resources.service.cpuPercentByPhase;
+  const lines = [
+    `RGS benchmark: ${options.deployment}, ${options.players} players on ${options.operators} operators, ` +
+      `${options.bettingWindowMs} ms betting window, wallet +${options.walletLatencyMs} ms, ${options.durationS} s of betting`,
+    `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
+      `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
+    '',
+    `${'latency (ms)'.padEnd(46)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
+    row(`session create at ${session.targetRate}/s (sent ${number(session.achievedRate)}/s)`, session.latencyMs),
+    row('player connect (handshake to connected)', report.connect.latencyMs),
+    row('bet ack (place_bet to ack)', report.betAck.latencyMs),
+    row('round_result after end of ROLLING', report.settlement.roundResultMs),
+    row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
+    row('inside the wallet (/wallet/bet)', report.walletOverhead.insideWalletMs),
+    row('before the wallet (bet row to /wallet/bet)', report.walletOverhead.beforeWalletMs),
+    row('after the wallet (its answer to the ack)', report.walletOverhead.afterWalletMs),
+    row('service-added (bet ack minus inside wallet)', report.walletOverhead.serviceAddedMs),
+    '',
+    `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
+      `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
+    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.betting)} betting`,
+    `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +
+      `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted bet ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
+    `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms   ` +
+      `peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
+  ];
+  const kinds = Object.entries(failures.byKind).sort(([, a], [, b]) => b - a);
+  if (kinds.length > 0) lines.push(`failures    ${kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);
+  const relative = path.relative(process.cwd(), file);
+  lines.push(`results     ${relative.startsWith('..') ? file : relative}`);
+  return `${lines.join('\n')}\n`;
+}

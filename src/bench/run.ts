@@ -1,0 +1,228 @@
+import { constants, cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../shared/config.js';
+import { createDb } from '../shared/db/client.js';
+import { migrate } from '../shared/db/migrate.js';
+import { WALLET_ENDPOINTS } from '../simulator/ledger.js';
+import { WalletSimulator } from '../simulator/wallet-simulator.js';
+import { analyse } from './analysis.js';
+import { readBetPaths } from './bet-path.js';
+import { measureFloors } from './floors.js';
+import { parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
+import { handshake, Players } from './players.js';
+import { formatTable, writeReport, type Report } from './report.js';
+import { createSessions, launchSession } from './sessions.js';
+import { startService } from './service.js';
+import { round } from './stats.js';
+import { benchDatabaseUrl, clearRedisPrefix, dropDatabase, onboardOperators, type BenchOperator } from './setup.js';
+import { snapshot } from './usage.js';
+import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
+
+// `npm run bench` (issue 6): a load generator outside the service processes. It measures
+// the machine's floors, starts the service (all-in-one or split) on a database and Redis
+// prefix of its own, launches sessions at a fixed rate through many operators, connects a
+// Socket.IO player per session, lets them bet every round for a while, and reports. The
+// wallet simulator runs here, in the load generator, as every operator's wallet.
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// warm-up players connect a few at a time
+const WARM_UP_LANES = 4;
+// quiet time before the service's memory is read: the previous phase's work has finished
+const SETTLE_MS = 2000;
+// after betting stops: time for the last acks, results and wins to arrive
+const DRAIN_TIMEOUT_MS = 15_000;
+const PROGRESS_EVERY_MS = 5000;
+// the event-loop histogram records whole intervals between its timer's ticks; the delay
+// is what exceeds this resolution
+const EVENT_LOOP_RESOLUTION_MS = 10;
+
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[]): Promise<Report> {
+  const startedAt = new Date();
+  const databaseUrl = benchDatabaseUrl(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/rgs', `rgs_bench_${process.pid}`);
+  const redisKeyPrefix = `rgs-bench-${process.pid}`;
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: redisKeyPrefix, LOG_LEVEL: 'info' };
+  // the service reads the same environment, so it shares the master key that seals the
+  // credentials onboarded here
+  const config = loadConfig(env);
+
+  progress(`database ${new URL(databaseUrl).pathname.slice(1)}, Redis prefix ${redisKeyPrefix}`);
+  cleanup.push(() => dropDatabase(databaseUrl), () => clearRedisPrefix(config.redisUrl, redisKeyPrefix));
+  // a database left by an earlier run that had this pid and was killed is not reused
+  await dropDatabase(databaseUrl);
+  await migrate(databaseUrl);
+
+  const floors = await measureFloors(databaseUrl, config.redisUrl, options.smoke ? 100 : 300);
+  progress(
+    `floors p50: postgres commit ${floors.postgresCommitMs.p50} ms, redis ping ${floors.redisPingMs.p50} ms, loopback http ${floors.loopbackHttpMs.p50} ms`,
+  );
+
+  const wallet = await WalletSimulator.start();
+  const answers = new WalletAnswerTimes();
+  cleanup.push(() => wallet.close(), () => answers.close());
+  // a delay fault without `times` stays on: every answer of every endpoint comes that late
+  if (options.walletLatencyMs > 0) {
+    for (const endpoint of WALLET_ENDPOINTS) wallet.setFault(endpoint, { kind: 'delay', ms: options.walletLatencyMs });
+  }
+  const db = createDb(databaseUrl, 2);
+  const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
+
+  const service = await startService(ROOT, options.deployment, env);
+  cleanup.push(() => service.stop());
+  const pids = Object.fromEntries(service.processes.map((p) => [p.name, p.pid]));
+  const self = { loadGenerator: process.pid };
+  progress(`service up: ${service.processes.map((p) => `${p.name} (${p.roles}, pid ${p.pid})`).join(', ')} at ${service.url}`);
+
+  const warmUpFailures = await warmUp(service.url, operators);
+  progress(`warmed up: one player per operator connected and left${warmUpFailures.length > 0 ? `; failed: ${warmUpFailures.join(', ')}` : ''}`);
+
+  const sessionsStart = snapshot(pids);
+  const sessions = await createSessions(service.url, wallet, operators, options.players, options.sessionRate);
+  const sessionsEnd = snapshot(pids);
+  progress(`${sessions.sessions.length} sessions in ${((sessionsEnd.at - sessionsStart.at) / 1000).toFixed(1)} s, ${sessions.failures.length} failed`);
+
+  // memory is read once the work of the previous phase is done, before and after connecting
+  await sleep(SETTLE_MS);
+  const beforeConnect = snapshot(pids);
+  const players = new Players(service.url, options.operators, options.bettingWindowMs);
+  cleanup.push(() => players.close());
+  await players.connectAll(sessions.sessions, options.sessionRate);
+  const connected = snapshot(pids);
+  progress(`${players.connected} players connected in ${((connected.at - beforeConnect.at) / 1000).toFixed(1)} s`);
+  await sleep(SETTLE_MS);
+
+  const idle = snapshot(pids);
+  const bettingStart = snapshot(self);
+  const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  eventLoop.enable();
+  const start = epochMs();
+  players.betting = true;
+  progress(`betting for ${options.durationS} s`);
+  const ticker = setInterval(() => {
+    const accepted = players.bets.filter((bet) => bet.ok).length;
+    progress(`  ${Math.round((epochMs() - start) / 1000)} s: ${players.bets.length} bets sent, ${accepted} accepted`);
+  }, PROGRESS_EVERY_MS);
+  await sleep(options.durationS * 1000);
+  players.betting = false;
+  clearInterval(ticker);
+  const end = epochMs();
+  const bettingEnd = snapshot(pids);
+  const bettingEndSelf = snapshot(self);
+  eventLoop.disable();
+
+  const drained = await drain(players, wallet);
+  progress(drained ? 'drained: every bet answered, settled and paid' : `drain incomplete after ${DRAIN_TIMEOUT_MS / 1000} s`);
+  const final = snapshot(pids);
+  const crashed = service.crashed();
+  if (crashed.length > 0) throw new Error(`the service failed during the run: ${crashed.join('; ')}`);
+  players.close();
+  await service.stop();
+  const betPaths = await readBetPaths(databaseUrl);
+
+  const measurements = analyse({
+    planned: { players: options.players, sessionRate: options.sessionRate },
+    sessions,
+    players,
+    walletRequests: wallet.requests,
+    walletViolations: wallet.violations,
+    answers,
+    betPaths,
+    betting: { start, end },
+    service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
+    loadGenerator: {
+      bettingStart,
+      bettingEnd: bettingEndSelf,
+      eventLoopDelayP99Ms: eventLoopDelay(eventLoop.percentile(99)),
+      eventLoopDelayMaxMs: eventLoopDelay(eventLoop.max),
+    },
+  });
+  const { out: _out, ...shown } = options;
+  return {
+    run: {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      options: shown,
+      machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage: loadavg() },
+      service: service.processes.map(({ name, roles }) => ({ name, roles })),
+    },
+    floors,
+    ...measurements,
+  };
+}
+
+const eventLoopDelay = (intervalNs: number) => round(Math.max(0, intervalNs / 1e6 - EVENT_LOOP_RESOLUTION_MS));
+
+// A steady state rather than a cold start: before anything is measured, one player per
+// operator launches, connects and leaves, so that the service's code is compiled, its pools
+// are open, its caches hold every operator and every engine's row exists.
+async function warmUp(baseUrl: string, operators: BenchOperator[]): Promise<string[]> {
+  const failures: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < operators.length) {
+      const i = next++;
+      const launch = await launchSession(baseUrl, operators[i]!, `bench-warm-up-${i}`);
+      if ('failure' in launch) failures.push(launch.failure);
+      else await handshake(baseUrl, launch.token).then((socket) => socket.close(), (err: Error) => failures.push(`connect:${err.message}`));
+    }
+  };
+  await Promise.all(Array.from({ length: WARM_UP_LANES }, lane));
+  return failures;
+}
+
+// Waits until every bet has its ack, every accepted bet its round_result and every win its
+// /wallet/win, or the drain time is up; whatever is still missing counts as a failure.
+async function drain(players: Players, wallet: WalletSimulator): Promise<boolean> {
+  const deadline = epochMs() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    const paid = new Set(wallet.requests.filter((r) => r.endpoint === 'win').map((r) => (r.body as { roundId?: string }).roundId));
+    const done = players.bets.every((bet) => {
+      if (bet.ackAt === undefined) return false;
+      if (!bet.ok) return true;
+      const result = players.results.get(bet.roundId!);
+      return result !== undefined && (!result.won || paid.has(bet.roundId));
+    });
+    if (done) return true;
+    if (epochMs() > deadline) return false;
+    await sleep(100);
+  }
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2), ROOT);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const cleanup: (() => Promise<void> | void)[] = [];
+  const tidy = async () => {
+    for (const step of cleanup.splice(0).reverse()) {
+      await Promise.resolve()
+        .then(step)
+        .catch((err: unknown) => progress(`cleanup: ${(err as Error).message}`));
+    }
+  };
+  // stopped early (Ctrl-C, a timeout's SIGTERM): the service processes, the database and the
+  // Redis keys of this run are removed all the same
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => void tidy().then(() => process.exit(128 + constants.signals[signal])));
+  }
+  try {
+    const report = await run(options, cleanup);
+    await writeReport(options.out, report);
+    process.stdout.write(formatTable(report, options.out));
+  } finally {
+    await tidy();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,113 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { ROLE_NAMES } from '../shared/config.js';
+import type { Deployment } from './options.js';
+
+// The service under load, as real processes (`node --import tsx src/main.ts`), in one of
+// the two deployments of D12: every role in one process, or one process per Procfile
+// entry. A process counts as started when it logs `rgs started` (main.ts).
+
+export type ServiceProcess = { name: string; roles: string; child: ChildProcess; pid: number };
+
+export type RunningService = {
+  url: string;
+  processes: ServiceProcess[];
+  // processes that ended before stop() was called, with how they ended
+  crashed: () => string[];
+  stop: () => Promise<void>;
+};
+
+// Procfile: web = api+realtime, then one process per worker role
+const SPLIT: { name: string; roles: string }[] = [
+  { name: 'web', roles: 'api,realtime' },
+  { name: 'scheduler', roles: 'scheduler' },
+  { name: 'bet', roles: 'bet' },
+  { name: 'settle', roles: 'settle' },
+  { name: 'rollback', roles: 'rollback' },
+];
+
+const START_TIMEOUT_MS = 60_000;
+// main.ts gives itself 10 s to stop gracefully
+const STOP_TIMEOUT_MS = 12_000;
+const KEPT_OUTPUT_LINES = 40;
+
+export async function startService(root: string, deployment: Deployment, env: NodeJS.ProcessEnv): Promise<RunningService> {
+  const port = await freePort();
+  const layout = deployment === 'split' ? SPLIT : [{ name: 'rgs', roles: ROLE_NAMES.join(',') }];
+  const stopping = { now: false };
+  const ends: string[] = [];
+  const started = layout.map(({ name, roles }) => launch(root, name, roles, { ...env, PORT: String(port) }, stopping, ends));
+  const processes = started.map((entry) => entry.process);
+  const stop = async () => {
+    stopping.now = true;
+    await Promise.all(started.map((entry) => entry.stop()));
+  };
+  try {
+    await Promise.all(started.map((entry) => entry.ready));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url: `http://127.0.0.1:${port}`, processes, crashed: () => [...ends], stop };
+}
+
+function launch(root: string, name: string, roles: string, env: NodeJS.ProcessEnv, stopping: { now: boolean }, ends: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...env, ROLES: roles },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (line: string) => {
+    output.push(line);
+    if (output.length > KEPT_OUTPUT_LINES) output.shift();
+  };
+  const failure = (what: string) => new Error(`service process ${name} ${what}; its last output:\n${output.join('\n')}`);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(failure(`did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        keep(line);
+        if (line.includes('"msg":"rgs started"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach(keep));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!stopping.now) ends.push(`${name} exited (${signal ?? `code ${code}`})`);
+      reject(failure(`exited (${signal ?? `code ${code}`}) before it started`));
+    });
+  });
+  // a rejection after start is reported through `ends`, not as an unhandled promise
+  ready.catch(() => undefined);
+  return {
+    process: { name, roles, child, pid: child.pid! },
+    ready,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import pg from 'pg';
+import type { Db } from '../shared/db/client.js';
+import { setGameConfig } from '../shared/operators/game-config.js';
+import { createOperator } from '../shared/operators/operators.js';
+import { createRedis } from '../shared/redis.js';
+import type { WalletSimulator } from '../simulator/wallet-simulator.js';
+
+// What a run owns and removes again: a database of its own, a Redis key prefix of its own,
+// and the operators it onboards there, all sharing one wallet simulator.
+
+export type BenchOperator = { operatorId: string; key: { kid: string; secret: string } };
+
+export const CURRENCY = 'EUR';
+// the windows around the betting window: short, so that rounds come fast (issue 6)
+const ROLLING_WINDOW_MS = 300;
+const COOLDOWN_MS = 200;
+
+// the same server as DATABASE_URL, another database name
+export function benchDatabaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+// every key the run's processes made lives under `${prefix}:` (REDIS_KEY_PREFIX)
+export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createRedis(redisUrl, { enableOfflineQueue: true });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function onboardOperators(
+  db: Db,
+  masterKey: Buffer,
+  wallet: WalletSimulator,
+  count: number,
+  bettingWindowMs: number,
+): Promise<BenchOperator[]> {
+  const operators: BenchOperator[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await createOperator(db, masterKey, `bench-op-${i}`, { walletUrl: wallet.url, currencies: [CURRENCY] });
+    wallet.addCredential(created.walletKeyId, created.walletSignatureSecret);
+    await setGameConfig(db, created.operatorId, 'dice', CURRENCY, {
+      bettingWindowMs,
+      rollingWindowMs: ROLLING_WINDOW_MS,
+      cooldownMs: COOLDOWN_MS,
+    });
+    operators.push({ operatorId: created.operatorId, key: { kid: created.apiKeyId, secret: created.apiSecret } });
+  }
+  return operators;
+}

@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Report } from '../../src/bench/report.js';
+
+// The benchmark (issue 6) is not a test and nothing here is timed: this runs it with a tiny
+// load, as a real child process against the real Postgres and Redis, so that it cannot rot.
+// It must finish, and its results file must hold every section, measured.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+type Run = { code: number; stdout: string; stderr: string };
+
+function bench(...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/bench/run.ts', ...args],
+      { cwd: ROOT, env: process.env, timeout: 110_000 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+// every leaf under the value, with its path
+function leaves(value: unknown, at: string): [string, unknown][] {
+  if (typeof value !== 'object' || value === null) return [[at, value]];
+  return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${at}.${key}`));
+}
+
+describe('npm run bench -- --smoke', function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'rgs-bench-'));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a tiny load to the end and reports every section with measured numbers', async () => {
+    const out = path.join(dir, 'smoke.json');
+    const run = await bench('--smoke', '--out', out);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout).to.include('bet ack');
+
+    const report = JSON.parse(await readFile(out, 'utf8')) as Report;
+    const { postgres, ...floors } = report.floors;
+    expect(postgres.synchronousCommit).to.be.a('string');
+    const measured = {
+      floors,
+      sessionCreate: report.sessionCreate,
+      connect: report.connect,
+      betAck: report.betAck,
+      settlement: report.settlement,
+      walletOverhead: report.walletOverhead,
+      throughput: report.throughput,
+      failures: { operations: report.failures.operations, total: report.failures.total, rate: report.failures.rate },
+      resources: report.resources,
+    };
+    for (const [at, value] of leaves(measured, 'report')) {
+      expect(value, at).to.be.a('number');
+      expect(Number.isFinite(value), at).to.equal(true);
+    }
+    // every latency section has samples: a count of 0 would mean a path went unmeasured
+    for (const [at, value] of leaves(measured, 'report').filter(([where]) => where.endsWith('.count'))) {
+      expect(value, at).to.be.above(0);
+    }
+    expect(report.throughput.acceptedBetsPerS).to.be.above(0);
+    expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
+    expect(report.failures.total).to.equal(0);
+  });
+});
