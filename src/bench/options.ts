@@ -16,6 +16,8 @@ export type BenchOptions = {
   bettingWindowMs: number;
   out: string;
   smoke: boolean;
+  // node --cpu-prof for every service process, its profiles written here
+  cpuProfDir: string | undefined;
 };
 
 export class UsageError extends Error {
@@ -42,6 +44,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --wallet-latency MS             latency added to every wallet answer (default 0)
   --betting-window MS             the operators' betting window (default ${DEFAULTS.bettingWindowMs})
   --out FILE                      the JSON results (default bench-results/<timestamp>.json)
+  --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
@@ -84,6 +87,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
   const bettingWindowMs = int('betting-window', base.bettingWindowMs, 500, 15_000);
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
+  const cpuProf = take('cpu-prof');
   const unknown = [...given.keys()];
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((name) => `--${name}`).join(', ')}`);
 
@@ -99,5 +103,16 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
       `2 x players / session rate + duration is ${Math.ceil(loadSeconds)} s; keep it within ${MAX_LOAD_SECONDS} s so that a run ends within 2 minutes`,
     );
   }
-  return { deployment, players, operators, sessionRate, durationS, walletLatencyMs, bettingWindowMs, out: path.resolve(out), smoke };
+  return {
+    deployment,
+    players,
+    operators,
+    sessionRate,
+    durationS,
+    walletLatencyMs,
+    bettingWindowMs,
+    out: path.resolve(out),
+    smoke,
+    cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
+  };
 }

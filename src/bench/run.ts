@@ -70,7 +70,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const db = createDb(databaseUrl, 2);
   const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
 
-  const service = await startService(ROOT, options.deployment, env);
+  const service = await startService(ROOT, options.deployment, env, options.cpuProfDir);
   cleanup.push(() => service.stop());
   const pids = Object.fromEntries(service.processes.map((p) => [p.name, p.pid]));
   const self = { loadGenerator: process.pid };

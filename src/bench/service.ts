@@ -31,12 +31,14 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 12_000;
 const KEPT_OUTPUT_LINES = 40;
 
-export async function startService(root: string, deployment: Deployment, env: NodeJS.ProcessEnv): Promise<RunningService> {
+export async function startService(root: string, deployment: Deployment, env: NodeJS.ProcessEnv, cpuProfDir?: string): Promise<RunningService> {
   const port = await freePort();
   const layout = deployment === 'split' ? SPLIT : [{ name: 'rgs', roles: ROLE_NAMES.join(',') }];
   const stopping = { now: false };
   const ends: string[] = [];
-  const started = layout.map(({ name, roles }) => launch(root, name, roles, { ...env, PORT: String(port) }, stopping, ends));
+  // node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line
+  const nodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const started = layout.map(({ name, roles }) => launch(root, name, roles, nodeArgs, { ...env, PORT: String(port) }, stopping, ends));
   const processes = started.map((entry) => entry.process);
   const stop = async () => {
     stopping.now = true;
@@ -51,8 +53,8 @@ export async function startService(root: string, deployment: Deployment, env: No
   return { url: `http://127.0.0.1:${port}`, processes, crashed: () => [...ends], stop };
 }
 
-function launch(root: string, name: string, roles: string, env: NodeJS.ProcessEnv, stopping: { now: boolean }, ends: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function launch(root: string, name: string, roles: string, nodeArgs: string[], env: NodeJS.ProcessEnv, stopping: { now: boolean }, ends: string[]) {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...env, ROLES: roles },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,7 +15,7 @@ import { WalletClient } from './wallet/client.js';
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {
   const logger = createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, config.databasePoolSize);
   // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter
   // take the prefix through their own options
   const redis = createRedis(config.redisUrl, { keyPrefix: `${config.redisKeyPrefix}:` });

@@ -7,6 +7,9 @@ export type Role = (typeof ROLE_NAMES)[number];
 export type Config = {
   nodeEnv: string;
   databaseUrl: string;
+  // Postgres connections per process: a bet holds one for its acceptance while the
+  // workers' other jobs need theirs
+  databasePoolSize: number;
   redisUrl: string;
   // namespaces every Redis key, queue and channel of this deployment
   redisKeyPrefix: string;
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/rgs', ['postgresql:', 'postgres:']),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 500),
     redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix,
     port,

@@ -171,18 +171,19 @@ async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | unde
       SELECT state, expires_at FROM sessions WHERE id = ${bet.sessionId}::uuid FOR SHARE`;
     if (!cycle || (cycle.phase !== 'BETTING_OPEN' && cycle.phase !== 'ROLLING')) return null;
     if (!session || session.state !== 'ACTIVE') return null;
-    if (bet.demo) {
-      const debited = await tx.session.updateMany({
-        where: { id: bet.sessionId, demoBalanceMicro: { gte: bet.amountMicro } },
-        data: { demoBalanceMicro: { decrement: bet.amountMicro } },
-      });
-      if (debited.count === 0) return 'insufficient' as const;
-    }
     const [seed] = await tx.$queryRaw<{ id: string; nonce: number }[]>`
       UPDATE seeds SET next_nonce = next_nonce + 1
       WHERE session_id = ${bet.sessionId}::uuid AND current
       RETURNING id, next_nonce - 1 AS nonce`;
     if (!seed) return null;
+    if (bet.demo) {
+      const debited = await tx.session.updateMany({
+        where: { id: bet.sessionId, demoBalanceMicro: { gte: bet.amountMicro } },
+        data: { demoBalanceMicro: { decrement: bet.amountMicro } },
+      });
+      // thrown, so that the nonce taken above is given back with the rest (D1: no gaps)
+      if (debited.count === 0) throw new DemoFundsError(bet.id);
+    }
     const { count } = await tx.bet.updateMany({ where: { id: bet.id, status: 'PENDING' }, data: { status: 'ACCEPTED', acceptedAt: now } });
     if (count === 0) throw new BetRaceError(bet.id);
     await tx.round.create({
@@ -206,6 +207,7 @@ async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | unde
     return bet.roundId;
   }).catch(async (err: unknown) => {
     if (err instanceof BetRaceError) return undefined;
+    if (err instanceof DemoFundsError) return 'insufficient' as const;
     throw err;
   });
   if (roundId === undefined) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
@@ -232,6 +234,12 @@ async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | unde
 class BetRaceError extends Error {
   constructor(betId: string) {
     super(`bet ${betId} was decided by another delivery`);
+  }
+}
+
+class DemoFundsError extends Error {
+  constructor(betId: string) {
+    super(`demo bet ${betId}: the demo balance does not cover the stake`);
   }
 }
 

@@ -25,12 +25,25 @@ type CredentialRow = {
 export const isValidAt = (row: Pick<CredentialRow, 'notBefore' | 'notAfter' | 'revokedAt'>, now: Date): boolean =>
   row.revokedAt === null && row.notBefore <= now && (row.notAfter === null || now <= row.notAfter);
 
+// A kid's secret never changes, so it is opened once per process (every signed request
+// and wallet call needs one). Callers check validity and revocation on the row first; a
+// revoked row has no ciphertext left to open.
+const revealed = new Map<string, string>();
+const REVEALED_KEPT = 10_000;
+
 export function revealSecret(masterKey: Buffer, row: CredentialRow): string {
-  return openWithDataKey(
+  // the master key is part of the key: a secret opened under one is never handed out under another
+  const cacheKey = `${masterKey.toString('hex')}:${row.kid}:${Buffer.from(row.wrappedDataKey).toString('base64')}`;
+  const known = revealed.get(cacheKey);
+  if (known !== undefined) return known;
+  const secret = openWithDataKey(
     masterKey,
     { encryptedSecret: Buffer.from(row.encryptedSecret), wrappedDataKey: Buffer.from(row.wrappedDataKey) },
     associatedData(row.kid),
   );
+  if (revealed.size >= REVEALED_KEPT) revealed.clear();
+  revealed.set(cacheKey, secret);
+  return secret;
 }
 
 export function sealedCredential(masterKey: Buffer, kind: CredentialKind, notBefore: Date) {

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 // Session token (contract 5.6): HS256 JWT under JWT_SECRET, which is separate from every
@@ -18,9 +19,21 @@ export type SessionClaims = {
   exp: number;
 };
 
+// Given a string, jsonwebtoken first tries to parse it as a PEM key on every call; the
+// key object is made once per secret instead (a hot path: every launch and handshake).
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 export function signSessionToken(secret: string, claims: SessionClaims): string {
   // iat and exp come from the claims (the session's own clock), not from jsonwebtoken's
-  return jwt.sign(claims, secret, { algorithm: 'HS256' });
+  return jwt.sign(claims, keyOf(secret), { algorithm: 'HS256' });
 }
 
 export type TokenCheck =
@@ -31,7 +44,7 @@ export type TokenCheck =
 // the database by the caller).
 export function verifySessionToken(secret: string, token: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
   try {
-    const claims = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: nowSeconds }) as SessionClaims;
+    const claims = jwt.verify(token, keyOf(secret), { algorithms: ['HS256'], clockTimestamp: nowSeconds }) as SessionClaims;
     if (typeof claims.sessionId !== 'string' || typeof claims.operatorId !== 'string') {
       return { ok: false, reason: 'invalid_token' };
     }
