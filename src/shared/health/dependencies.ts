@@ -12,6 +12,9 @@ export type DependencyStates = Record<Dependency, 'ok' | 'failed'>;
 
 const PROBE_EVERY_MS = 1000;
 const PROBE_TIMEOUT_MS = 1000;
+// A busy process can miss one deadline without its dependency being gone: intake pauses
+// only after this many probes in a row failed (about 2 s), and resumes on the first success.
+const FAILED_PROBES_TO_PAUSE = 2;
 
 export function withinDeadline(check: Promise<unknown>, timeoutMs = PROBE_TIMEOUT_MS): Promise<'ok' | 'failed'> {
   let timer: NodeJS.Timeout | undefined;
@@ -23,6 +26,7 @@ export function withinDeadline(check: Promise<unknown>, timeoutMs = PROBE_TIMEOU
 
 export class DependencyMonitor {
   private states: DependencyStates = { postgres: 'ok', redis: 'ok' };
+  private failedInARow: Record<Dependency, number> = { postgres: 0, redis: 0 };
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<DependencyStates> | undefined;
 
@@ -57,7 +61,7 @@ export class DependencyMonitor {
     this.probing ??= Promise.all([withinDeadline(this.db.$queryRaw`SELECT 1`), withinDeadline(this.redis.ping())])
       .then(([postgres, redis]) => {
         this.record({ postgres, redis });
-        return { postgres, redis };
+        return this.current();
       })
       .finally(() => {
         this.probing = undefined;
@@ -65,13 +69,15 @@ export class DependencyMonitor {
     return this.probing;
   }
 
-  private record(next: DependencyStates): void {
+  private record(probed: DependencyStates): void {
     for (const name of ['postgres', 'redis'] as const) {
-      if (next[name] === this.states[name]) continue;
-      if (next[name] === 'failed') this.logger.warn({ dependency: name }, 'dependency lost: intake paused');
+      this.failedInARow[name] = probed[name] === 'failed' ? this.failedInARow[name] + 1 : 0;
+      const next = this.failedInARow[name] >= FAILED_PROBES_TO_PAUSE ? 'failed' : probed[name] === 'ok' ? 'ok' : this.states[name];
+      if (next === this.states[name]) continue;
+      if (next === 'failed') this.logger.warn({ dependency: name }, 'dependency lost: intake paused');
       else this.logger.info({ dependency: name }, 'dependency back: intake resumed');
+      this.states[name] = next;
     }
-    this.states = next;
   }
 }
 
