@@ -29,6 +29,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs, circuit);
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
+  const dependencies = new DependencyMonitor(db, redis, logger);
+  const svc: ServiceContext = { config, db, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -44,12 +46,12 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     },
     roundCounts: async () =>
       (await db.round.groupBy({ by: ['state'], _count: { _all: true } })).map((row) => ({ state: row.state, count: row._count._all })),
-    walletJobCounts: () => walletJobCounts(db),
+    // the service clock, as the jobs' retry budget reads it (tests move it)
+    walletJobCounts: () => walletJobCounts(db, svc.now()),
     circuits: () => circuit.tracked(),
   });
-  const dependencies = new DependencyMonitor(db, redis, logger);
   dependencies.start();
-  return { config, db, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
+  return svc;
 }
 
 export async function closeServiceContext(svc: ServiceContext): Promise<void> {

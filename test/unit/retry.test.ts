@@ -79,6 +79,13 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
   });
 
 
+  // rgs_wallet_jobs{endpoint, state} as /metrics shows it
+  const walletJobsGauge = async (endpoint: string, state: string) => {
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`rgs_wallet_jobs{endpoint="${endpoint}",state="${state}"}`));
+    return Number(line?.split(' ').pop());
+  };
+
   const jobWith = (id: string, ready: (job: { attempts: number; abandonedAt: Date | null; completedAt: Date | null }) => boolean, what: string) =>
     until(what, async () => {
       const job = await h.svc.db.walletJob.findUniqueOrThrow({ where: { id } });
@@ -120,11 +127,14 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
     const job = await until('the rollback job', () => h.svc.db.walletJob.findFirst({ where: { betId: bet.id, endpoint: 'rollback' } }));
 
     await jobWith(job.id, (j) => j.attempts === 1, 'the first failed attempt');
+    const abandonedBefore = await walletJobsGauge('rollback', 'abandoned');
     // just inside the budget: still retried
     shift(WALLET_RETRY_BUDGET_MS - 60 * 60_000);
     const second = await jobWith(job.id, (j) => j.attempts === 2, 'the second failed attempt');
     expect(second).to.include({ abandonedAt: null, completedAt: null, lastError: 'RS_ERROR_UNKNOWN (HTTP 500)' });
     expect(second.nextAttemptAt).to.be.instanceOf(Date);
+    // pending for hours: the stuck-rollback alert metric counts it
+    expect(await walletJobsGauge('rollback', 'stuck')).to.be.at.least(1);
 
     // past 24 hours since the job was created: the next failure gives up
     shift(60 * 60_000 + 60_000);
@@ -143,6 +153,7 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
     expect((await h.svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } })).status).to.equal('REJECTED');
     expect(await h.svc.db.walletJob.count({ where: { betId: bet.id } })).to.equal(1);
 
+    expect(await walletJobsGauge('rollback', 'abandoned'), 'the abandoned-jobs metric counts it').to.equal(abandonedBefore + 1);
     const listed = (await abandonedJobs()).jobs.find((j) => j.id === job.id);
     expect(listed).to.include({ endpoint: 'rollback', purpose: 'uncertain_bet', betId: bet.id, transactionUuid: job.transactionUuid, attempts: 3, lastError: 'RS_ERROR_UNKNOWN (HTTP 500)', abandonedAt: abandoned.abandonedAt!.toISOString() });
     expect(h.wallet.violations).to.deep.equal([]);

@@ -63,8 +63,8 @@ const ROLLBACK_STUCK_MS = 5 * 60 * 1000;
 // For /metrics: open jobs, those open longer than the rollback alert threshold, and the
 // abandoned ones (each a ticket for a human), per endpoint. Both queries use indexes that
 // cover only open, respectively abandoned, rows.
-export async function walletJobCounts(db: Db): Promise<{ endpoint: string; state: string; count: number }[]> {
-  const stuckBefore = new Date(Date.now() - ROLLBACK_STUCK_MS);
+export async function walletJobCounts(db: Db, now: Date): Promise<{ endpoint: string; state: string; count: number }[]> {
+  const stuckBefore = new Date(now.getTime() - ROLLBACK_STUCK_MS);
   const [open, abandoned] = await Promise.all([
     db.$queryRaw<{ endpoint: string; pending: bigint; stuck: bigint }[]>`
       SELECT endpoint, count(*) AS pending, count(*) FILTER (WHERE created_at < ${stuckBefore}) AS stuck
