@@ -47,7 +47,8 @@ export type Deployment = {
   // a new process under the same name and roles; resolves once it logged 'rgs started'
   restart: (name: string) => Promise<ServiceProcess>;
   url: (name: string) => string;
-  table: (config?: Partial<GameConfigValues>) => Promise<Table>;
+  // an operator with its own engine; walletUrl puts something (a proxy) before the simulator
+  table: (config?: Partial<GameConfigValues>, options?: { walletUrl?: string }) => Promise<Table>;
   operatorIds: string[];
   // waits until nothing is in flight, then returns the money invariants' findings
   settle: (timeoutMs?: number) => Promise<string[]>;
@@ -112,8 +113,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       if (port === undefined) throw new Error(`${processName} serves no HTTP`);
       return `http://127.0.0.1:${port}`;
     },
-    table: async (gameConfig = {}) => {
-      const operator = await createOperator(db, config.masterKey, uniqueId('fault'), { walletUrl: wallet.url, currencies: ['EUR'] });
+    table: async (gameConfig = {}, tableOptions = {}) => {
+      const operator = await createOperator(db, config.masterKey, uniqueId('fault'), { walletUrl: tableOptions.walletUrl ?? wallet.url, currencies: ['EUR'] });
       wallet.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
       operatorIds.push(operator.operatorId);
       await setGameConfig(db, operator.operatorId, 'dice', 'EUR', {
