@@ -15,7 +15,8 @@ import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions, launchSession } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
-import { benchDatabaseUrl, clearRedisPrefix, dropDatabase, onboardOperators, type BenchOperator } from './setup.js';
+import { dropDatabase } from '../shared/db/migrate.js';
+import { benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
 import { snapshot } from './usage.js';
 import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { Db } from '../shared/db/client.js';
 import { setGameConfig } from '../shared/operators/game-config.js';
 import { createOperator } from '../shared/operators/operators.js';
@@ -20,19 +19,6 @@ export function benchDatabaseUrl(base: string, name: string): string {
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 // every key the run's processes made lives under `${prefix}:` (REDIS_KEY_PREFIX)

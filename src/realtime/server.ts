@@ -75,13 +75,18 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
   // and the clocks of the players here are kept running: a clock that stopped while
   // presence was unknown (Redis lost it, issue 4) starts again with the next refresh
   const refreshPresence = async () => {
-    const engines = new Map<string, EngineKey>();
+    const engines = new Map<string, { engine: EngineKey; socketIds: string[] }>();
     for (const socket of io.of('/').sockets.values() as IterableIterator<PlayerSocket>) {
-      if (!socket.data.engine) continue;
-      await markPresent(svc.redis, socket.data.engine, socket.id);
-      engines.set(engineRoom(socket.data.engine.operatorId, socket.data.engine.gameCode, socket.data.engine.currency), socket.data.engine);
+      const { engine } = socket.data;
+      if (!engine) continue;
+      const room = engineRoom(engine.operatorId, engine.gameCode, engine.currency);
+      const entry = engines.get(room) ?? engines.set(room, { engine, socketIds: [] }).get(room)!;
+      entry.socketIds.push(socket.id);
     }
-    for (const engine of engines.values()) await ensureEngine(svc, engine);
+    for (const { engine, socketIds } of engines.values()) {
+      await markPresent(svc.redis, engine, ...socketIds);
+      await ensureEngine(svc, engine);
+    }
   };
   const refresh = setInterval(() => void refreshPresence().catch(() => undefined), PRESENCE_REFRESH_MS);
   refresh.unref();
@@ -142,10 +147,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
     if (refusal) {
       reply({ ok: false, reason: refusal });
       // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
-      if (event === 'place_bet') {
-        const clientBetId = clientBetIdOf(payload);
-        socket.emit('bet_rejected', { reason: refusal, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
-      }
+      if (event === 'place_bet') emitBetRejected(socket, refusal, clientBetIdOf(payload));
       if (refusal === 'session_expired') await endSession(svc, sessionId, { kind: 'expired' });
       socket.emit('session_ended', { reason: refusal === 'session_expired' ? 'expired' : 'terminated', ts: new Date().toISOString() });
       socket.disconnect(true);
@@ -162,10 +164,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
       const payload = args[0];
       const unavailable = () => {
         if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
-        if (event === 'place_bet') {
-          const clientBetId = clientBetIdOf(payload);
-          socket.emit('bet_rejected', { reason: 'service_unavailable', ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
-        }
+        if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
       };
       // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
       // with a reason the player can act on (retry shortly); it resumes by itself when the
@@ -199,11 +198,16 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
   socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });
 }
 
+// D4 bet_rejected, told to this socket (the worker's verdicts go to the session room)
+function emitBetRejected(socket: PlayerSocket, reason: string, clientBetId: string | undefined): void {
+  socket.emit('bet_rejected', { reason, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
+}
+
 async function handlePlaceBet(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, payload: unknown): Promise<BetAck> {
   const sessionId = socket.data.claims.sessionId;
   const parsed = parsePlaceBet(payload);
   const rejected = (reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck => {
-    socket.emit('bet_rejected', { reason, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
+    emitBetRejected(socket, reason, clientBetId);
     return { ok: false, reason };
   };
   if (!parsed.ok) return rejected(parsed.reason, parsed.clientBetId);

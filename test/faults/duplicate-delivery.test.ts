@@ -5,7 +5,7 @@ import { runWalletJob } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { QUEUE_NAMES, type BetJob } from '../../src/shared/queues.js';
 import { startBetWorkers, workerConnection } from '../../src/workers/pools.js';
-import { until } from '../support/game.js';
+import { bettingWindowWithRoom, seatPlayer, until } from '../support/game.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 import { Player } from '../support/player.js';
@@ -59,22 +59,10 @@ describe('faults: the same job delivered twice', function () {
 
   // A funded player, connected, in a betting window with at least a second to run.
   async function seat(operator: TestOperator): Promise<Seat> {
-    const body = operator.sessionBody();
-    const playerRef = body.playerRef as string;
-    h.wallet.setBalance(playerRef, 'EUR', FUNDS);
-    const launched = await operator.request('POST', '/v1/session', body);
-    expect(launched.status, launched.text).to.equal(200);
-    const player = await Player.connect(h.baseUrl, launched.body.sessionToken);
+    const { player, playerRef, sessionId } = await seatPlayer(h, operator, FUNDS);
     players.push(player);
-    await player.waitFor('connected');
-    const open = (state: { phase?: string; phaseEndsAt?: string | null } | null | undefined) =>
-      state?.phase === 'BETTING_OPEN' && state.phaseEndsAt != null && Date.parse(state.phaseEndsAt) - Date.now() > 1000;
-    const latest = player.messages
-      .map((m) => (m.event === 'round_state' ? m.payload : m.event === 'connected' ? m.payload.roundState : undefined))
-      .filter((state) => state !== undefined)
-      .at(-1);
-    if (!open(latest)) await player.next('round_state', open, 10_000);
-    return { player, playerRef, sessionId: launched.body.sessionId as string };
+    await bettingWindowWithRoom(player, 1000, 10_000);
+    return { player, playerRef, sessionId };
   }
 
   // what realtime does on place_bet before it queues the job (8.2 rules, the PENDING row)

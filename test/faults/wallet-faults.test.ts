@@ -5,7 +5,7 @@ import type { GameConfigValues } from '../../src/shared/operators/game-config.js
 import type { OnboardedOperator } from '../../src/shared/operators/operators.js';
 import type { WalletEndpoint, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../support/deployment.js';
-import { until } from '../support/game.js';
+import { bettingWindowWithRoom, until } from '../support/game.js';
 import type { Player } from '../support/player.js';
 import { signedRequest } from '../support/signed-client.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -65,18 +65,8 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
     };
   }
 
-  // The current betting window if at least leftMs of it remain, else the next one: cases on
-  // one table share windows (one bet per player per round, one player per case).
-  async function inWindow(seat: Seat, leftMs: number): Promise<void> {
-    const roomFor = (state: { phase?: string; phaseEndsAt?: string | null } | null | undefined) =>
-      state?.phase === 'BETTING_OPEN' && state.phaseEndsAt != null && Date.parse(state.phaseEndsAt) - Date.now() > leftMs;
-    const latest = seat.player.messages
-      .map((m) => (m.event === 'round_state' ? m.payload : m.event === 'connected' ? m.payload.roundState : undefined))
-      .filter((state) => state !== undefined)
-      .at(-1);
-    if (roomFor(latest)) return;
-    await seat.player.next('round_state', roomFor, 15_000);
-  }
+  // one table's cases share windows (one bet per player per round, one player per case)
+  const inWindow = (seat: Seat, leftMs: number) => bettingWindowWithRoom(seat.player, leftMs);
 
   const place = (seat: Seat) => seat.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() }, 15_000);
   const betOf = (seat: Seat) => d.db.bet.findFirstOrThrow({ where: { sessionId: seat.sessionId } });

@@ -3,9 +3,8 @@ import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
 import { rollRounds } from '../../src/shared/game/outcome.js';
 import { recoverOnElection } from '../../src/shared/game/recovery.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
-import { operatorWith, until } from '../support/game.js';
+import { operatorWith, seatPlayer, until } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
-import { Player } from '../support/player.js';
 
 // Contract 3.1 crash recovery, run by hand on rows a crash left behind (no scheduler runs
 // here, so the clock moves only when the test moves it): a cycle caught in BETTING_OPEN has
@@ -25,14 +24,7 @@ describe('crash recovery on election (contract 3.1)', function () {
   // a table whose cycle is in BETTING_OPEN with one accepted LOW bet per player
   async function tableWithBets(operator: TestOperator, players: number) {
     const seats = [];
-    for (let i = 0; i < players; i++) {
-      const body = operator.sessionBody();
-      h.wallet.setBalance(body.playerRef as string, 'EUR', FUNDS);
-      const launch = await operator.request('POST', '/v1/session', body);
-      const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
-      await player.waitFor('connected');
-      seats.push({ player, playerRef: body.playerRef as string });
-    }
+    for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, FUNDS));
     const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
     await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
     const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' })));

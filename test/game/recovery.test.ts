@@ -6,7 +6,7 @@ import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { walletTarget } from '../../src/shared/wallet/target.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { Player } from '../support/player.js';
+import { seatPlayer, until } from '../support/game.js';
 
 // Work a stopped process or a lost queue left behind is re-derived from Postgres: a debit
 // left PENDING is rolled back with its own transactionUuid, and a pending wallet job with
@@ -19,31 +19,17 @@ describe('recovery of pending work from Postgres', function () {
   });
   after(() => h.close());
 
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== null && value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
   // a session seated at an open betting window, and a bet row placed as the realtime node
   // places it, whose bet job never ran (its process died)
   async function orphanedBet(balance: bigint) {
     const operator = await h.onboard();
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 5000, rollingWindowMs: 300, cooldownMs: 200 });
-    const body = operator.sessionBody();
-    const playerRef = body.playerRef as string;
-    h.wallet.setBalance(playerRef, 'EUR', balance);
-    const launch = await operator.request('POST', '/v1/session', body);
-    const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
+    const { player, playerRef, sessionId } = await seatPlayer(h, operator, balance);
     await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
-    const placed = await placeBet(h.svc, launch.body.sessionId, { side: 'LOW', amountMicro: 1_000_000n });
+    const placed = await placeBet(h.svc, sessionId, { side: 'LOW', amountMicro: 1_000_000n });
     if (!placed.ok) throw new Error(placed.reason);
     player.close();
-    return { playerRef, betId: placed.betId, sessionId: launch.body.sessionId as string };
+    return { playerRef, betId: placed.betId, sessionId };
   }
 
   const age = (betId: string) =>

@@ -3,7 +3,7 @@ import type { Bet, WalletJob } from '../../src/shared/db/client.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
-import { until } from '../support/game.js';
+import { seatPlayer, until } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // Every wallet status of contract 7.1 (completed by DECISIONS D13), as the service reacts
@@ -55,15 +55,10 @@ describe('wallet statuses (contract 7.1, D13)', function () {
   }
 
   async function seated(operator: TestOperator): Promise<Session> {
-    const body = operator.sessionBody();
-    const playerRef = body.playerRef as string;
-    h.wallet.setBalance(playerRef, 'EUR', START);
-    const launch = await operator.request('POST', '/v1/session', body);
-    expect(launch.status, launch.text).to.equal(200);
-    const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
-    expect((await player.waitFor('connected')).balanceMicro).to.equal(START.toString());
+    const { player, playerRef, sessionId, connected } = await seatPlayer(h, operator, START);
+    expect(connected.balanceMicro).to.equal(START.toString());
     await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
-    return { player, playerRef, sessionId: launch.body.sessionId };
+    return { player, playerRef, sessionId };
   }
 
   // the simulator's view of the calls concerning one movement

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { migrate } from '../../src/shared/db/migrate.js';
+import { dropDatabase, migrate } from '../../src/shared/db/migrate.js';
 import { createDb, type Db } from '../../src/shared/db/client.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
@@ -148,10 +147,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       await Promise.all([...processes.values()].map((p) => p.stop('SIGKILL')));
       await wallet.close();
       await db.$disconnect();
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(direct.toString());
     },
   };
   return deployment;

@@ -1,5 +1,7 @@
+import { expect } from 'chai';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import type { Harness, TestOperator } from './harness.js';
+import { Player } from './player.js';
 
 // Helpers shared by the game suites.
 
@@ -24,4 +26,31 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+export type SeatedPlayer = { player: Player; playerRef: string; sessionId: string; token: string; connected: any };
+
+// A player funded at the simulator, with a launched session, connected (D4 `connected` seen).
+export async function seatPlayer(h: Harness, operator: TestOperator, balanceMicro: bigint): Promise<SeatedPlayer> {
+  const body = operator.sessionBody();
+  const playerRef = body.playerRef as string;
+  h.wallet.setBalance(playerRef, 'EUR', balanceMicro);
+  const launch = await operator.request('POST', '/v1/session', body);
+  expect(launch.status, launch.text).to.equal(200);
+  const token = launch.body.sessionToken as string;
+  const player = await Player.connect(h.baseUrl, token);
+  const connected = await player.waitFor('connected');
+  return { player, playerRef, sessionId: launch.body.sessionId as string, token, connected };
+}
+
+// The player's betting window once more than leftMs of it remain: the current one if it
+// has that much left (as `connected` or the last round_state told), else the next.
+export async function bettingWindowWithRoom(player: Player, leftMs: number, timeoutMs = 15_000): Promise<void> {
+  const roomFor = (state: { phase?: string; phaseEndsAt?: string | null } | null | undefined) =>
+    state?.phase === 'BETTING_OPEN' && state.phaseEndsAt != null && Date.parse(state.phaseEndsAt) - Date.now() > leftMs;
+  const latest = player.messages
+    .map((m) => (m.event === 'round_state' ? m.payload : m.event === 'connected' ? m.payload.roundState : undefined))
+    .filter((state) => state !== undefined)
+    .at(-1);
+  if (!roomFor(latest)) await player.next('round_state', roomFor, timeoutMs);
 }

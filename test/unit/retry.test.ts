@@ -5,8 +5,7 @@ import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../src/shared/queues.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
-import { until } from '../support/game.js';
-import { Player } from '../support/player.js';
+import { seatPlayer, until } from '../support/game.js';
 
 // The wallet retry schedule (contract 3.4, 8.1): back off from 1 s, doubling to a 60 s cap,
 // jittered; give up after 24 hours, leaving the job as a ticket for a human (`rgs jobs
@@ -106,15 +105,10 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
 
   async function betOnce(side: 'LOW' | 'HIGH') {
     const operator = await operatorRolling(side);
-    const body = operator.sessionBody();
-    const playerRef = body.playerRef as string;
-    h.wallet.setBalance(playerRef, 'EUR', START);
-    const launch = await operator.request('POST', '/v1/session', body);
-    expect(launch.status, launch.text).to.equal(200);
-    const player = await Player.connect(h.baseUrl, launch.body.sessionToken);
+    const { player, playerRef, sessionId } = await seatPlayer(h, operator, START);
     await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
     const ack = await player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() });
-    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { sessionId: launch.body.sessionId } });
+    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { sessionId } });
     return { player, playerRef, ack, bet };
   }
 

@@ -90,6 +90,20 @@ async function readMigrations(dir: string): Promise<Migration[]> {
 
 const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
 
+// Drops the database DATABASE_URL names (tests and the benchmark make throwaway ones),
+// closing whatever connections it still has.
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const maintenanceUrl = new URL(databaseUrl);
+  maintenanceUrl.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenanceUrl.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(databaseName(databaseUrl))} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
 // Connects to the server's maintenance database to create ours; two runners racing on
 // CREATE DATABASE both succeed (the loser sees duplicate_database or a unique violation).
 async function ensureDatabase(databaseUrl: string): Promise<boolean> {

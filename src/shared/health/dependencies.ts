@@ -16,7 +16,7 @@ const PROBE_TIMEOUT_MS = 1000;
 // only after this many probes in a row failed (about 2 s), and resumes on the first success.
 const FAILED_PROBES_TO_PAUSE = 2;
 
-export function withinDeadline(check: Promise<unknown>, timeoutMs = PROBE_TIMEOUT_MS): Promise<'ok' | 'failed'> {
+function withinDeadline(check: Promise<unknown>, timeoutMs = PROBE_TIMEOUT_MS): Promise<'ok' | 'failed'> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'failed'>((resolve) => {
     timer = setTimeout(() => resolve('failed'), timeoutMs);

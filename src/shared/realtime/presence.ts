@@ -9,8 +9,10 @@ export const PRESENCE_REFRESH_MS = 10_000;
 
 const presenceKey = (engine: EngineKey) => `presence:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
 
-export async function markPresent(redis: Redis, engine: EngineKey, socketId: string): Promise<void> {
-  await redis.zadd(presenceKey(engine), Date.now(), socketId);
+// one round trip for all of a node's sockets at an engine
+export async function markPresent(redis: Redis, engine: EngineKey, ...socketIds: string[]): Promise<void> {
+  const now = Date.now();
+  await redis.zadd(presenceKey(engine), ...socketIds.flatMap((id) => [now, id]));
 }
 
 export async function markAbsent(redis: Redis, engine: EngineKey, socketId: string): Promise<void> {

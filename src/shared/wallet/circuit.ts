@@ -10,12 +10,15 @@ import type { Redis } from '../redis.js';
 export const CIRCUIT_THRESHOLD = 5;
 export const CIRCUIT_OPEN_MS = 30_000;
 
+// Redis's clock in milliseconds, as `now`
+const REDIS_NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
 const ADMIT = `
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
 if open_until == 0 then return 'closed' end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if now < open_until then return 'open' end
+${REDIS_NOW_MS}if now < open_until then return 'open' end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return 'probe' end
 return 'open'
 `;
@@ -25,9 +28,7 @@ if ARGV[1] == '1' then
   redis.call('DEL', KEYS[1], KEYS[2])
   return 'closed'
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+${REDIS_NOW_MS}local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
 if open_until > 0 or failures >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'openUntil', now + tonumber(ARGV[3]))
@@ -40,9 +41,7 @@ return 'closed'
 const STATE = `
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
 if open_until == 0 then return 'closed' end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if now < open_until then return 'open' end
+${REDIS_NOW_MS}if now < open_until then return 'open' end
 return 'half_open'
 `;
 
