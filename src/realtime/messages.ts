@@ -1,7 +1,7 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { compile } from '../api/schemas/ajv.js';
 import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
-import type { PlaceBetRequest } from '../shared/game/bets.js';
+import type { PlaceBetRequest } from '../shared/game/placement.js';
 import type { BetRejectReason } from '../shared/game/bet-rules.js';
 import { MICRO_AMOUNT_PATTERN, parseMicro } from '../shared/money.js';
 

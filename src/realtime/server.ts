@@ -1,47 +1,39 @@
-import { QueueEvents } from 'bullmq';
 import type { Server as HttpServer } from 'node:http';
-import { Server, type Socket } from 'socket.io';
+import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../shared/context.js';
-import { placeBet, rejectWithRollback, type BetAck } from '../shared/game/bets.js';
-import { currentCycle, ensureEngine, roundState } from '../shared/game/engine.js';
-import { engineKeyOf, type EngineKey } from '../shared/game/engine-key.js';
-import { loadGameConfig, formatMultiplier } from '../shared/operators/game-config.js';
-import { QUEUE_NAMES } from '../shared/queues.js';
-import { engineRoom, redisAdapter, sessionRoom } from '../shared/realtime/emitter.js';
-import { createRedis } from '../shared/redis.js';
+import { statement } from '../shared/db/sql.js';
+import type { BetAck } from '../shared/game/bets.js';
+import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
+import type { EngineKey } from '../shared/game/engine-key.js';
+import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
+import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
 import { isDependencyFailure } from '../shared/health/dependencies.js';
 import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
 import { walletTarget } from '../shared/wallet/target.js';
+import { BetIntake } from './bet-intake.js';
 import { MessageThrottle } from './throttle.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
 import { rotateSeed } from '../shared/fairness/rotation.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
-// that any node reaches any player. The session token (auth.token) is checked at the
-// handshake and again on every message; rooms per engine and per session. A disconnect
-// never cancels an acknowledged bet (8.6): the bet lives in Postgres and its worker.
+// that any node reaches any player (the process's one server, emitter.ts). The session
+// token (auth.token) is checked at the handshake and again on every message, the session
+// itself on every message too (a bet's own placement reads it); rooms per engine and per
+// session. A disconnect never cancels an acknowledged bet (8.6): the bet lives in Postgres
+// and its worker.
 
 type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle };
 type PlayerSocket = Socket & { data: SocketData };
 type Ack = (answer: unknown) => void;
 
-export type RunningRealtime = { io: Server; close: () => Promise<void> };
+export type RunningRealtime = { close: () => Promise<void> };
 
 export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): RunningRealtime {
-  const redisBus = redisAdapter(svc.config.redisUrl, svc.config.redisKeyPrefix);
-  // WebSocket only: a connection is one TCP stream to one node, so the nodes need no sticky
-  // sessions behind a load balancer (HTTP long-polling would need them)
-  const io = new Server(httpServer, {
-    path: '/socket.io',
-    // the launch page loads the client from here: no request leaves the service
-    serveClient: true,
-    transports: ['websocket'],
-    adapter: redisBus.adapter,
-  });
-  const eventsConnection = createRedis(svc.config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
-  const betEvents = new QueueEvents(QUEUE_NAMES.bet, { connection: eventsConnection, prefix: svc.config.redisKeyPrefix });
+  const io = svc.emitter.io;
+  io.attach(httpServer);
+  const intake = new BetIntake(svc);
   const nowSeconds = () => Math.floor(svc.now().getTime() / 1000);
 
   // D4: a bad, expired or revoked token is refused with connect_error naming why
@@ -49,11 +41,12 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const check = typeof token === 'string' ? verifySessionToken(svc.config.jwtSecret, token, nowSeconds()) : null;
     if (!check?.ok) return next(new Error(check?.reason ?? 'invalid_token'));
-    sessionRefusal(svc, check.claims.sessionId)
-      .then(async (refusal) => {
+    sessionOf(svc, check.claims.sessionId)
+      .then((session) => {
+        const refusal = refusalOf(svc, session);
         if (refusal) return next(new Error(refusal));
-        const session = await svc.db.session.findUniqueOrThrow({ where: { id: check.claims.sessionId } });
-        socket.data = { claims: check.claims, engine: engineKeyOf(session), throttle: new MessageThrottle() };
+        const engine = { operatorId: session!.operator_id, gameCode: session!.game_code, currency: session!.currency };
+        socket.data = { claims: check.claims, engine, throttle: new MessageThrottle() };
         next();
       })
       .catch((err: unknown) => {
@@ -63,9 +56,9 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
   });
 
   // set on SIGTERM (D12): no new bets are taken while the node closes
-  const intake = { open: true };
+  const accepting = { open: true };
   io.on('connection', (socket: PlayerSocket) => {
-    void onConnection(svc, socket, betEvents, nowSeconds, intake).catch((err: unknown) => {
+    void onConnection(svc, socket, intake, nowSeconds, accepting).catch((err: unknown) => {
       svc.logger.error({ err }, 'realtime connection setup failed');
       socket.disconnect(true);
     });
@@ -95,38 +88,43 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
   svc.redis.on('ready', onRedisReady);
 
   return {
-    io,
     // D12: intake stops, every player here is told to reconnect (the client does so with
     // the same token, to any node, and gets the current state in `connected`), then the
-    // sockets close; bets already taken go on in the bet workers
+    // sockets close; bets already taken go on in the bet workers. The process's Socket.IO
+    // server stays, for the other roles' messages, until the service context closes.
     close: async () => {
-      intake.open = false;
+      accepting.open = false;
       clearInterval(refresh);
       svc.redis.off('ready', onRedisReady);
       io.local.emit('service_restarting', { reconnect: true, ts: new Date().toISOString() });
-      await io.close();
-      await betEvents.close();
-      eventsConnection.disconnect();
-      redisBus.close();
+      io.local.disconnectSockets(true);
+      io.engine.close();
+      intake.close();
     },
   };
 }
 
-async function sessionRefusal(svc: ServiceContext, sessionId: string): Promise<'invalid_token' | 'session_terminated' | 'session_expired' | null> {
-  const session = await svc.db.session.findUnique({ where: { id: sessionId }, select: { state: true, expiresAt: true } });
+type SessionRow = { state: string; expires_at: Date; operator_id: string; game_code: string; currency: string };
+const SESSION = statement('realtime_session', 'SELECT state, expires_at, operator_id, game_code, currency FROM sessions WHERE id = $1');
+
+const sessionOf = async (svc: ServiceContext, sessionId: string): Promise<SessionRow | undefined> =>
+  (await svc.sql.query<SessionRow>(SESSION, [sessionId]))[0];
+
+type Refusal = 'invalid_token' | 'session_terminated' | 'session_expired';
+
+function refusalOf(svc: ServiceContext, session: Pick<SessionRow, 'state' | 'expires_at'> | undefined): Refusal | null {
   if (!session) return 'invalid_token';
   if (session.state === 'TERMINATED') return 'session_terminated';
-  if (session.state === 'EXPIRED' || session.expiresAt <= svc.now()) return 'session_expired';
+  if (session.state === 'EXPIRED' || session.expires_at <= svc.now()) return 'session_expired';
   return null;
 }
 
-async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, nowSeconds: () => number, intake: { open: boolean }) {
+async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: BetIntake, nowSeconds: () => number, accepting: { open: boolean }) {
   const { claims, engine } = socket.data;
   const sessionId = claims.sessionId;
-  await socket.join([engineRoom(engine.operatorId, engine.gameCode, engine.currency), sessionRoom(sessionId)]);
+  socket.join([engineRoom(engine.operatorId, engine.gameCode, engine.currency), sessionRoom(sessionId)]);
   // presence first, then the clock: see engine.ts finish()
   await markPresent(svc.redis, engine, socket.id);
-  await ensureEngine(svc, engine);
 
   // the token's own expiry ends the session even if the player sends nothing (contract 3.3)
   const untilExpiry = claims.exp * 1000 - svc.now().getTime();
@@ -136,21 +134,28 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
     void markAbsent(svc.redis, engine, socket.id).catch(() => undefined);
   });
 
-  // D4: every message re-checks the token and the session; a refusal ends the socket
+  // a session found ended by a message: the player is told and the socket closes (by
+  // endSession, on every node, when this message is what ended it)
+  const endHere = async (refusal: Refusal) => {
+    if (refusal === 'session_expired' && (await endSession(svc, sessionId, { kind: 'expired' }))) return;
+    socket.emit('session_ended', { reason: refusal === 'session_expired' ? 'expired' : 'terminated', ts: new Date().toISOString() });
+    socket.disconnect(true);
+  };
+
+  // D4: every message re-checks the token and the session (a bet's placement reads the
+  // session itself, so it is not read twice); a refusal ends the socket
   const guard = async (event: string, payload: unknown, ack: unknown): Promise<Ack | null> => {
     const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
     if (!socket.data.throttle.take()) {
       reply({ ok: false, reason: 'rate_limited' });
       return null;
     }
-    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : await sessionRefusal(svc, sessionId);
+    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' ? null : refusalOf(svc, await sessionOf(svc, sessionId));
     if (refusal) {
       reply({ ok: false, reason: refusal });
       // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
       if (event === 'place_bet') emitBetRejected(socket, refusal, clientBetIdOf(payload));
-      if (refusal === 'session_expired') await endSession(svc, sessionId, { kind: 'expired' });
-      socket.emit('session_ended', { reason: refusal === 'session_expired' ? 'expired' : 'terminated', ts: new Date().toISOString() });
-      socket.disconnect(true);
+      await endHere(refusal);
       return null;
     }
     return reply;
@@ -169,7 +174,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
       // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
       // with a reason the player can act on (retry shortly); it resumes by itself when the
       // dependency probe answers again
-      if (!intake.open || !svc.dependencies.available()) return unavailable();
+      if (!accepting.open || !svc.dependencies.available()) return unavailable();
       const reply = await guard(event, payload, ack).catch((err: unknown) => {
         svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message could not be checked');
         unavailable();
@@ -183,7 +188,14 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, betEvents
       });
     });
 
-  handle('place_bet', async (payload, reply) => reply(await handlePlaceBet(svc, socket, betEvents, payload)));
+  handle('place_bet', async (payload, reply) => {
+    const parsed = parsePlaceBet(payload);
+    if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
+    const { placed, verdict } = await intake.place({ ...parsed.request, sessionId });
+    if (placed.ok) return reply(await verdict!);
+    reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
+    if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
+  });
 
   handle('rotate_seed', async (payload, reply) => {
     const request = parseRotateSeed(payload);
@@ -203,78 +215,95 @@ function emitBetRejected(socket: PlayerSocket, reason: string, clientBetId: stri
   socket.emit('bet_rejected', { reason, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
 }
 
-async function handlePlaceBet(svc: ServiceContext, socket: PlayerSocket, betEvents: QueueEvents, payload: unknown): Promise<BetAck> {
-  const sessionId = socket.data.claims.sessionId;
-  const parsed = parsePlaceBet(payload);
-  const rejected = (reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck => {
-    emitBetRejected(socket, reason, clientBetId);
-    return { ok: false, reason };
-  };
-  if (!parsed.ok) return rejected(parsed.reason, parsed.clientBetId);
-  const placed = await placeBet(svc, sessionId, parsed.request);
-  if (!placed.ok) return rejected(placed.reason, parsed.request.clientBetId);
-  // the debit runs in the bet worker pool, which also tells the player (bet_placed or
-  // bet_rejected) through Redis; the acknowledgement waits for its verdict
-  let job;
-  try {
-    job = await svc.queues.bet.add('bet', { betId: placed.betId }, { jobId: placed.betId });
-  } catch (err) {
-    // the queue may have taken it all the same: resolved as uncertain, so a debit that did
-    // happen is rolled back
-    svc.logger.warn({ betId: placed.betId, err: (err as Error).message }, 'bet could not be queued');
-    const bet = await svc.db.bet.findUniqueOrThrow({ where: { id: placed.betId } });
-    return rejectWithRollback(svc, bet, 'service_unavailable', 'uncertain_bet');
-  }
-  try {
-    return (await job.waitUntilFinished(betEvents, svc.config.walletCallTimeoutMs + 10_000)) as BetAck;
-  } catch (err) {
-    svc.logger.warn({ betId: placed.betId, err: (err as Error).message }, 'bet verdict not received in time');
-    return { ok: false, reason: 'wallet_timeout' };
-  }
+function rejectedHere(socket: PlayerSocket, reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck {
+  emitBetRejected(socket, reason, clientBetId);
+  return { ok: false, reason };
 }
 
-// D4 `connected`: the session's seed commitment, balance, config and the engine's state.
+// What `connected` shows (D4): the session, its current seed, the engine's state (and
+// config: the cycle's snapshot, else the operator's, else the defaults).
+const CONNECTED = statement(
+  'realtime_connected',
+  `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
+          sd.server_seed_hash, sd.client_seed, sd.next_nonce, e.running,
+          c.id AS cycle_id, c.phase, c.phase_ends_at,
+          COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
+          COALESCE(c.payout_multiplier_scaled, g.payout_multiplier_scaled) AS payout_multiplier_scaled,
+          COALESCE(c.commission_micro, g.commission_micro) AS commission_micro
+   FROM sessions s
+   LEFT JOIN seeds sd ON sd.session_id = s.id AND sd.current
+   LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   LEFT JOIN cycles c ON c.id = e.current_cycle_id
+   LEFT JOIN game_configs g ON g.operator_id = s.operator_id AND g.game_code = s.game_code AND g.currency = s.currency
+   WHERE s.id = $1`,
+);
+
+type ConnectedRow = {
+  mode: 'REAL' | 'DEMO';
+  demo_balance_micro: bigint | null;
+  currency: string;
+  lang: string;
+  return_url: string | null;
+  operator_id: string;
+  player_ref: string;
+  game_code: string;
+  server_seed_hash: string | null;
+  client_seed: string | null;
+  next_nonce: number | null;
+  running: boolean | null;
+  cycle_id: string | null;
+  phase: RoundStatePayload['phase'] | null;
+  phase_ends_at: Date | null;
+  min_bet_micro: bigint | null;
+  max_bet_micro: bigint | null;
+  payout_multiplier_scaled: bigint | null;
+  commission_micro: bigint | null;
+};
+
+// D4 `connected`, read after the socket joined its rooms (no round_state is missed), with
+// the engine's clock started first if it is not running (D1)
 async function connectedPayload(svc: ServiceContext, sessionId: string, engine: EngineKey) {
-  const session = await svc.db.session.findUniqueOrThrow({
-    where: { id: sessionId },
-    include: { seeds: { where: { current: true }, take: 1 } },
-  });
-  const seed = session.seeds[0];
-  const cycle = await currentCycle(svc, engine);
-  const config = cycle ?? (await loadGameConfig(svc.db, engine.operatorId, engine.gameCode, engine.currency));
+  let row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
+  if (!row.running) {
+    await ensureEngine(svc, engine);
+    row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
+  }
+  const money = (value: bigint | null, fallback: bigint) => (value ?? fallback).toString();
   return {
     sessionId,
-    serverSeedHash: seed?.serverSeedHash ?? null,
-    clientSeed: seed?.clientSeed ?? null,
-    nonce: seed?.nextNonce ?? 0,
-    balanceMicro: session.mode === 'DEMO' ? (session.demoBalanceMicro?.toString() ?? '0') : await walletBalance(svc, session),
-    currency: session.currency,
+    serverSeedHash: row.server_seed_hash,
+    clientSeed: row.client_seed,
+    nonce: row.next_nonce ?? 0,
+    balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await walletBalance(svc, sessionId, row),
+    currency: row.currency,
     config: {
-      minBetMicro: config.minBetMicro.toString(),
-      maxBetMicro: config.maxBetMicro.toString(),
-      payoutMultiplier: formatMultiplier(config.payoutMultiplierScaled),
-      commissionMicro: config.commissionMicro.toString(),
+      minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
+      maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
+      payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled),
+      commissionMicro: money(row.commission_micro, DEFAULT_GAME_CONFIG.commissionMicro),
     },
-    roundState: cycle ? roundState(cycle) : null,
-    mode: session.mode === 'DEMO' ? 'demo' : 'real',
-    lang: session.lang,
-    returnUrl: session.returnUrl,
+    roundState: row.cycle_id
+      ? { cycleId: row.cycle_id, phase: row.phase!, phaseEndsAt: row.phase_ends_at?.toISOString() ?? null }
+      : null,
+    mode: row.mode === 'DEMO' ? 'demo' : 'real',
+    lang: row.lang,
+    returnUrl: row.return_url,
   };
 }
 
 // contract 4.2: /wallet/balance is called at session start and optionally on reconnect;
 // a balance that cannot be read is shown as unknown (null), never guessed.
-async function walletBalance(svc: ServiceContext, session: { id: string; operatorId: string; playerRef: string; currency: string; gameCode: string }) {
+async function walletBalance(svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) {
   try {
     const result = await svc.wallet.call({
-      target: await walletTarget(svc, session.operatorId),
+      target: await walletTarget(svc, session.operator_id),
       endpoint: 'balance',
-      sessionId: session.id,
-      fields: { operatorId: session.operatorId, playerRef: session.playerRef, currency: session.currency, gameCode: session.gameCode },
+      sessionId,
+      fields: { operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code },
     });
     return result.statusClass === 'success' && result.balanceMicro !== undefined ? result.balanceMicro.toString() : null;
   } catch (err) {
-    svc.logger.warn({ err, sessionId: session.id }, 'balance for connected could not be read');
+    svc.logger.warn({ err, sessionId }, 'balance for connected could not be read');
     return null;
   }
 }

@@ -1,12 +1,12 @@
 import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
-import { createDb } from './db/client.js';
+import { createDatabase } from './db/client.js';
 import { DependencyMonitor } from './health/dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
 import { walletJobCounts } from './game/wallet-jobs.js';
-import { createDetachedEmitter } from './realtime/emitter.js';
+import { PlayerEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
 import { CircuitBreaker } from './wallet/circuit.js';
 import { WalletClient } from './wallet/client.js';
@@ -15,7 +15,7 @@ import { WalletClient } from './wallet/client.js';
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {
   const logger = createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
-  const db = createDb(config.databaseUrl, config.databasePoolSize);
+  const { db, sql } = createDatabase(config.databaseUrl, config.databasePoolSize);
   // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter
   // take the prefix through their own options
   const redis = createRedis(config.redisUrl, { keyPrefix: `${config.redisKeyPrefix}:` });
@@ -25,12 +25,14 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
-  const circuit = new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000);
-  const wallet = new WalletClient(db, metrics, logger, config.walletCallTimeoutMs, circuit);
+  const circuit = new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000, () =>
+    createRedis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
+  );
+  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit);
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
-  const emitter = createDetachedEmitter(config.redisUrl, config.redisKeyPrefix);
+  const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = { config, db, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
+  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -58,6 +60,8 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.dependencies.stop();
   await svc.queues.close();
   await svc.emitter.close();
+  svc.wallet.close();
+  svc.wallet.circuit.close();
   svc.redis.disconnect();
   await svc.db.$disconnect();
 }

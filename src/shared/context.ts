@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { Sql } from './db/sql.js';
 import type { DependencyMonitor } from './health/dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -8,12 +9,15 @@ import type { PlayerEmitter } from './realtime/emitter.js';
 import type { Redis } from './redis.js';
 import type { WalletClient } from './wallet/client.js';
 
-// What every role is given at start: the one config, database, Redis connection, queue
-// producers, player emitter, metrics registry, logger and wallet client of the process,
-// the dependency monitor, and the clock (injectable so that tests can move time).
+// What every role is given at start: the one config, database (Prisma, and raw SQL on the
+// same pool), Redis connection, queue producers, player emitter, metrics registry, logger
+// and wallet client of the process, the dependency monitor, and the clock (injectable so
+// that tests can move time).
 export type ServiceContext = {
   config: Config;
   db: Db;
+  // raw SQL on the same pool, for the hot paths (issue 6)
+  sql: Sql;
   redis: Redis;
   queues: Queues;
   emitter: PlayerEmitter;

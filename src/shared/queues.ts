@@ -1,9 +1,11 @@
 import { Queue, type JobsOptions } from 'bullmq';
+import type { BetTicket } from './game/placement.js';
 import { createRedis } from './redis.js';
 
 // The one table of queue names. Redis is the transport only: every job carries the id of
 // a Postgres row (a cycle, a bet, a wallet job) that is the record of the work, so a lost
-// queue can be rebuilt from the database.
+// queue can be rebuilt from the database. A bet job carries the bets one realtime node
+// placed at the same moment (issue 6), with what their debits need.
 export const QUEUE_NAMES = {
   // engine clock ticks (D1), processed by the elected scheduler only
   engine: 'rgs-engine',
@@ -18,9 +20,11 @@ export const QUEUE_NAMES = {
 // The phase a tick moves a cycle out of; PENDING and RESULT move on at once, so only the
 // timed phases are ticks.
 export type EngineJob = { cycleId: string; from: 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN' };
-export type BetJob = { betId: string };
+// node: the realtime node waiting for the verdicts (its place_bet acknowledgements)
+export type BetJob = { node: string; tickets: BetTicket[] };
+// the wallet job rows a queue job carries: one, or a batch of first attempts (wallet-jobs.ts);
 // retryDelayMs: set by the runner before it fails an attempt, read by the backoff strategy
-export type WalletJobRef = { walletJobId: string; retryDelayMs?: number };
+export type WalletJobRef = { walletJobIds: string[]; retryDelayMs?: number };
 
 export const WALLET_BACKOFF = 'wallet';
 

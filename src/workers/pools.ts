@@ -1,8 +1,8 @@
 import { Worker, type Job } from 'bullmq';
 import type { ServiceContext } from '../shared/context.js';
-import { processBet, type BetAck } from '../shared/game/bets.js';
-import { runWalletJob } from '../shared/game/wallet-jobs.js';
-import { QUEUE_NAMES, WALLET_BACKOFF, type BetJob, type WalletJobRef } from '../shared/queues.js';
+import { BetDesk, type BetAck } from '../shared/game/bets.js';
+import { BATCH_JOB, WalletJobDesk, enqueueWalletJob } from '../shared/game/wallet-jobs.js';
+import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type WalletJobRef } from '../shared/queues.js';
 import { createRedis, type Redis } from '../shared/redis.js';
 
 // The bet, settle and rollback worker pools (design card): each calls the operator wallet
@@ -37,11 +37,27 @@ export async function closeWorker(worker: Worker, logger: ServiceContext['logger
   if (finished === 'late') logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
 }
 
+// Each bet of a job is debited on its own, and its verdict goes back to the realtime node
+// that placed it as soon as it is known. A bet whose handling fails is answered
+// wallet_timeout and stays PENDING: recovery resolves it as uncertain (recovery.ts).
 export function startBetWorkers(svc: ServiceContext, concurrency = 64): RunningWorkers {
   const connection = workerConnection(svc);
-  const worker = new Worker<BetJob, BetAck>(
+  const desk = new BetDesk(svc);
+  const worker = new Worker<BetJob, BetAck[]>(
     QUEUE_NAMES.bet,
-    (job) => processBet(svc, job.data.betId, { redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
+    (job) => {
+      const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+      return Promise.all(
+        job.data.tickets.map(async (ticket) => {
+          const ack = await desk.process(ticket, { redelivered }).catch((err: unknown): BetAck => {
+            svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
+            return { ok: false, reason: 'wallet_timeout' };
+          });
+          svc.emitter.verdict(job.data.node, ticket.betId, ack);
+          return ack;
+        }),
+      );
+    },
     {
       connection,
       prefix: svc.config.redisKeyPrefix,
@@ -52,9 +68,26 @@ export function startBetWorkers(svc: ServiceContext, concurrency = 64): RunningW
   return watch(svc, worker, connection, 'bet');
 }
 
+// A queue job of one wallet job retries itself with the delay the job computed (contract
+// 3.4); in a batch of first attempts, each wallet job that must be retried is queued on its
+// own, so that the others are not held back or repeated.
 function walletJobWorker(svc: ServiceContext, queue: string, connection: Redis, concurrency: number): Worker<WalletJobRef> {
+  const desk = new WalletJobDesk(svc);
   const run = async (job: Job<WalletJobRef>) => {
-    const outcome = await runWalletJob(svc, job.data.walletJobId);
+    if (job.name === BATCH_JOB) {
+      const endpoint = queue === QUEUE_NAMES.settle ? 'win' : 'rollback';
+      await Promise.all(
+        job.data.walletJobIds.map(async (id) => {
+          const outcome = await desk.run(id).catch((err: unknown) => {
+            svc.logger.warn({ walletJobId: id, err: (err as Error).message }, 'wallet job failed; retried on its own');
+            return { kind: 'retry', delayMs: walletRetryDelayMs(1) } as const;
+          });
+          if (outcome.kind === 'retry') await enqueueWalletJob(svc, { id, endpoint }, outcome.delayMs);
+        }),
+      );
+      return 'batch';
+    }
+    const outcome = await desk.run(job.data.walletJobIds[0]!);
     if (outcome.kind === 'retry') {
       await job.updateData({ ...job.data, retryDelayMs: outcome.delayMs });
       throw new Error(outcome.error);

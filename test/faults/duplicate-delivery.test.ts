@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Worker } from 'bullmq';
-import { placeBet, processBet, type BetAck } from '../../src/shared/game/bets.js';
+import { processBet, type BetAck } from '../../src/shared/game/bets.js';
+import { placeBet } from '../../src/shared/game/placement.js';
 import { runWalletJob } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { QUEUE_NAMES, type BetJob } from '../../src/shared/queues.js';
@@ -69,7 +70,7 @@ describe('faults: the same job delivered twice', function () {
   async function pendingBet(s: Seat): Promise<string> {
     const placed = await placeBet(h.svc, s.sessionId, { side: 'LOW', amountMicro: STAKE });
     if (!placed.ok) throw new Error(`bet refused: ${placed.reason}`);
-    return placed.betId;
+    return placed.ticket.betId;
   }
 
   const requestsFor = (endpoint: 'bet' | 'win' | 'rollback', transactionUuid: string) =>
@@ -193,7 +194,7 @@ describe('faults: the same job delivered twice', function () {
     // a bet worker whose lock lapses a second after it stops renewing it
     const connection = workerConnection(h.svc);
     let firstRun: Promise<BetAck> | undefined;
-    const doomed = new Worker<BetJob, BetAck>(QUEUE_NAMES.bet, (job) => (firstRun = processBet(h.svc, job.data.betId)), {
+    const doomed = new Worker<BetJob, BetAck>(QUEUE_NAMES.bet, (job) => (firstRun = processBet(h.svc, job.data.tickets[0]!.betId)), {
       connection,
       prefix: h.svc.config.redisKeyPrefix,
       lockDuration: 1000,
@@ -212,10 +213,13 @@ describe('faults: the same job delivered twice', function () {
     const workers = startBetWorkers(h.svc);
     try {
       expect(await acked).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
-      const job = await h.svc.queues.bet.getJob(bet.id);
-      expect(await job!.getState()).to.equal('completed');
+      // the verdict reaches the player as soon as it is known; the job completes just after
+      const job = await until('the bet job completed', async () => {
+        const found = await h.svc.queues.bet.getJob(bet.id);
+        return (await found?.getState()) === 'completed' ? found : null;
+      });
       expect(job!.stalledCounter, 'run again as a stalled job').to.equal(1);
-      expect(job!.returnvalue).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+      expect(job!.returnvalue).to.deep.equal([{ ok: false, reason: 'wallet_timeout' }]);
       expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } })).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
       expect(requestsFor('bet', bet.betTransactionUuid), 'no second debit').to.have.length(1);
       await completedRollbackOf(bet.id);

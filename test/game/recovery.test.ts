@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { placeBet } from '../../src/shared/game/bets.js';
+import { placeBet } from '../../src/shared/game/placement.js';
 import { recoverPendingWork } from '../../src/shared/game/recovery.js';
 import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
@@ -29,7 +29,7 @@ describe('recovery of pending work from Postgres', function () {
     const placed = await placeBet(h.svc, sessionId, { side: 'LOW', amountMicro: 1_000_000n });
     if (!placed.ok) throw new Error(placed.reason);
     player.close();
-    return { playerRef, betId: placed.betId, sessionId };
+    return { playerRef, betId: placed.ticket.betId, sessionId };
   }
 
   const age = (betId: string) =>

@@ -99,12 +99,16 @@ describe('wallet statuses (contract 7.1, D13)', function () {
       return job.completedAt ? job : null;
     });
 
-  // the BullMQ job behind a wallet job finished for good: no retry is scheduled
+  // the BullMQ jobs behind a wallet job (a batch of first attempts, then its own retries)
+  // finished for good: no retry is scheduled
   async function expectQueueJobDone(queue: 'settle' | 'rollback', walletJobId: string) {
-    const state = await until(`queue job ${walletJobId} finished`, async () => {
-      const job = await h.svc.queues[queue].getJob(walletJobId);
-      const current = job ? await job.getState() : undefined;
-      return current === 'completed' || current === 'failed' ? current : null;
+    const state = await until(`queue jobs of ${walletJobId} finished`, async () => {
+      const jobs = (await h.svc.queues[queue].getJobs(['completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized'])).filter((job) =>
+        job?.data.walletJobIds.includes(walletJobId),
+      );
+      const states = await Promise.all(jobs.map((job) => job.getState()));
+      if (states.length === 0 || states.some((current) => current !== 'completed' && current !== 'failed')) return null;
+      return states.includes('failed') ? 'failed' : 'completed';
     });
     expect(state).to.equal('completed');
   }

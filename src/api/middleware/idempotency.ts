@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../../shared/db/client.js';
-import { Prisma } from '../../shared/db/client.js';
+import { statement, type Sql } from '../../shared/db/sql.js';
 import { conflict, toAppError } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/signing/signer.js';
 import type { ApiMiddleware } from '../state.js';
@@ -18,13 +17,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const REPLAY_HEADER = 'Idempotent-Replayed';
 
-export const idempotency = (db: Db, leaseMs: number, now: () => Date): ApiMiddleware => async (ctx, next) => {
+export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMiddleware => async (ctx, next) => {
   const requestUuid = readRequestUuid(ctx.state.body);
   if (!requestUuid) return next() as Promise<void>;
-  const key = { operatorId: ctx.state.operator.id, requestUuid, endpoint: `${ctx.method} ${ctx.path}` };
+  const key: Key = [ctx.state.operator.id, requestUuid, `${ctx.method} ${ctx.path}`];
   const bodyHash = sha256Hex(ctx.state.rawBody);
 
-  const stored = await claimOrAwait(db, key, bodyHash, leaseMs, now);
+  const stored = await claimOrAwait(sql, key, bodyHash, leaseMs, now);
   if (stored) {
     ctx.status = stored.status;
     ctx.body = stored.body;
@@ -32,7 +31,6 @@ export const idempotency = (db: Db, leaseMs: number, now: () => Date): ApiMiddle
     return;
   }
 
-  const where = { operatorId_requestUuid_endpoint: key };
   let status: number;
   let body: unknown;
   try {
@@ -41,28 +39,54 @@ export const idempotency = (db: Db, leaseMs: number, now: () => Date): ApiMiddle
     body = ctx.body;
   } catch (err) {
     const appError = toAppError(err);
-    if (isFinal(appError.status)) await complete(db, where, appError.status, appError.body());
-    else await db.idempotencyEntry.deleteMany({ where: key });
+    if (isFinal(appError.status)) await sql.query(COMPLETE, [...key, appError.status, JSON.stringify(appError.body())]);
+    else await sql.query(RELEASE, key);
     throw err;
   }
-  if (isFinal(status)) await complete(db, where, status, body);
-  else await db.idempotencyEntry.deleteMany({ where: key });
+  if (isFinal(status)) await sql.query(COMPLETE, [...key, status, JSON.stringify(body ?? null)]);
+  else await sql.query(RELEASE, key);
 };
 
 const isFinal = (status: number) => status < 500 && status !== 429 && status !== 401;
 
-type Key = { operatorId: string; requestUuid: string; endpoint: string };
+// (operatorId, requestUuid, endpoint)
+type Key = [string, string, string];
+const KEY = 'operator_id = $1 AND request_uuid = $2 AND endpoint = $3';
 
-function complete(db: Db, where: { operatorId_requestUuid_endpoint: Key }, status: number, body: unknown) {
-  return db.idempotencyEntry.update({
-    where,
-    data: { state: 'COMPLETED', responseStatus: status, responseBody: (body ?? Prisma.JsonNull) as Prisma.InputJsonValue },
-  });
-}
+const CLAIM = statement(
+  'idempotency_claim',
+  `INSERT INTO idempotency_entries (operator_id, request_uuid, endpoint, body_hash, state, locked_until, created_at, expires_at)
+   VALUES ($1, $2, $3, $4, 'IN_PROGRESS', $5, $6, $7)
+   ON CONFLICT DO NOTHING
+   RETURNING 1`,
+);
+const READ = statement(
+  'idempotency_read',
+  `SELECT body_hash, state, locked_until, response_status, response_body, expires_at FROM idempotency_entries WHERE ${KEY}`,
+);
+const COMPLETE = statement(
+  'idempotency_complete',
+  `UPDATE idempotency_entries SET state = 'COMPLETED', response_status = $4, response_body = $5::jsonb WHERE ${KEY}`,
+);
+const RELEASE = statement('idempotency_release', `DELETE FROM idempotency_entries WHERE ${KEY}`);
+const DROP_EXPIRED = statement('idempotency_drop_expired', `DELETE FROM idempotency_entries WHERE ${KEY} AND expires_at <= $4`);
+const TAKE_OVER = statement(
+  'idempotency_take_over',
+  `UPDATE idempotency_entries SET locked_until = $5 WHERE ${KEY} AND state = 'IN_PROGRESS' AND locked_until <= $4 RETURNING 1`,
+);
+
+type Entry = {
+  body_hash: string;
+  state: 'IN_PROGRESS' | 'COMPLETED';
+  locked_until: Date;
+  response_status: number | null;
+  response_body: unknown;
+  expires_at: Date;
+};
 
 // Returns the stored response to replay, or undefined once this request owns the key.
 async function claimOrAwait(
-  db: Db,
+  sql: Sql,
   key: Key,
   bodyHash: string,
   leaseMs: number,
@@ -70,36 +94,22 @@ async function claimOrAwait(
 ): Promise<{ status: number; body: unknown } | undefined> {
   for (;;) {
     const claimedAt = now();
-    const { count } = await db.idempotencyEntry.createMany({
-      data: [
-        {
-          ...key,
-          bodyHash,
-          lockedUntil: new Date(claimedAt.getTime() + leaseMs),
-          createdAt: claimedAt,
-          expiresAt: new Date(claimedAt.getTime() + IDEMPOTENCY_RETENTION_MS),
-        },
-      ],
-      skipDuplicates: true,
-    });
-    if (count === 1) return undefined;
+    const lockedUntil = new Date(claimedAt.getTime() + leaseMs);
+    const claimed = await sql.query(CLAIM, [...key, bodyHash, lockedUntil, claimedAt, new Date(claimedAt.getTime() + IDEMPOTENCY_RETENTION_MS)]);
+    if (claimed.length === 1) return undefined;
 
-    const entry = await db.idempotencyEntry.findUnique({ where: { operatorId_requestUuid_endpoint: key } });
+    const [entry] = await sql.query<Entry>(READ, key);
     if (!entry) continue; // released by a failed attempt: claim again
-    if (entry.expiresAt <= claimedAt) {
-      await db.idempotencyEntry.deleteMany({ where: { ...key, expiresAt: { lte: claimedAt } } });
+    if (entry.expires_at <= claimedAt) {
+      await sql.query(DROP_EXPIRED, [...key, claimedAt]);
       continue;
     }
-    if (entry.bodyHash !== bodyHash) {
+    if (entry.body_hash !== bodyHash) {
       throw conflict('idempotency_key_reused', 'this requestUuid was used with a different body');
     }
-    if (entry.state === 'COMPLETED') return { status: entry.responseStatus ?? 200, body: entry.responseBody };
-    if (entry.lockedUntil <= claimedAt) {
-      const takeover = await db.idempotencyEntry.updateMany({
-        where: { ...key, state: 'IN_PROGRESS', lockedUntil: { lte: claimedAt } },
-        data: { lockedUntil: new Date(claimedAt.getTime() + leaseMs) },
-      });
-      if (takeover.count === 1) return undefined;
+    if (entry.state === 'COMPLETED') return { status: entry.response_status ?? 200, body: entry.response_body };
+    if (entry.locked_until <= claimedAt) {
+      if ((await sql.query(TAKE_OVER, [...key, claimedAt, lockedUntil])).length === 1) return undefined;
       continue;
     }
     await sleep(POLL_MS);

@@ -1,5 +1,6 @@
-import type { Db } from '../../shared/db/client.js';
+import type { Sql } from '../../shared/db/sql.js';
 import { ipNotAllowed } from '../../shared/errors.js';
+import { credentialWithOperator } from '../../shared/operators/credentials.js';
 import { ipAllowed } from '../../shared/operators/operators.js';
 import { SIGNATURE_HEADERS } from '../../shared/signing/signer.js';
 import type { ApiMiddleware } from '../state.js';
@@ -8,10 +9,10 @@ import type { ApiMiddleware } from '../state.js';
 // and a mismatch is 403 before the signature is checked. The operator is the owner of the
 // key named in X-Rgs-Key-Id; the caller IP is ctx.ip, which Koa takes from the left-most
 // X-Forwarded-For address only when TRUST_PROXY is set (D12).
-export const ipAllowList = (db: Db): ApiMiddleware => async (ctx, next) => {
+export const ipAllowList = (sql: Sql): ApiMiddleware => async (ctx, next) => {
   const kid = ctx.get(SIGNATURE_HEADERS.keyId);
   if (kid) {
-    const credential = await db.credential.findUnique({ where: { kid }, include: { operator: true } });
+    const credential = await credentialWithOperator(sql, kid);
     if (credential) {
       ctx.state.credential = credential;
       if (!ipAllowed(credential.operator.ipAllowList, ctx.ip)) throw ipNotAllowed();

@@ -19,7 +19,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
   const router = new Router<ApiState>();
   // an idempotency claim outlives the slowest handler: the wallet timeout plus a margin
-  const remember = idempotency(svc.db, svc.config.walletCallTimeoutMs + 10_000, svc.now);
+  const remember = idempotency(svc.sql, svc.config.walletCallTimeoutMs + 10_000, svc.now);
   const validCreate = compile(sessionCreateSchema);
   const validTerminate = compile(sessionTerminateSchema);
 

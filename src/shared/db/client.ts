@@ -1,12 +1,19 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client.js';
+import { createPool, createSql, type Sql } from './sql.js';
 
 export type Db = PrismaClient;
 
-// Prisma 7 with the pg driver adapter: no native query engine is needed at run time.
+// Prisma 7 with the pg driver adapter: no native query engine is needed at run time. The
+// raw-SQL helper (sql.ts) runs on the same pool, so a process holds one set of connections.
+export function createDatabase(databaseUrl: string, poolSize = 10): { db: Db; sql: Sql } {
+  const pool = createPool(databaseUrl, poolSize);
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return { db, sql: createSql(pool) };
+}
+
 export function createDb(databaseUrl: string, poolSize = 10): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000 });
-  return new PrismaClient({ adapter });
+  return createDatabase(databaseUrl, poolSize).db;
 }
 
 export { Prisma } from './generated/client.js';

@@ -4,8 +4,16 @@ import { open, seal } from '../crypto/envelope.js';
 // Server seeds are stored encrypted (contract 2.13) with AES-256-GCM under a key derived
 // from MASTER_KEY for this purpose only; the seed row id is bound in as associated data.
 
-const seedKey = (masterKey: Buffer): Buffer =>
-  Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'rgs/server-seed/v1', 32));
+// derived once per master key: every round's outcome opens its seed
+const derived = new WeakMap<Buffer, Buffer>();
+function seedKey(masterKey: Buffer): Buffer {
+  let key = derived.get(masterKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'rgs/server-seed/v1', 32));
+    derived.set(masterKey, key);
+  }
+  return key;
+}
 
 export const sealServerSeed = (masterKey: Buffer, seedId: string, serverSeed: string): Uint8Array<ArrayBuffer> =>
   new Uint8Array(seal(seedKey(masterKey), Buffer.from(serverSeed, 'utf8'), `seed:${seedId}`));

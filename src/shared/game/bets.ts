@@ -1,281 +1,304 @@
 import { randomUUID } from 'node:crypto';
+import { Batcher } from '../batch.js';
 import type { ServiceContext } from '../context.js';
-import { Prisma, type Bet } from '../db/client.js';
+import type { Bet } from '../db/client.js';
+import { statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { endSession } from '../session/end.js';
 import { walletTarget } from '../wallet/target.js';
-import { amountRefusal, rgRefusal, sessionRefusal, uncertainReason, type BetRejectReason } from './bet-rules.js';
-import { currentCycle } from './engine.js';
-import { emitDemoBalance } from './settlement.js';
+import { acceptanceOf, uncertainReason, type Acceptance, type BetRejectReason } from './bet-rules.js';
+import type { BetTicket } from './placement.js';
 import { enqueueWalletJob, rollbackJobData, type RollbackPurpose } from './wallet-jobs.js';
 
-// A bet, from place_bet to ACCEPTED or REJECTED (contract 3.2, 8.2, 8.3, D1, D13, D14).
-// placeBet runs on the realtime node: every 8.2 rule that needs no wallet, then the bet row
-// (status PENDING) whose partial unique index allows one live bet per session per cycle.
-// processBet runs in the bet worker pool: the debit (audit row first, in the wallet client),
-// classified by 7.1, then acceptance, which creates the round (D1) fenced on the cycle.
+// A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in
+// the bet worker pool: the debit (audit row first, written only while the bet is PENDING),
+// classified by 7.1, then acceptance, which creates the round (D1) fenced on the cycle and
+// the session. Acceptances that come due together share one transaction (issue 6).
 
-export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
 export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
-export type Placed = { ok: true; betId: string } | { ok: false; reason: BetRejectReason };
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+// The bets, their sessions and their cycles, locked: the tick that closes the betting window
+// or rolls the cycle waits for this transaction (and this one sees its result), so a debit
+// that completes after the roll cannot join it; a session being ended waits likewise.
+const LOCK_FOR_ACCEPTANCE = statement(
+  'accept_lock',
+  `SELECT b.id, b.status, b.demo, b.amount_micro, c.phase, c.low_weight, c.high_weight, s.state, s.demo_balance_micro
+   FROM bets b JOIN cycles c ON c.id = b.cycle_id JOIN sessions s ON s.id = b.session_id
+   WHERE b.id = ANY($1::uuid[])
+   FOR NO KEY UPDATE OF b, s FOR SHARE OF c`,
+);
 
-export async function placeBet(svc: ServiceContext, sessionId: string, request: PlaceBetRequest): Promise<Placed> {
-  const now = svc.now();
-  const session = await svc.db.session.findUnique({ where: { id: sessionId } });
-  const refusal = sessionRefusal(session, now);
-  if (refusal || !session) return { ok: false, reason: refusal ?? 'session_not_found' };
+type LockedBet = {
+  id: string;
+  status: string;
+  demo: boolean;
+  amount_micro: bigint;
+  phase: string;
+  low_weight: bigint;
+  high_weight: bigint;
+  state: string;
+  demo_balance_micro: bigint | null;
+};
 
-  const cycle = await currentCycle(svc, session);
-  // 8.2 rule 2
-  if (!cycle || cycle.phase !== 'BETTING_OPEN' || (cycle.phaseEndsAt !== null && cycle.phaseEndsAt <= now)) {
-    return { ok: false, reason: 'phase_not_open' };
-  }
-  const outOfRange = amountRefusal(request.amountMicro, cycle.minBetMicro, cycle.maxBetMicro);
-  if (outOfRange) return { ok: false, reason: outOfRange };
+// ACCEPTED: the round takes the session's current seed and next nonce (D1, no gaps) and the
+// cycle's weight snapshot; the pending round bet holds the stake; a demo stake leaves the
+// demo balance (D8). A bet whose seed is not found (rotated meanwhile) is left untouched.
+const APPLY_ACCEPTANCE = statement(
+  'accept_apply',
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+                          $8::bigint[], $9::bigint[], $10::round_state[], $11::bool[], $12::bigint[])
+       AS u(bet_id, round_id, session_id, cycle_id, operator_id, game_code, currency, low_weight, high_weight, round_state, demo, amount_micro)
+   ),
+   seed AS (
+     UPDATE seeds SET next_nonce = seeds.next_nonce + 1
+     FROM input WHERE seeds.session_id = input.session_id AND seeds.current
+     RETURNING seeds.id, seeds.session_id, seeds.next_nonce - 1 AS nonce
+   ),
+   accepted AS (SELECT input.*, seed.id AS seed_id, seed.nonce FROM input JOIN seed ON seed.session_id = input.session_id),
+   demo_debit AS (
+     UPDATE sessions SET demo_balance_micro = sessions.demo_balance_micro - accepted.amount_micro
+     FROM accepted WHERE sessions.id = accepted.session_id AND accepted.demo
+   ),
+   bet AS (
+     UPDATE bets SET status = 'ACCEPTED', accepted_at = $13 FROM accepted WHERE bets.id = accepted.bet_id
+   ),
+   round AS (
+     INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo)
+     SELECT round_id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, round_state, low_weight, high_weight, demo
+     FROM accepted
+   ),
+   held AS (
+     INSERT INTO pending_round_bets (bet_id, round_id, state) SELECT bet_id, round_id, 'HELD' FROM accepted
+   )
+   SELECT bet_id FROM accepted`,
+);
 
-  if (session.dailyLossMicro !== null || session.dailyWagerMicro !== null || session.sessionTimeSeconds !== null) {
-    const totals = await stakesInLastDay(svc, session, now);
-    const rg = rgRefusal(
-      {
-        dailyLossMicro: session.dailyLossMicro,
-        dailyWagerMicro: session.dailyWagerMicro,
-        sessionTimeSeconds: session.sessionTimeSeconds,
-        sessionCreatedAt: session.createdAt,
-        ...totals,
-      },
-      request.amountMicro,
-      now,
+// what acceptance found for one bet; `accepted` carries the demo balance left, if demo
+type Accepted = { kind: 'accepted'; demoBalanceMicro?: bigint } | { kind: Exclude<Acceptance, 'accept'> };
+
+async function acceptBets(svc: ServiceContext, tickets: BetTicket[]): Promise<Accepted[]> {
+  return svc.sql.transaction(async (tx) => {
+    const locked = new Map(
+      (await tx.query<LockedBet>(LOCK_FOR_ACCEPTANCE, [tickets.map((t) => t.betId)])).map((row) => [row.id, row]),
     );
-    if (rg) return { ok: false, reason: rg };
-  }
-
-  const betId = randomUUID();
-  try {
-    await svc.db.bet.create({
-      data: {
-        id: betId,
-        operatorId: session.operatorId,
-        sessionId,
-        cycleId: cycle.id,
-        roundId: randomUUID(),
-        playerRef: session.playerRef,
-        gameCode: session.gameCode,
-        currency: session.currency,
-        side: request.side,
-        amountMicro: request.amountMicro,
-        status: 'PENDING',
-        betTransactionUuid: randomUUID(),
-        clientBetId: request.clientBetId,
-        demo: session.mode === 'DEMO',
-      },
+    const decided = tickets.map((ticket) => {
+      const row = locked.get(ticket.betId);
+      const acceptance: Acceptance = row
+        ? acceptanceOf({
+            status: row.status,
+            phase: row.phase,
+            sessionState: row.state,
+            demo: row.demo,
+            amountMicro: row.amount_micro,
+            demoBalanceMicro: row.demo_balance_micro,
+          })
+        : 'decided';
+      return { ticket, row, acceptance };
     });
-  } catch (err) {
-    // 8.2 rule 4, held by the index bets_one_live_per_session_cycle
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') return { ok: false, reason: 'already_bet_this_round' };
-    throw err;
+    const accepting = decided.filter((d) => d.acceptance === 'accept');
+    if (accepting.length === 0) return decided.map((d) => ({ kind: d.acceptance as Exclude<Acceptance, 'accept'> }));
+    const applied = new Set(
+      (
+        await tx.query<{ bet_id: string }>(APPLY_ACCEPTANCE, [
+          accepting.map((d) => d.ticket.betId),
+          accepting.map((d) => d.ticket.roundId),
+          accepting.map((d) => d.ticket.sessionId),
+          accepting.map((d) => d.ticket.cycleId),
+          accepting.map((d) => d.ticket.operatorId),
+          accepting.map((d) => d.ticket.gameCode),
+          accepting.map((d) => d.ticket.currency),
+          accepting.map((d) => d.row!.low_weight),
+          accepting.map((d) => d.row!.high_weight),
+          accepting.map((d) => (d.row!.phase === 'BETTING_OPEN' ? 'BETTING_OPEN' : 'ROLLING')),
+          accepting.map((d) => d.ticket.demo),
+          accepting.map((d) => d.row!.amount_micro),
+          svc.now(),
+        ])
+      ).map((row) => row.bet_id),
+    );
+    return decided.map(({ ticket, row, acceptance }): Accepted => {
+      if (acceptance !== 'accept') return { kind: acceptance };
+      // no current seed (rotated between the lock and the write): the round cannot be made
+      if (!applied.has(ticket.betId)) return { kind: 'late' };
+      return row!.demo ? { kind: 'accepted', demoBalanceMicro: row!.demo_balance_micro! - row!.amount_micro } : { kind: 'accepted' };
+    });
+  });
+}
+
+// The bet pool's desk: debits and accepts bets, acceptances of the same moment together.
+export class BetDesk {
+  private readonly acceptances: Batcher<BetTicket, Accepted>;
+
+  constructor(private readonly svc: ServiceContext) {
+    this.acceptances = new Batcher(
+      async (tickets) => {
+        try {
+          return await acceptBets(svc, tickets);
+        } catch (err) {
+          // a batch that fails as a whole (a deadlock with a session being ended, say) is
+          // tried bet by bet, so that one bet's trouble does not hold back the others
+          if (tickets.length === 1) throw err;
+          svc.logger.warn({ err: (err as Error).message, bets: tickets.length }, 'batched acceptance failed; accepting one by one');
+          return Promise.all(tickets.map(async (ticket) => (await acceptBets(svc, [ticket]))[0]!));
+        }
+      },
+      // a set-based statement must not touch one session's seed twice
+      { maxBatch: 100, maxInFlight: 4, keyOf: (ticket) => ticket.sessionId },
+    );
   }
-  return { ok: true, betId };
+
+  // redelivered: the queue handed this bet out before (its worker died or stalled)
+  async process(ticket: BetTicket, { redelivered = false } = {}): Promise<BetAck> {
+    const { svc } = this;
+    // D8: the service keeps the demo balance; the same rules, no wallet. The demo debit is
+    // part of acceptance, so a demo bet still PENDING was never debited.
+    if (ticket.demo) return this.accept(ticket, undefined);
+
+    // issue 4: a delivery that finds an earlier debit attempt for this bet follows a worker
+    // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
+    // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
+    if (redelivered && (await hasDebitAttempt(svc, ticket))) return rejectWithRollback(svc, ticket, 'wallet_timeout', 'uncertain_bet');
+
+    const result = await svc.wallet.debit(
+      {
+        target: await walletTarget(svc, ticket.operatorId),
+        endpoint: 'bet',
+        sessionId: ticket.sessionId,
+        transactionUuid: ticket.betTransactionUuid,
+        // contract 2.6
+        fields: {
+          operatorId: ticket.operatorId,
+          playerRef: ticket.playerRef,
+          currency: ticket.currency,
+          gameCode: ticket.gameCode,
+          transactionUuid: ticket.betTransactionUuid,
+          amountMicro: ticket.amountMicro,
+          roundId: ticket.roundId,
+          ...(ticket.isFree ? { isFree: true } : {}),
+        },
+      },
+      ticket.betId,
+    );
+    // a delivery running beside this one already decided the bet
+    if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
+    switch (result.statusClass) {
+      case 'success':
+        return this.accept(ticket, result.balanceMicro);
+      case 'clean_reject':
+        return reject(svc, ticket, `wallet_rejected:${result.status}`);
+      case 'terminate': {
+        // 7.1: USER_DISABLED, TOKEN_EXPIRED and INVALID_TOKEN end the session; no rollback.
+        // INVALID_TOKEN is also fatal: "terminate session, alert"
+        if (result.status === 'RS_ERROR_INVALID_TOKEN') {
+          svc.logger.error({ betId: ticket.betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
+        }
+        const ack = await reject(svc, ticket, `wallet_rejected:${result.status}`);
+        await endSession(svc, ticket.sessionId, { kind: 'wallet_status', status: result.status });
+        return ack;
+      }
+      case 'uncertain':
+        // 7.1: the debit may have happened: roll it back with the same transactionUuid
+        return rejectWithRollback(svc, ticket, uncertainReason(result.status, result.timedOut), 'uncertain_bet');
+      default:
+        svc.logger.error({ betId: ticket.betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
+        return reject(svc, ticket, `wallet_rejected:${result.status}`);
+    }
+  }
+
+  private async accept(ticket: BetTicket, balanceMicro: bigint | undefined): Promise<BetAck> {
+    const { svc } = this;
+    const accepted = await this.acceptances.add(ticket);
+    switch (accepted.kind) {
+      case 'decided':
+        return ackOf(await readBet(svc, ticket.betId));
+      case 'demo_funds_short':
+        return reject(svc, ticket, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY');
+      // the debit went through but the bet can no longer join its round: give the money back
+      case 'late':
+        return rejectWithRollback(svc, ticket, 'phase_not_open', 'late_bet');
+    }
+    // contract 6.4: bet_placed then balance_update
+    svc.emitter.toSession(ticket.sessionId, 'bet_placed', {
+      betId: ticket.betId,
+      roundId: ticket.roundId,
+      cycleId: ticket.cycleId,
+      side: ticket.side,
+      amountMicro: ticket.amountMicro,
+      isFree: ticket.isFree,
+    });
+    const balance = accepted.demoBalanceMicro ?? balanceMicro;
+    if (balance !== undefined) svc.emitter.toSession(ticket.sessionId, 'balance_update', { balanceMicro: balance.toString(), currency: ticket.currency });
+    return { ok: true, betId: ticket.betId, roundId: ticket.roundId };
+  }
 }
 
-// D14: the player's (operator, playerRef, currency) bets of the last 24 hours, across
-// sessions. Lost stakes: settled losing bets plus bets not yet settled (potential losses).
-async function stakesInLastDay(
-  svc: ServiceContext,
-  session: { operatorId: string; playerRef: string; currency: string },
-  now: Date,
-): Promise<{ lostStakesMicro24h: bigint; wageredMicro24h: bigint }> {
-  // SUM(bigint) is NUMERIC, which Prisma hands back as a Decimal (D18: never added to a
-  // bigint): read the sums as decimal text
-  const [row] = await svc.db.$queryRaw<{ lost: string; wagered: string }[]>`
-    SELECT
-      COALESCE(SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED') OR (status = 'SETTLED' AND payout_micro = 0)), 0)::text AS lost,
-      COALESCE(SUM(amount_micro) FILTER (WHERE status IN ('PENDING', 'ACCEPTED', 'SETTLED')), 0)::text AS wagered
-    FROM bets
-    WHERE operator_id = ${session.operatorId} AND player_ref = ${session.playerRef} AND currency = ${session.currency}
-      AND NOT is_free AND created_at > ${new Date(now.getTime() - DAY_MS)}`;
-  return { lostStakesMicro24h: BigInt(row?.lost ?? '0'), wageredMicro24h: BigInt(row?.wagered ?? '0') };
-}
-
-// redelivered: the queue handed this job out before (its worker died or stalled)
-export async function processBet(svc: ServiceContext, betId: string, { redelivered = false } = {}): Promise<BetAck> {
+// One bet by its id, as a single delivery of the bet pool handles it.
+export async function processBet(svc: ServiceContext, betId: string, options: { redelivered?: boolean } = {}): Promise<BetAck> {
   const bet = await svc.db.bet.findUnique({ where: { id: betId } });
   if (!bet) return { ok: false, reason: 'session_not_found' };
   // a job delivered twice answers with what the first delivery decided
   if (bet.status !== 'PENDING') return ackOf(bet);
-
-  // D8: the service keeps the demo balance; the same rules, no wallet. The demo debit is
-  // part of the acceptance transaction, so a demo bet still PENDING was never debited.
-  if (bet.demo) return accept(svc, bet, undefined);
-
-  // issue 4: a delivery that finds an earlier debit attempt for this bet follows a worker
-  // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
-  // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
-  const earlierAttempt =
-    redelivered &&
-    (await svc.db.walletCall.findFirst({ where: { transactionUuid: bet.betTransactionUuid, endpoint: 'bet' }, select: { id: true } }));
-  if (earlierAttempt) return rejectWithRollback(svc, bet, 'wallet_timeout', 'uncertain_bet');
-
-  const result = await svc.wallet.call({
-    target: await walletTarget(svc, bet.operatorId),
-    endpoint: 'bet',
-    sessionId: bet.sessionId,
-    transactionUuid: bet.betTransactionUuid,
-    // contract 2.6
-    fields: {
-      operatorId: bet.operatorId,
-      playerRef: bet.playerRef,
-      currency: bet.currency,
-      gameCode: bet.gameCode,
-      transactionUuid: bet.betTransactionUuid,
-      amountMicro: bet.amountMicro.toString(),
-      roundId: bet.roundId,
-      ...(bet.isFree ? { isFree: true } : {}),
-    },
-  });
-  switch (result.statusClass) {
-    case 'success':
-      return accept(svc, bet, result.balanceMicro);
-    case 'clean_reject':
-      return reject(svc, bet, `wallet_rejected:${result.status}`);
-    case 'terminate': {
-      // 7.1: USER_DISABLED, TOKEN_EXPIRED and INVALID_TOKEN end the session; no rollback.
-      // INVALID_TOKEN is also fatal: "terminate session, alert"
-      if (result.status === 'RS_ERROR_INVALID_TOKEN') {
-        svc.logger.error({ betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
-      }
-      const ack = await reject(svc, bet, `wallet_rejected:${result.status}`);
-      await endSession(svc, bet.sessionId, { kind: 'wallet_status', status: result.status });
-      return ack;
-    }
-    case 'uncertain':
-      // 7.1: the debit may have happened: roll it back with the same transactionUuid
-      return rejectWithRollback(svc, bet, uncertainReason(result.status, result.timedOut), 'uncertain_bet');
-    default:
-      svc.logger.error({ betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
-      return reject(svc, bet, `wallet_rejected:${result.status}`);
-  }
+  return new BetDesk(svc).process(ticketOf(bet), options);
 }
 
-// contract 3.2 -> ACCEPTED: the round is created with the session's current seed and next
-// nonce (D1, no gaps) and the cycle's weight snapshot. The cycle row is read FOR SHARE, so
-// the tick that closes the betting window or rolls the cycle waits for this transaction
-// (and this one sees its result): a debit that completes after the roll cannot join it.
-async function accept(svc: ServiceContext, bet: Bet, balanceMicro: bigint | undefined): Promise<BetAck> {
-  const now = svc.now();
-  const roundId = await svc.db.$transaction(async (tx) => {
-    const [cycle] = await tx.$queryRaw<{ phase: string; low_weight: bigint; high_weight: bigint }[]>`
-      SELECT phase, low_weight, high_weight FROM cycles WHERE id = ${bet.cycleId}::uuid FOR SHARE`;
-    const [session] = await tx.$queryRaw<{ state: string; expires_at: Date }[]>`
-      SELECT state, expires_at FROM sessions WHERE id = ${bet.sessionId}::uuid FOR SHARE`;
-    if (!cycle || (cycle.phase !== 'BETTING_OPEN' && cycle.phase !== 'ROLLING')) return null;
-    if (!session || session.state !== 'ACTIVE') return null;
-    const [seed] = await tx.$queryRaw<{ id: string; nonce: number }[]>`
-      UPDATE seeds SET next_nonce = next_nonce + 1
-      WHERE session_id = ${bet.sessionId}::uuid AND current
-      RETURNING id, next_nonce - 1 AS nonce`;
-    if (!seed) return null;
-    if (bet.demo) {
-      const debited = await tx.session.updateMany({
-        where: { id: bet.sessionId, demoBalanceMicro: { gte: bet.amountMicro } },
-        data: { demoBalanceMicro: { decrement: bet.amountMicro } },
-      });
-      // thrown, so that the nonce taken above is given back with the rest (D1: no gaps)
-      if (debited.count === 0) throw new DemoFundsError(bet.id);
-    }
-    const { count } = await tx.bet.updateMany({ where: { id: bet.id, status: 'PENDING' }, data: { status: 'ACCEPTED', acceptedAt: now } });
-    if (count === 0) throw new BetRaceError(bet.id);
-    await tx.round.create({
-      data: {
-        id: bet.roundId,
-        operatorId: bet.operatorId,
-        sessionId: bet.sessionId,
-        cycleId: bet.cycleId,
-        seedId: seed.id,
-        betId: bet.id,
-        gameCode: bet.gameCode,
-        currency: bet.currency,
-        nonce: Number(seed.nonce),
-        state: cycle.phase === 'BETTING_OPEN' ? 'BETTING_OPEN' : 'ROLLING',
-        lowWeight: cycle.low_weight,
-        highWeight: cycle.high_weight,
-        demo: bet.demo,
-      },
-    });
-    await tx.pendingRoundBet.create({ data: { betId: bet.id, roundId: bet.roundId, state: 'HELD' } });
-    return bet.roundId;
-  }).catch(async (err: unknown) => {
-    if (err instanceof BetRaceError) return undefined;
-    if (err instanceof DemoFundsError) return 'insufficient' as const;
-    throw err;
-  });
-  if (roundId === undefined) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
-  if (roundId === 'insufficient') return reject(svc, bet, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY');
-  // the debit went through but the bet can no longer join its round: give the money back
-  if (roundId === null) return rejectWithRollback(svc, bet, 'phase_not_open', 'late_bet');
-
-  // contract 6.4: bet_placed then balance_update
-  svc.emitter.toSession(bet.sessionId, 'bet_placed', {
+export function ticketOf(bet: Bet): BetTicket {
+  return {
     betId: bet.id,
-    roundId,
+    roundId: bet.roundId,
+    sessionId: bet.sessionId,
     cycleId: bet.cycleId,
-    side: bet.side,
+    operatorId: bet.operatorId,
+    playerRef: bet.playerRef,
+    gameCode: bet.gameCode,
+    currency: bet.currency,
+    side: bet.side as Side,
     amountMicro: bet.amountMicro.toString(),
     isFree: bet.isFree,
-  });
-  if (bet.demo) await emitDemoBalance(svc, bet.sessionId);
-  else if (balanceMicro !== undefined) {
-    svc.emitter.toSession(bet.sessionId, 'balance_update', { balanceMicro: balanceMicro.toString(), currency: bet.currency });
-  }
-  return { ok: true, betId: bet.id, roundId };
+    demo: bet.demo,
+    betTransactionUuid: bet.betTransactionUuid,
+    ...(bet.clientBetId ? { clientBetId: bet.clientBetId } : {}),
+  };
 }
 
-class BetRaceError extends Error {
-  constructor(betId: string) {
-    super(`bet ${betId} was decided by another delivery`);
-  }
-}
+const hasDebitAttempt = async (svc: ServiceContext, ticket: BetTicket) =>
+  (await svc.db.walletCall.findFirst({ where: { transactionUuid: ticket.betTransactionUuid, endpoint: 'bet' }, select: { id: true } })) !== null;
 
-class DemoFundsError extends Error {
-  constructor(betId: string) {
-    super(`demo bet ${betId}: the demo balance does not cover the stake`);
-  }
-}
+const readBet = (svc: ServiceContext, betId: string) => svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
 
 // contract 3.2: a clean reject (or a refusal) leaves no money moved: no rollback, no retry.
-async function reject(svc: ServiceContext, bet: Bet, reason: BetRejectReason): Promise<BetAck> {
-  const { count } = await svc.db.bet.updateMany({ where: { id: bet.id, status: 'PENDING' }, data: { status: 'REJECTED', rejectReason: reason } });
-  if (count === 0) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
-  emitRejected(svc, bet, reason);
+async function reject(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason): Promise<BetAck> {
+  const { count } = await svc.db.bet.updateMany({ where: { id: ticket.betId, status: 'PENDING' }, data: { status: 'REJECTED', rejectReason: reason } });
+  if (count === 0) return ackOf(await readBet(svc, ticket.betId));
+  emitRejected(svc, ticket, reason);
   return { ok: false, reason };
 }
 
 // contract 3.2 (uncertain) and 4.2: REJECTED with a rollback of the debit enqueued. A demo
 // bet is debited only by its acceptance (D8), so a PENDING one has nothing to give back.
-export async function rejectWithRollback(svc: ServiceContext, bet: Bet, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
-  if (bet.demo) return reject(svc, bet, reason);
+export async function rejectWithRollback(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
+  if (ticket.demo) return reject(svc, ticket, reason);
   const now = svc.now();
   const rollbackTransactionUuid = randomUUID();
   const job = await svc.db.$transaction(async (tx) => {
     const { count } = await tx.bet.updateMany({
-      where: { id: bet.id, status: 'PENDING' },
+      where: { id: ticket.betId, status: 'PENDING' },
       data: { status: 'REJECTED', rejectReason: reason, rollbackTransactionUuid },
     });
     if (count === 0) return undefined;
-    return tx.walletJob.create({ data: rollbackJobData(bet, rollbackTransactionUuid, purpose, now) });
+    return tx.walletJob.create({ data: rollbackJobData({ ...ticket, id: ticket.betId }, rollbackTransactionUuid, purpose, now) });
   });
-  if (job === undefined) return ackOf(await svc.db.bet.findUniqueOrThrow({ where: { id: bet.id } }));
+  if (job === undefined) return ackOf(await readBet(svc, ticket.betId));
   await enqueueWalletJob(svc, job);
-  emitRejected(svc, bet, reason);
+  emitRejected(svc, ticket, reason);
   return { ok: false, reason };
 }
 
-function emitRejected(svc: ServiceContext, bet: Bet, reason: BetRejectReason) {
-  svc.emitter.toSession(bet.sessionId, 'bet_rejected', { reason, ...(bet.clientBetId ? { clientBetId: bet.clientBetId } : {}) });
+function emitRejected(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason) {
+  svc.emitter.toSession(ticket.sessionId, 'bet_rejected', { reason, ...(ticket.clientBetId ? { clientBetId: ticket.clientBetId } : {}) });
 }
 
-function ackOf(bet: Bet): BetAck {
+export function ackOf(bet: Pick<Bet, 'id' | 'status' | 'rejectReason' | 'roundId'>): BetAck {
   if (bet.status === 'REJECTED') return { ok: false, reason: (bet.rejectReason ?? 'session_not_found') as BetRejectReason };
   if (bet.status === 'PENDING') return { ok: false, reason: 'wallet_timeout' };
   return { ok: true, betId: bet.id, roundId: bet.roundId };

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import type { Cycle, CyclePhase } from '../db/client.js';
-import { loadGameConfig } from '../operators/game-config.js';
+import { statement } from '../db/sql.js';
+import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
 import type { EngineJob } from '../queues.js';
 import { countPresent } from '../realtime/presence.js';
 import { engineKeyOf, type EngineKey } from './engine-key.js';
@@ -12,11 +13,55 @@ import { settleRounds } from './settlement.js';
 // then the next cycle while a player is connected or a round is unsettled. Every phase
 // change is an UPDATE fenced on the expected phase, so a duplicated, late or stalled tick,
 // or a deposed leader, cannot move a cycle twice; only the transaction that moved it goes
-// on to broadcast and schedule the next tick.
+// on to broadcast and schedule the next tick. Ticks run for every engine every few
+// seconds, so each is a handful of raw statements (issue 6).
 
 export type RoundStatePayload = { cycleId: string; phase: CyclePhase | 'COOLDOWN'; phaseEndsAt: string | null };
 
-export const roundState = (cycle: Pick<Cycle, 'id' | 'phase' | 'phaseEndsAt'>): RoundStatePayload => ({
+// what a tick needs of a cycle
+export type ClockCycle = EngineKey & {
+  id: string;
+  phase: CyclePhase;
+  phaseEndsAt: Date | null;
+  bettingWindowMs: number;
+  rollingWindowMs: number;
+  cooldownMs: number;
+  payoutMultiplierScaled: bigint;
+  commissionMicro: bigint;
+};
+
+const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
+  payout_multiplier_scaled, commission_micro`;
+
+type CycleRow = {
+  id: string;
+  operator_id: string;
+  game_code: string;
+  currency: string;
+  phase: CyclePhase;
+  phase_ends_at: Date | null;
+  betting_window_ms: number;
+  rolling_window_ms: number;
+  cooldown_ms: number;
+  payout_multiplier_scaled: bigint;
+  commission_micro: bigint;
+};
+
+const clockCycle = (row: CycleRow): ClockCycle => ({
+  id: row.id,
+  operatorId: row.operator_id,
+  gameCode: row.game_code,
+  currency: row.currency,
+  phase: row.phase,
+  phaseEndsAt: row.phase_ends_at,
+  bettingWindowMs: row.betting_window_ms,
+  rollingWindowMs: row.rolling_window_ms,
+  cooldownMs: row.cooldown_ms,
+  payoutMultiplierScaled: row.payout_multiplier_scaled,
+  commissionMicro: row.commission_micro,
+});
+
+export const roundState = (cycle: Pick<ClockCycle, 'id' | 'phase' | 'phaseEndsAt'>): RoundStatePayload => ({
   cycleId: cycle.id,
   phase: cycle.phase,
   phaseEndsAt: cycle.phaseEndsAt?.toISOString() ?? null,
@@ -31,37 +76,73 @@ export async function currentCycle(svc: Pick<ServiceContext, 'db'>, of: EngineKe
   return svc.db.cycle.findUnique({ where: { id: engine.currentCycleId } });
 }
 
+const ENGINE_RUNNING = statement(
+  'engine_running',
+  'SELECT running FROM engines WHERE operator_id = $1 AND game_code = $2 AND currency = $3',
+);
+// ON CONFLICT: players who connect at the same moment to an engine that does not exist
+// yet must not fail each other
+const CREATE_ENGINE = statement(
+  'engine_create',
+  `INSERT INTO engines (operator_id, game_code, currency, running, updated_at) VALUES ($1, $2, $3, false, now())
+   ON CONFLICT DO NOTHING`,
+);
+const LOCK_ENGINE = statement(
+  'engine_lock',
+  'SELECT running FROM engines WHERE operator_id = $1 AND game_code = $2 AND currency = $3 FOR UPDATE',
+);
+// contract 8.6: config and weights are snapshotted when the cycle is created (PENDING); an
+// engine without a config row plays the defaults (2.12, D9)
+const CREATE_CYCLE = statement(
+  'cycle_create',
+  `INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
+                       min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight)
+   SELECT $1, $2, $3, $4,
+          COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
+          'PENDING',
+          COALESCE(g.betting_window_ms, $5), COALESCE(g.rolling_window_ms, $6), COALESCE(g.cooldown_ms, $7),
+          COALESCE(g.min_bet_micro, $8), COALESCE(g.max_bet_micro, $9), COALESCE(g.commission_micro, $10),
+          COALESCE(g.payout_multiplier_scaled, $11), COALESCE(g.low_weight, $12), COALESCE(g.high_weight, $13)
+   FROM (SELECT 1) AS one
+   LEFT JOIN game_configs g ON g.operator_id = $2 AND g.game_code = $3 AND g.currency = $4
+   RETURNING ${CYCLE_COLUMNS}`,
+);
+const START_ENGINE = statement(
+  'engine_start',
+  `UPDATE engines SET running = true, current_cycle_id = $4, updated_at = now()
+   WHERE operator_id = $1 AND game_code = $2 AND currency = $3`,
+);
+
 // Starts the clock unless it runs. Safe from any process: the engine row lock makes one
 // caller create the cycle.
 export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<void> {
-  const key = engineKeyOf(of);
-  // ON CONFLICT, not Prisma's upsert (a read then an insert): players who connect at the
-  // same moment to an engine that does not exist yet must not fail each other
-  await svc.db.$executeRaw`
-    INSERT INTO engines (operator_id, game_code, currency, running, updated_at)
-    VALUES (${key.operatorId}, ${key.gameCode}, ${key.currency}, false, now())
-    ON CONFLICT DO NOTHING`;
-  const cycle = await svc.db.$transaction(async (tx) => {
-    const [engine] = await tx.$queryRaw<{ running: boolean }[]>`
-      SELECT running FROM engines
-      WHERE operator_id = ${key.operatorId} AND game_code = ${key.gameCode} AND currency = ${key.currency}
-      FOR UPDATE`;
+  const key = [of.operatorId, of.gameCode, of.currency];
+  const [known] = await svc.sql.query<{ running: boolean }>(ENGINE_RUNNING, key);
+  if (known?.running) return;
+  if (!known) await svc.sql.query(CREATE_ENGINE, key);
+  const created = await svc.sql.transaction(async (tx) => {
+    const [engine] = await tx.query<{ running: boolean }>(LOCK_ENGINE, key);
     if (!engine || engine.running) return null;
-    // contract 8.6: config and weights are snapshotted when the cycle is created (PENDING)
-    const config = await loadGameConfig(tx, key.operatorId, key.gameCode, key.currency);
-    const last = await tx.cycle.aggregate({ where: key, _max: { number: true } });
-    const created = await tx.cycle.create({
-      data: { id: randomUUID(), ...key, number: (last._max.number ?? 0) + 1, phase: 'PENDING', ...config },
-    });
-    await tx.engine.update({
-      where: { operatorId_gameCode_currency: key },
-      data: { running: true, currentCycleId: created.id },
-    });
-    return created;
+    const d = DEFAULT_GAME_CONFIG;
+    const [row] = await tx.query<CycleRow>(CREATE_CYCLE, [
+      randomUUID(),
+      ...key,
+      d.bettingWindowMs,
+      d.rollingWindowMs,
+      d.cooldownMs,
+      d.minBetMicro,
+      d.maxBetMicro,
+      d.commissionMicro,
+      d.payoutMultiplierScaled,
+      d.lowWeight,
+      d.highWeight,
+    ]);
+    await tx.query(START_ENGINE, [...key, row!.id]);
+    return clockCycle(row!);
   });
-  if (cycle) {
-    broadcast(svc, cycle);
-    await schedule(svc, cycle.id, 'PENDING', 0);
+  if (created) {
+    broadcast(svc, created);
+    await schedule(svc, created.id, 'PENDING', 0);
   }
 }
 
@@ -82,88 +163,98 @@ export async function advanceCycle(svc: ServiceContext, job: EngineJob): Promise
   }
 }
 
-async function move(
-  svc: ServiceContext,
-  cycleId: string,
-  from: CyclePhase,
-  to: CyclePhase,
-  durationMs: (cycle: Cycle) => number | null,
-): Promise<Cycle | null> {
-  const cycle = await svc.db.cycle.findUnique({ where: { id: cycleId } });
-  if (!cycle || cycle.phase !== from) return null;
-  const duration = durationMs(cycle);
-  const phaseEndsAt = duration === null ? null : new Date(svc.now().getTime() + duration);
-  const moved = await svc.db.$transaction(async (tx) => {
-    const { count } = await tx.cycle.updateMany({
-      where: { id: cycleId, phase: from },
-      data: { phase: to, phaseEndsAt, ...(to === 'FINISHED' ? { finishedAt: svc.now() } : {}) },
-    });
-    if (count === 0) return false;
+// the phase's end follows from the cycle's own windows
+const MOVE = statement(
+  'cycle_move',
+  `UPDATE cycles SET
+     phase = $3::cycle_phase,
+     phase_ends_at = $4::timestamptz + (CASE $3::cycle_phase
+       WHEN 'BETTING_OPEN' THEN betting_window_ms WHEN 'ROLLING' THEN rolling_window_ms WHEN 'COOLDOWN' THEN cooldown_ms END)
+       * interval '1 millisecond',
+     finished_at = CASE WHEN $3::cycle_phase = 'FINISHED' THEN $4::timestamptz ELSE finished_at END
+   WHERE id = $1 AND phase = $2::cycle_phase
+   RETURNING ${CYCLE_COLUMNS}`,
+);
+// a statement of its own, after the cycle moved: it sees every round that an acceptance
+// holding the cycle FOR SHARE committed while the move waited for it
+const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND state = 'BETTING_OPEN'`);
+
+async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase): Promise<ClockCycle | null> {
+  const now = svc.now();
+  const moved = await svc.sql.transaction(async (tx) => {
+    const [row] = await tx.query<CycleRow>(MOVE, [cycleId, from, to, now]);
+    if (!row) return null;
     // the cycle's rounds follow it (D1)
-    if (to === 'ROLLING') {
-      await tx.round.updateMany({ where: { cycleId, state: 'BETTING_OPEN' }, data: { state: 'ROLLING' } });
-    }
-    return true;
+    if (to === 'ROLLING') await tx.query(ROUNDS_ROLL, [cycleId]);
+    return clockCycle(row);
   });
-  if (!moved) return null;
-  const updated = { ...cycle, phase: to, phaseEndsAt };
-  broadcast(svc, updated);
-  return updated;
+  if (moved) broadcast(svc, moved);
+  return moved;
 }
 
 async function openBetting(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN', (c) => c.bettingWindowMs);
+  const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN');
   if (cycle) await schedule(svc, cycleId, 'BETTING_OPEN', cycle.bettingWindowMs);
 }
 
 async function closeBetting(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'BETTING_OPEN', 'ROLLING', (c) => c.rollingWindowMs);
+  const cycle = await move(svc, cycleId, 'BETTING_OPEN', 'ROLLING');
   if (cycle) await schedule(svc, cycleId, 'ROLLING', cycle.rollingWindowMs);
 }
 
 // contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
 // before anything is announced.
 async function roll(svc: ServiceContext, cycleId: string): Promise<void> {
-  if (await move(svc, cycleId, 'ROLLING', 'RESULT', () => null)) await settleAndCool(svc, cycleId);
+  const cycle = await move(svc, cycleId, 'ROLLING', 'RESULT');
+  if (cycle) await settleAndCool(svc, cycleId, cycle);
 }
+
+const READ_CYCLE = statement('cycle_read', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1`);
 
 // RESULT: derive and settle every round still waiting (both steps skip what is done, so a
 // tick resumed after a crash finishes the job), then cool down.
-async function settleAndCool(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await svc.db.cycle.findUnique({ where: { id: cycleId } });
+async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: ClockCycle): Promise<void> {
+  const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_CYCLE, [cycleId]).then(([row]) => row && clockCycle(row)));
   if (!cycle || cycle.phase !== 'RESULT') return;
   await rollRounds(svc, cycle);
   await settleRounds(svc, cycle);
-  const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN', (c) => c.cooldownMs);
+  const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN');
   if (cooling) await schedule(svc, cycleId, 'COOLDOWN', cooling.cooldownMs);
 }
 
 // D1: after the cooldown the clock goes on while the engine has a connected player or an
 // unsettled round; otherwise it stops until the next connection.
 async function finish(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'COOLDOWN', 'FINISHED', () => null);
+  const cycle = await move(svc, cycleId, 'COOLDOWN', 'FINISHED');
   if (cycle) await stopClock(svc, cycle);
 }
 
+const STOP_ENGINE = statement(
+  'engine_stop',
+  `UPDATE engines SET running = false, current_cycle_id = NULL, updated_at = now()
+   WHERE operator_id = $1 AND game_code = $2 AND currency = $3 AND current_cycle_id = $4
+   RETURNING 1`,
+);
+const HAS_UNSETTLED_ROUNDS = statement(
+  'engine_unsettled',
+  'SELECT EXISTS (SELECT 1 FROM rounds WHERE operator_id = $1 AND game_code = $2 AND currency = $3 AND NOT settled) AS unsettled',
+);
+
 // The engine whose current cycle this was stops, and starts again at once with a new
 // cycle if it still has a reason to run (a finished or an interrupted cycle alike).
-export async function stopClock(svc: ServiceContext, cycle: Pick<Cycle, 'id' | 'operatorId' | 'gameCode' | 'currency'>): Promise<void> {
-  const cycleId = cycle.id;
+export async function stopClock(svc: ServiceContext, cycle: EngineKey & { id: string }): Promise<void> {
   const key = engineKeyOf(cycle);
-  const stopped = await svc.db.engine.updateMany({
-    where: { ...key, currentCycleId: cycleId },
-    data: { running: false, currentCycleId: null },
-  });
-  if (stopped.count === 0) return;
+  const stopped = await svc.sql.query(STOP_ENGINE, [key.operatorId, key.gameCode, key.currency, cycle.id]);
+  if (stopped.length === 0) return;
   // a player who connects while the clock stops either sees it stopped and starts it, or is
   // seen here (presence is written before a connection asks for the clock)
   if ((await countPresent(svc.redis, key)) > 0 || (await hasUnsettledRounds(svc, key))) await ensureEngine(svc, key);
 }
 
 const hasUnsettledRounds = async (svc: ServiceContext, key: EngineKey) =>
-  (await svc.db.round.count({ where: { ...key, settled: false } })) > 0;
+  (await svc.sql.query<{ unsettled: boolean }>(HAS_UNSETTLED_ROUNDS, [key.operatorId, key.gameCode, key.currency]))[0]!.unsettled;
 
-function broadcast(svc: ServiceContext, cycle: Pick<Cycle, 'id' | 'phase' | 'phaseEndsAt' | 'operatorId' | 'gameCode' | 'currency'>) {
+function broadcast(svc: ServiceContext, cycle: ClockCycle) {
   if (cycle.phase === 'FINISHED') return;
   // contract 3.1: each phase change emits round_state, once per engine room (D1)
   svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle));

@@ -1,63 +1,98 @@
 import type { ServiceContext } from '../context.js';
-import type { Cycle } from '../db/client.js';
-import { deriveDice } from '../fairness/dice.js';
+import { statement } from '../db/sql.js';
+import { deriveDice, type DiceOutcome, type Side } from '../fairness/dice.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
+import type { ClockCycle } from './engine.js';
 import { payout } from './payout.js';
 import { voidRound } from './voids.js';
 
 // contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
-// session's seed and nonce and the cycle's weight snapshot. The outcome is persisted (fenced
-// on state ROLLING) before round_result is sent; a derivation that fails voids the round.
-export async function rollRounds(svc: ServiceContext, cycle: Cycle): Promise<void> {
-  const rounds = await svc.db.round.findMany({
-    where: { cycleId: cycle.id, state: 'ROLLING' },
-    include: { seed: true, bet: true },
-  });
+// session's seed and nonce and the cycle's weight snapshot. The outcomes are persisted
+// (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
+// round. A cycle's rounds are read by one statement and written by another (issue 6).
+
+const ROLLING_ROUNDS = statement(
+  'roll_rounds',
+  `SELECT r.id, r.session_id, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id, sd.encrypted_server_seed,
+          sd.client_seed, b.side, b.amount_micro
+   FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id
+   WHERE r.cycle_id = $1 AND r.state = 'ROLLING'`,
+);
+
+type RollingRound = {
+  id: string;
+  session_id: string;
+  nonce: number;
+  low_weight: bigint;
+  high_weight: bigint;
+  bet_id: string;
+  seed_id: string;
+  encrypted_server_seed: Buffer;
+  client_seed: string;
+  side: Side;
+  amount_micro: bigint;
+};
+
+const PERSIST_OUTCOMES = statement(
+  'roll_persist',
+  `UPDATE rounds r
+   SET state = 'RESULT', outcome_side = u.side, outcome_sum = u.sum, dice_values = u.dice::int[], result_at = $5
+   FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS u(id, side, sum, dice)
+   WHERE r.id = u.id AND r.state = 'ROLLING'
+   RETURNING r.id`,
+);
+
+export async function rollRounds(svc: ServiceContext, cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>): Promise<void> {
+  const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id]);
+  const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
   for (const round of rounds) {
-    let outcome;
     try {
-      outcome = deriveDice({
-        serverSeed: openServerSeed(svc.config.masterKey, round.seed.id, round.seed.encryptedServerSeed),
-        clientSeed: round.seed.clientSeed,
+      const outcome = deriveDice({
+        serverSeed: openServerSeed(svc.config.masterKey, round.seed_id, round.encrypted_server_seed),
+        clientSeed: round.client_seed,
         nonce: round.nonce,
-        lowWeight: round.lowWeight,
-        highWeight: round.highWeight,
+        lowWeight: round.low_weight,
+        highWeight: round.high_weight,
       });
+      derived.push({ round, outcome });
     } catch (err) {
       // contract 3.1: an unrecoverable RNG error voids the round
       svc.logger.error({ err, roundId: round.id }, 'outcome derivation failed; voiding the round');
       await voidRound(svc, round.id, 'rng_error');
-      continue;
     }
-    const { count } = await svc.db.round.updateMany({
-      where: { id: round.id, state: 'ROLLING' },
-      data: {
-        state: 'RESULT',
-        outcomeSide: outcome.side,
-        outcomeSum: outcome.outcomeSum,
-        diceValues: outcome.diceValues,
-        resultAt: svc.now(),
-      },
-    });
-    if (count === 0) continue;
-    const won = round.bet.side === outcome.side;
+  }
+  if (derived.length === 0) return;
+  const persisted = new Set(
+    (
+      await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
+        derived.map((d) => d.round.id),
+        derived.map((d) => d.outcome.side),
+        derived.map((d) => d.outcome.outcomeSum),
+        derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
+        svc.now(),
+      ])
+    ).map((row) => row.id),
+  );
+  for (const { round, outcome } of derived) {
+    if (!persisted.has(round.id)) continue;
+    const won = round.side === outcome.side;
     const net = won
-      ? payout({ stakeMicro: round.bet.amountMicro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
+      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
       : 0n;
     // D4: sent as soon as the outcome is persisted; the win's balance_update follows
-    svc.emitter.toSession(round.sessionId, 'round_result', {
+    svc.emitter.toSession(round.session_id, 'round_result', {
       roundId: round.id,
       cycleId: cycle.id,
       nonce: round.nonce,
       side: outcome.side,
       sum: outcome.outcomeSum,
       diceValues: outcome.diceValues,
-      betId: round.betId,
+      betId: round.bet_id,
       won,
       payoutMicro: net.toString(),
       // D19: the weight snapshot, so that the player can recompute the side (D2)
-      lowWeight: round.lowWeight.toString(),
-      highWeight: round.highWeight.toString(),
+      lowWeight: round.low_weight.toString(),
+      highWeight: round.high_weight.toString(),
     });
   }
 }

@@ -1,6 +1,8 @@
+import type { JobType, Queue } from 'bullmq';
 import type { ServiceContext } from '../context.js';
+import type { WalletJobRef } from '../queues.js';
 import type { CyclePhase } from '../db/client.js';
-import { rejectWithRollback } from './bets.js';
+import { rejectWithRollback, ticketOf } from './bets.js';
 import { resumeClocks, stopClock } from './engine.js';
 import { settleRounds } from './settlement.js';
 import { voidRound } from './voids.js';
@@ -82,8 +84,8 @@ async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'sett
   return { settledRounds: withOutcome.length, voidedRounds };
 }
 
-// contract 2.13: every pending wallet job has its row; one without a live queue job is
-// queued again at its next attempt time.
+// contract 2.13: every pending wallet job has its row; one that no live queue job carries
+// (alone, or in a batch) is queued again at its next attempt time.
 const LIVE_JOB_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
 async function requeueWalletJobs(svc: ServiceContext): Promise<number> {
@@ -91,18 +93,25 @@ async function requeueWalletJobs(svc: ServiceContext): Promise<number> {
     where: { completedAt: null, abandonedAt: null },
     select: { id: true, endpoint: true, nextAttemptAt: true },
   });
+  if (jobs.length === 0) return 0;
+  const live = { win: await carried(svc.queues.settle), rollback: await carried(svc.queues.rollback) };
   let requeued = 0;
   for (const job of jobs) {
     const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
-    const existing = await queue.getJob(job.id);
-    const state = existing ? await existing.getState() : undefined;
-    if (state && LIVE_JOB_STATES.has(state)) continue;
-    if (existing) await existing.remove().catch(() => undefined);
+    if (live[job.endpoint === 'win' ? 'win' : 'rollback'].has(job.id)) continue;
+    // a finished queue job under the same id would make the new one a duplicate
+    await (await queue.getJob(job.id))?.remove().catch(() => undefined);
     const delay = job.nextAttemptAt ? Math.max(0, job.nextAttemptAt.getTime() - svc.now().getTime()) : 0;
     await enqueueWalletJob(svc, job, delay);
     requeued += 1;
   }
   return requeued;
+}
+
+// the wallet jobs that the live queue jobs of a queue carry
+async function carried(queue: Queue<WalletJobRef>): Promise<Set<string>> {
+  const jobs = await queue.getJobs([...LIVE_JOB_STATES] as JobType[]);
+  return new Set(jobs.flatMap((job) => job?.data.walletJobIds ?? []));
 }
 
 // A bet is queued right after its row is written; one still PENDING this long without a
@@ -119,17 +128,21 @@ async function resolveOrphanBets(svc: ServiceContext): Promise<number> {
   // real time, not the service clock: what went stale is a real HTTP call and a real lock
   const now = Date.now();
   const pending = await svc.db.bet.findMany({ where: { status: 'PENDING', createdAt: { lt: new Date(now - ORPHAN_AFTER_MS) } } });
+  if (pending.length === 0) return 0;
+  const live = await liveBetIds(svc);
   let resolved = 0;
   for (const bet of pending) {
     const stale = bet.createdAt.getTime() < now - svc.config.walletCallTimeoutMs - STALE_BET_MARGIN_MS;
-    if (!stale) {
-      const job = await svc.queues.bet.getJob(bet.id);
-      const state = job ? await job.getState() : undefined;
-      if (state && LIVE_JOB_STATES.has(state)) continue;
-    }
-    const ack = await rejectWithRollback(svc, bet, 'wallet_timeout', 'uncertain_bet');
+    if (!stale && live.has(bet.id)) continue;
+    const ack = await rejectWithRollback(svc, ticketOf(bet), 'wallet_timeout', 'uncertain_bet');
     if (!ack.ok && ack.reason === 'wallet_timeout') resolved += 1;
   }
   if (resolved > 0) svc.logger.warn({ resolved }, 'debits left in flight by a stopped process were rolled back');
   return resolved;
+}
+
+// the bets of every bet job the queue still holds (a job carries a batch of bets)
+async function liveBetIds(svc: ServiceContext): Promise<Set<string>> {
+  const jobs = await svc.queues.bet.getJobs([...LIVE_JOB_STATES] as JobType[]);
+  return new Set(jobs.flatMap((job) => job?.data.tickets.map((ticket) => ticket.betId) ?? []));
 }

@@ -1,74 +1,133 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
-import type { Cycle } from '../db/client.js';
+import { statement } from '../db/sql.js';
+import type { ClockCycle } from './engine.js';
 import { payout } from './payout.js';
-import { enqueueWalletJob } from './wallet-jobs.js';
+import { enqueueWalletJobs } from './wallet-jobs.js';
 
 // contract 3.1 RESULT -> SETTLED and 8.4. A losing bet is settled at once (no win call). A
-// winning bet gets its winTransactionUuid and a pending win job in the same transaction
-// that marks the round settled, so a win is enqueued exactly once (unique transaction
-// uuid) and the settle worker credits it; demo wins are credited to the demo balance (D8).
-// Every step is fenced on the state it leaves, so running it twice books nothing twice.
-export async function settleRounds(svc: ServiceContext, cycle: Cycle): Promise<void> {
-  const rounds = await svc.db.round.findMany({
-    where: { cycleId: cycle.id, state: 'RESULT' },
-    include: { bet: true, session: { select: { mode: true } } },
-  });
-  for (const round of rounds) {
-    const { bet } = round;
-    const won = bet.side === round.outcomeSide;
-    const net = won
-      ? payout({ stakeMicro: bet.amountMicro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
-      : 0n;
-    const now = svc.now();
-    const demo = round.session.mode === 'DEMO';
-    const winJob = await svc.db.$transaction(async (tx) => {
-      const settledRound = await tx.round.updateMany({
-        where: { id: round.id, state: 'RESULT' },
-        data: { state: 'SETTLED', settled: true, settledAt: now },
-      });
-      if (settledRound.count === 0) return null;
-      if (!won || demo) {
-        await tx.bet.updateMany({ where: { id: bet.id, status: 'ACCEPTED' }, data: { status: 'SETTLED', payoutMicro: net, settledAt: now } });
-        await tx.pendingRoundBet.updateMany({ where: { betId: bet.id, state: 'HELD' }, data: { state: 'RESOLVED', resolvedAt: now } });
-        if (won) {
-          await tx.session.update({ where: { id: round.sessionId }, data: { demoBalanceMicro: { increment: net } } });
-        }
-        return null;
-      }
-      const winTransactionUuid = randomUUID();
-      await tx.bet.update({ where: { id: bet.id }, data: { winTransactionUuid, payoutMicro: net } });
-      return tx.walletJob.create({
-        data: {
-          id: randomUUID(),
-          operatorId: round.operatorId,
-          sessionId: round.sessionId,
-          endpoint: 'win',
-          purpose: 'win',
-          betId: bet.id,
-          transactionUuid: winTransactionUuid,
-          nextAttemptAt: now,
-          // contract 2.7
-          payload: {
-            operatorId: round.operatorId,
-            playerRef: bet.playerRef,
-            currency: bet.currency,
-            gameCode: bet.gameCode,
-            transactionUuid: winTransactionUuid,
-            referenceTransactionUuid: bet.betTransactionUuid,
-            amountMicro: net.toString(),
-            roundId: round.id,
-          },
-        },
-      });
-    });
-    if (winJob) await enqueueWalletJob(svc, winJob);
-    else if (won && demo) await emitDemoBalance(svc, round.sessionId);
-  }
-}
+// winning bet gets its winTransactionUuid and a pending win job in the same statement that
+// marks the round settled, so a win is enqueued exactly once (unique transaction uuid) and
+// the settle worker credits it; demo wins are credited to the demo balance (D8). The round
+// update is fenced on RESULT and everything else follows only the rounds it moved, so
+// running it twice books nothing twice. A cycle is settled by one statement (issue 6).
 
-export async function emitDemoBalance(svc: ServiceContext, sessionId: string): Promise<void> {
-  const session = await svc.db.session.findUnique({ where: { id: sessionId }, select: { demoBalanceMicro: true, currency: true } });
-  if (session?.demoBalanceMicro == null) return;
-  svc.emitter.toSession(sessionId, 'balance_update', { balanceMicro: session.demoBalanceMicro.toString(), currency: session.currency });
+const RESULT_ROUNDS = statement(
+  'settle_rounds',
+  `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,
+          b.currency, b.game_code, b.bet_transaction_uuid
+   FROM rounds r JOIN bets b ON b.id = r.bet_id
+   WHERE r.cycle_id = $1 AND r.state = 'RESULT'`,
+);
+
+type ResultRound = {
+  id: string;
+  operator_id: string;
+  session_id: string;
+  outcome_side: string;
+  demo: boolean;
+  bet_id: string;
+  side: string;
+  amount_micro: bigint;
+  player_ref: string;
+  currency: string;
+  game_code: string;
+  bet_transaction_uuid: string;
+};
+
+// kind: 'lost' (settled, no win call), 'demo_win' (settled, credited to the demo balance),
+// 'win' (a win job: the bet settles when the wallet confirms)
+const SETTLE = statement(
+  'settle_apply',
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::uuid[], $8::uuid[], $9::text[])
+       AS u(round_id, bet_id, session_id, operator_id, kind, payout_micro, win_transaction_uuid, job_id, payload)
+   ),
+   settled AS (
+     UPDATE rounds r SET state = 'SETTLED', settled = true, settled_at = $10
+     FROM input WHERE r.id = input.round_id AND r.state = 'RESULT'
+     RETURNING r.id
+   ),
+   done AS (SELECT input.* FROM input JOIN settled ON settled.id = input.round_id),
+   closed AS (
+     UPDATE bets b SET status = 'SETTLED', payout_micro = done.payout_micro, settled_at = $10
+     FROM done WHERE b.id = done.bet_id AND done.kind <> 'win' AND b.status = 'ACCEPTED'
+   ),
+   resolved AS (
+     UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $10
+     FROM done WHERE p.bet_id = done.bet_id AND done.kind <> 'win' AND p.state = 'HELD'
+   ),
+   demo AS (
+     UPDATE sessions s SET demo_balance_micro = s.demo_balance_micro + done.payout_micro
+     FROM done WHERE s.id = done.session_id AND done.kind = 'demo_win'
+     RETURNING s.id, s.demo_balance_micro, s.currency
+   ),
+   winning AS (
+     UPDATE bets b SET win_transaction_uuid = done.win_transaction_uuid, payout_micro = done.payout_micro
+     FROM done WHERE b.id = done.bet_id AND done.kind = 'win'
+   ),
+   jobs AS (
+     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, transaction_uuid, next_attempt_at, payload)
+     SELECT job_id, operator_id, session_id, 'win', 'win', bet_id, win_transaction_uuid, $10, payload::jsonb FROM done WHERE kind = 'win'
+   )
+   SELECT done.round_id, done.kind, done.job_id, demo.demo_balance_micro, demo.currency
+   FROM done LEFT JOIN demo ON demo.id = done.session_id AND done.kind = 'demo_win'`,
+);
+
+type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: string | null; demo_balance_micro: bigint | null; currency: string | null };
+
+export async function settleRounds(svc: ServiceContext, cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>): Promise<void> {
+  const rounds = await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id]);
+  if (rounds.length === 0) return;
+  const plans = rounds.map((round) => {
+    const won = round.side === round.outcome_side;
+    const net = won
+      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
+      : 0n;
+    const kind = !won ? 'lost' : round.demo ? 'demo_win' : 'win';
+    const winTransactionUuid = kind === 'win' ? randomUUID() : null;
+    return {
+      round,
+      kind,
+      net,
+      winTransactionUuid,
+      jobId: kind === 'win' ? randomUUID() : null,
+      // contract 2.7
+      payload:
+        kind === 'win'
+          ? JSON.stringify({
+              operatorId: round.operator_id,
+              playerRef: round.player_ref,
+              currency: round.currency,
+              gameCode: round.game_code,
+              transactionUuid: winTransactionUuid,
+              referenceTransactionUuid: round.bet_transaction_uuid,
+              amountMicro: net.toString(),
+              roundId: round.id,
+            })
+          : null,
+    };
+  });
+  const settled = await svc.sql.query<Settled>(SETTLE, [
+    plans.map((p) => p.round.id),
+    plans.map((p) => p.round.bet_id),
+    plans.map((p) => p.round.session_id),
+    plans.map((p) => p.round.operator_id),
+    plans.map((p) => p.kind),
+    plans.map((p) => p.net),
+    plans.map((p) => p.winTransactionUuid),
+    plans.map((p) => p.jobId),
+    plans.map((p) => p.payload),
+    svc.now(),
+  ]);
+  await enqueueWalletJobs(
+    svc,
+    'win',
+    settled.flatMap((row) => (row.kind === 'win' ? [row.job_id!] : [])),
+  );
+  const sessionOf = new Map(rounds.map((round) => [round.id, round.session_id]));
+  for (const row of settled) {
+    if (row.kind !== 'demo_win' || row.demo_balance_micro === null) continue;
+    svc.emitter.toSession(sessionOf.get(row.round_id)!, 'balance_update', { balanceMicro: row.demo_balance_micro.toString(), currency: row.currency });
+  }
 }

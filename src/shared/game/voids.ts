@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
-import { emitDemoBalance } from './settlement.js';
 import { enqueueWalletJob, rollbackJobData } from './wallet-jobs.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
@@ -37,4 +36,10 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
   else await emitDemoBalance(svc, result.round.sessionId);
   svc.emitter.toSession(result.round.sessionId, 'round_voided', { roundId, cycleId: result.round.cycleId, reason });
   return true;
+}
+
+async function emitDemoBalance(svc: ServiceContext, sessionId: string): Promise<void> {
+  const session = await svc.db.session.findUnique({ where: { id: sessionId }, select: { demoBalanceMicro: true, currency: true } });
+  if (session?.demoBalanceMicro == null) return;
+  svc.emitter.toSession(sessionId, 'balance_update', { balanceMicro: session.demoBalanceMicro.toString(), currency: session.currency });
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Batcher } from '../batch.js';
 import type { ServiceContext } from '../context.js';
+import { statement } from '../db/sql.js';
 import type { Bet, Db, Prisma, WalletJob } from '../db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../queues.js';
 import type { WalletEndpoint } from '../wallet/status.js';
@@ -41,15 +43,36 @@ export function rollbackJobData(
 }
 
 // The row is the record and the queue its transport: a job that cannot be queued now (Redis
-// away) stays pending in Postgres and the recovery sweep queues it (recovery.ts).
+// away) stays pending in Postgres and the recovery sweep queues it (recovery.ts). Each
+// queue job names the wallet jobs it carries: one (a retry, a rollback), or the first
+// attempts of a whole settled cycle's wins together (issue 6).
 export async function enqueueWalletJob(svc: ServiceContext, job: Pick<WalletJob, 'id' | 'endpoint'>, delayMs = 0): Promise<void> {
   const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
   try {
-    await queue.add(job.endpoint, { walletJobId: job.id }, { jobId: job.id, delay: delayMs });
+    await queue.add(job.endpoint, { walletJobIds: [job.id] }, { jobId: job.id, delay: delayMs });
   } catch (err) {
     svc.logger.warn({ walletJobId: job.id, err: (err as Error).message }, 'wallet job not queued; recovery will queue it');
   }
 }
+
+// the first attempts of many wallet jobs at once; a job among them that must be retried
+// is then queued on its own (WalletJobDesk)
+const WALLET_JOBS_PER_BATCH = 100;
+
+export async function enqueueWalletJobs(svc: ServiceContext, endpoint: 'win' | 'rollback', ids: string[]): Promise<void> {
+  const queue = endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
+  for (let i = 0; i < ids.length; i += WALLET_JOBS_PER_BATCH) {
+    const walletJobIds = ids.slice(i, i + WALLET_JOBS_PER_BATCH);
+    try {
+      await queue.add(BATCH_JOB, { walletJobIds }, { jobId: `batch-${walletJobIds[0]}` });
+    } catch (err) {
+      svc.logger.warn({ walletJobs: walletJobIds.length, err: (err as Error).message }, 'wallet jobs not queued; recovery will queue them');
+    }
+  }
+}
+
+// the queue job name of a batch (a single wallet job's queue job is named after its endpoint)
+export const BATCH_JOB = 'batch';
 
 export type WalletJobOutcome =
   | { kind: 'completed' }
@@ -82,80 +105,150 @@ export async function walletJobCounts(db: Db, now: Date): Promise<{ endpoint: st
   });
 }
 
-export async function runWalletJob(svc: ServiceContext, walletJobId: string): Promise<WalletJobOutcome> {
-  const job = await svc.db.walletJob.findUnique({ where: { id: walletJobId } });
-  if (!job || job.completedAt || job.abandonedAt) return { kind: 'skipped' };
-  const endpoint = job.endpoint as WalletEndpoint;
-  const target = await walletTarget(svc, job.operatorId);
-  const result = await svc.wallet.call({
-    target,
-    endpoint,
-    fields: job.payload as Record<string, unknown>,
-    sessionId: job.sessionId ?? undefined,
-    transactionUuid: job.transactionUuid,
-    // D6, 4.3: the retry of a timed-out call reuses its requestUuid and bytes
-    retryOf: job.lastTimedOut && job.lastRequestUuid && job.lastBytes
-      ? { requestUuid: job.lastRequestUuid, bytes: job.lastBytes, attempt: job.attempts }
-      : undefined,
-  });
-  const now = svc.now();
-  const attempts = job.attempts + 1;
+const READ_JOBS = statement(
+  'wallet_jobs_read',
+  `SELECT id, operator_id, session_id, endpoint, transaction_uuid, bet_id, payload, last_request_uuid, last_bytes, last_timed_out,
+          attempts, completed_at, abandoned_at, created_at
+   FROM wallet_jobs WHERE id = ANY($1::uuid[])`,
+);
 
-  // contract 7.1: success, or (win and rollback) a transaction the operator does not know,
-  // which is alerted and treated as settled
-  if (result.statusClass === 'success' || result.statusClass === 'treat_as_settled') {
-    if (result.statusClass === 'treat_as_settled') {
-      svc.logger.error({ walletJobId, endpoint, transactionUuid: job.transactionUuid }, 'wallet does not know the referenced transaction; treated as settled');
-    }
-    const done = await svc.db.$transaction(async (tx) => {
-      const { count } = await tx.walletJob.updateMany({
-        where: { id: job.id, completedAt: null },
-        data: { attempts, completedAt: now, nextAttemptAt: null, lastError: null, lastTimedOut: false },
-      });
-      if (count === 0) return false;
-      if (endpoint === 'win' && job.betId) {
-        await tx.bet.updateMany({
-          where: { id: job.betId, status: 'ACCEPTED' },
-          // 4.2: a win the operator cannot match is settled without payout
-          data: { status: 'SETTLED', settledAt: now, ...(result.statusClass === 'treat_as_settled' ? { payoutMicro: 0n } : {}) },
-        });
-        await tx.pendingRoundBet.updateMany({ where: { betId: job.betId, state: 'HELD' }, data: { state: 'RESOLVED', resolvedAt: now } });
-      }
-      return true;
+type JobRow = {
+  id: string;
+  operator_id: string;
+  session_id: string | null;
+  endpoint: WalletEndpoint;
+  transaction_uuid: string;
+  bet_id: string | null;
+  payload: Record<string, unknown>;
+  last_request_uuid: string | null;
+  last_bytes: string | null;
+  last_timed_out: boolean;
+  attempts: number;
+  completed_at: Date | null;
+  abandoned_at: Date | null;
+  created_at: Date;
+};
+
+// Completed (fenced on not yet completed); a completed win settles its bet and resolves its
+// pending round bet, with payout 0 when the operator did not know the transaction (4.2).
+const COMPLETE_JOBS = statement(
+  'wallet_jobs_complete',
+  `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS u(id, attempts, unmatched)),
+   done AS (
+     UPDATE wallet_jobs j SET attempts = input.attempts, completed_at = $4, next_attempt_at = NULL, last_error = NULL, last_timed_out = false
+     FROM input WHERE j.id = input.id AND j.completed_at IS NULL
+     RETURNING j.id, j.endpoint, j.bet_id, input.unmatched
+   ),
+   settled AS (
+     UPDATE bets b SET status = 'SETTLED', settled_at = $4, payout_micro = CASE WHEN done.unmatched THEN 0 ELSE b.payout_micro END
+     FROM done WHERE done.endpoint = 'win' AND b.id = done.bet_id AND b.status = 'ACCEPTED'
+   ),
+   resolved AS (
+     UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $4
+     FROM done WHERE done.endpoint = 'win' AND p.bet_id = done.bet_id AND p.state = 'HELD'
+   )
+   SELECT id FROM done`,
+);
+
+type Completion = { id: string; attempts: number; unmatched: boolean };
+
+// The settle and rollback pools' desk: runs wallet jobs, the rows read and the completions
+// written for many jobs at once.
+export class WalletJobDesk {
+  private readonly reads: Batcher<string, JobRow | undefined>;
+  private readonly completions: Batcher<Completion, boolean>;
+
+  constructor(private readonly svc: ServiceContext) {
+    this.reads = new Batcher(
+      async (ids) => {
+        const rows = new Map((await svc.sql.query<JobRow>(READ_JOBS, [ids])).map((row) => [row.id, row]));
+        return ids.map((id) => rows.get(id));
+      },
+      { maxBatch: 200, maxInFlight: 4 },
+    );
+    this.completions = new Batcher(
+      async (items) => {
+        const done = new Set(
+          (
+            await svc.sql.query<{ id: string }>(COMPLETE_JOBS, [
+              items.map((i) => i.id),
+              items.map((i) => i.attempts),
+              items.map((i) => i.unmatched),
+              svc.now(),
+            ])
+          ).map((row) => row.id),
+        );
+        return items.map((i) => done.has(i.id));
+      },
+      // one job twice in a statement would be completed by the first of the two
+      { maxBatch: 200, maxInFlight: 4, keyOf: (item) => item.id },
+    );
+  }
+
+  async run(walletJobId: string): Promise<WalletJobOutcome> {
+    const { svc } = this;
+    const job = await this.reads.add(walletJobId);
+    if (!job || job.completed_at || job.abandoned_at) return { kind: 'skipped' };
+    const endpoint = job.endpoint;
+    const result = await svc.wallet.call({
+      target: await walletTarget(svc, job.operator_id),
+      endpoint,
+      fields: job.payload,
+      sessionId: job.session_id ?? undefined,
+      transactionUuid: job.transaction_uuid,
+      // D6, 4.3: the retry of a timed-out call reuses its requestUuid and bytes
+      retryOf:
+        job.last_timed_out && job.last_request_uuid && job.last_bytes
+          ? { requestUuid: job.last_request_uuid, bytes: job.last_bytes, attempt: job.attempts }
+          : undefined,
     });
-    if (done && job.sessionId && result.balanceMicro !== undefined) {
-      // contract 6.4: a wallet call that changes the balance emits balance_update
-      svc.emitter.toSession(job.sessionId, 'balance_update', {
-        balanceMicro: result.balanceMicro.toString(),
-        currency: result.currency ?? (job.payload as { currency?: string }).currency,
-      });
-    }
-    return { kind: 'completed' };
-  }
+    const now = svc.now();
+    const attempts = job.attempts + 1;
 
-  const error = `${result.status}${result.httpStatus ? ` (HTTP ${result.httpStatus})` : ''}`;
-  const age = now.getTime() - job.createdAt.getTime();
-  if (age >= WALLET_RETRY_BUDGET_MS) {
-    await abandon(svc, job, attempts, error, now);
-    return { kind: 'abandoned' };
+    // contract 7.1: success, or (win and rollback) a transaction the operator does not know,
+    // which is alerted and treated as settled
+    if (result.statusClass === 'success' || result.statusClass === 'treat_as_settled') {
+      if (result.statusClass === 'treat_as_settled') {
+        svc.logger.error({ walletJobId, endpoint, transactionUuid: job.transaction_uuid }, 'wallet does not know the referenced transaction; treated as settled');
+      }
+      const done = await this.completions.add({ id: job.id, attempts, unmatched: result.statusClass === 'treat_as_settled' });
+      if (done && job.session_id && result.balanceMicro !== undefined) {
+        // contract 6.4: a wallet call that changes the balance emits balance_update
+        svc.emitter.toSession(job.session_id, 'balance_update', {
+          balanceMicro: result.balanceMicro.toString(),
+          currency: result.currency ?? (job.payload as { currency?: string }).currency,
+        });
+      }
+      return { kind: 'completed' };
+    }
+
+    const error = `${result.status}${result.httpStatus ? ` (HTTP ${result.httpStatus})` : ''}`;
+    const age = now.getTime() - job.created_at.getTime();
+    if (age >= WALLET_RETRY_BUDGET_MS) {
+      await abandon(svc, await svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } }), attempts, error, now);
+      return { kind: 'abandoned' };
+    }
+    const delayMs = walletRetryDelayMs(attempts);
+    await svc.db.walletJob.update({
+      where: { id: job.id },
+      data: {
+        attempts,
+        lastError: error,
+        nextAttemptAt: new Date(now.getTime() + delayMs),
+        lastRequestUuid: result.requestUuid,
+        lastBytes: result.bytes,
+        lastTimedOut: result.timedOut,
+      },
+    });
+    if (endpoint === 'rollback' && age >= ROLLBACK_STUCK_MS) {
+      svc.logger.warn({ walletJobId, transactionUuid: job.transaction_uuid, attempts, error }, 'rollback stuck for over 5 minutes');
+    }
+    return { kind: 'retry', delayMs, error };
   }
-  const delayMs = walletRetryDelayMs(attempts);
-  await svc.db.walletJob.update({
-    where: { id: job.id },
-    data: {
-      attempts,
-      lastError: error,
-      nextAttemptAt: new Date(now.getTime() + delayMs),
-      lastRequestUuid: result.requestUuid,
-      lastBytes: result.bytes,
-      lastTimedOut: result.timedOut,
-    },
-  });
-  if (endpoint === 'rollback' && age >= ROLLBACK_STUCK_MS) {
-    svc.logger.warn({ walletJobId, transactionUuid: job.transactionUuid, attempts, error }, 'rollback stuck for over 5 minutes');
-  }
-  return { kind: 'retry', delayMs, error };
 }
+
+// One wallet job, as a single delivery of its queue job runs it.
+export const runWalletJob = (svc: ServiceContext, walletJobId: string): Promise<WalletJobOutcome> => new WalletJobDesk(svc).run(walletJobId);
 
 // contract 3.4: abandoned after 24 hours of failed retries, the row kept for a human. A
 // win that exhausts its budget refunds the stake and voids the round (4.2); nothing is

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/client.js';
+import type { Credential, Db, Operator, Prisma } from '../db/client.js';
+import { statement, type Sql } from '../db/sql.js';
 import type { CredentialKind } from '../db/generated/enums.js';
 import { generateSecret, openWithDataKey, sealWithDataKey } from '../crypto/envelope.js';
 
@@ -31,7 +32,7 @@ export const isValidAt = (row: Pick<CredentialRow, 'notBefore' | 'notAfter' | 'r
 const revealed = new Map<string, string>();
 const REVEALED_KEPT = 10_000;
 
-export function revealSecret(masterKey: Buffer, row: CredentialRow): string {
+export function revealSecret(masterKey: Buffer, row: Pick<CredentialRow, 'kid' | 'encryptedSecret' | 'wrappedDataKey'>): string {
   // the master key is part of the key: a secret opened under one is never handed out under another
   const cacheKey = `${masterKey.toString('hex')}:${row.kid}:${Buffer.from(row.wrappedDataKey).toString('base64')}`;
   const known = revealed.get(cacheKey);
@@ -129,30 +130,68 @@ export async function revokeCredential(db: Db, kid: string, now = new Date()) {
   return { kid, operatorId: revoked.operatorId, kind: revoked.kind === 'API' ? 'api' : 'wallet', revokedAt: revoked.revokedAt!.toISOString() };
 }
 
-export type ApiKeyLookup =
-  | { kind: 'unknown' }
-  | { kind: 'not_valid_now'; operatorId: string }
-  | { kind: 'valid'; operatorId: string; secret: string };
-
-// Inbound requests may only be signed with an API credential (contract 5.3).
-export async function lookupApiKey(db: Db, masterKey: Buffer, kid: string, now = new Date()): Promise<ApiKeyLookup> {
-  const row = await db.credential.findUnique({ where: { kid } });
-  if (!row || row.kind !== 'API') return { kind: 'unknown' };
-  if (!isValidAt(row, now)) return { kind: 'not_valid_now', operatorId: row.operatorId };
-  return { kind: 'valid', operatorId: row.operatorId, secret: revealSecret(masterKey, row) };
-}
-
-// Outbound wallet calls are signed with the newest valid WALLET credential (D6).
-export async function currentWalletCredential(db: Db, masterKey: Buffer, operatorId: string, now = new Date()) {
-  const rows = await db.credential.findMany({
-    where: { operatorId, kind: 'WALLET', revokedAt: null, notBefore: { lte: now } },
-    orderBy: { notBefore: 'desc' },
-  });
-  const row = rows.find((r) => isValidAt(r, now));
-  if (!row) return undefined;
-  return { kid: row.kid, secret: revealSecret(masterKey, row) };
-}
-
 export class CredentialError extends Error {
   override name = 'CredentialError';
+}
+
+const CREDENTIAL_WITH_OPERATOR = statement(
+  'credential_with_operator',
+  `SELECT c.kid, c.operator_id, c.kind, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
+          c.created_at, o.wallet_url, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
+          o.signature_window_seconds, o.suspended, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
+   FROM credentials c JOIN operators o ON o.id = c.operator_id
+   WHERE c.kid = $1`,
+);
+
+type CredentialOperatorRow = {
+  kid: string;
+  operator_id: string;
+  kind: CredentialKind;
+  encrypted_secret: Buffer;
+  wrapped_data_key: Buffer;
+  not_before: Date;
+  not_after: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  wallet_url: string;
+  currencies: string[];
+  ip_allow_list: string[];
+  jurisdictions_blocked: string[];
+  frame_ancestors: string[];
+  rg_maxima: Prisma.JsonValue;
+  signature_window_seconds: number;
+  suspended: boolean;
+  operator_created_at: Date;
+  operator_updated_at: Date;
+};
+
+// The credential an inbound request names (X-Rgs-Key-Id) with its operator, read afresh for
+// every request (a revocation applies to the very next one, contract 5.3) by one statement.
+export async function credentialWithOperator(sql: Sql, kid: string): Promise<(Credential & { operator: Operator }) | undefined> {
+  const [row] = await sql.query<CredentialOperatorRow>(CREDENTIAL_WITH_OPERATOR, [kid]);
+  if (!row) return undefined;
+  return {
+    kid: row.kid,
+    operatorId: row.operator_id,
+    kind: row.kind,
+    encryptedSecret: new Uint8Array(row.encrypted_secret),
+    wrappedDataKey: new Uint8Array(row.wrapped_data_key),
+    notBefore: row.not_before,
+    notAfter: row.not_after,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+    operator: {
+      id: row.operator_id,
+      walletUrl: row.wallet_url,
+      currencies: row.currencies,
+      ipAllowList: row.ip_allow_list,
+      jurisdictionsBlocked: row.jurisdictions_blocked,
+      frameAncestors: row.frame_ancestors,
+      rgMaxima: row.rg_maxima,
+      signatureWindowSeconds: row.signature_window_seconds,
+      suspended: row.suspended,
+      createdAt: row.operator_created_at,
+      updatedAt: row.operator_updated_at,
+    },
+  };
 }

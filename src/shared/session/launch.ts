@@ -10,13 +10,14 @@ import {
   sessionRejected,
   type SessionRejectionReason,
 } from '../errors.js';
+import { statement } from '../db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { isKnownGame } from '../games.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
-import { WalletTargetError, targetFor } from '../wallet/target.js';
+import { WalletTargetError, walletTarget } from '../wallet/target.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -40,6 +41,19 @@ export type LaunchResponse = {
   expiresAt: string;
   serverSeedHash: string;
 };
+
+// the session and its first seed (D5), in one statement
+const CREATE_SESSION = statement(
+  'session_create',
+  `WITH session AS (
+     INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
+                           daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::session_mode, $9, $10, $11, $12, $13, $14, $15)
+     RETURNING id
+   )
+   INSERT INTO seeds (id, session_id, encrypted_server_seed, server_seed_hash, client_seed, created_at)
+   SELECT $16, id, $17, $18, $19, $14 FROM session`,
+);
 
 // D8: a demo session plays against 1,000 major units kept by the service.
 export const DEMO_BALANCE_MICRO = 100_000_000n;
@@ -83,34 +97,27 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
   const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
   const expiresAt = new Date(expiresAtSeconds * 1000);
 
-  await ctx.db.session.create({
-    data: {
-      id: sessionId,
-      operatorId: operator.id,
-      playerRef: request.playerRef,
-      gameCode: request.gameCode,
-      currency: request.currency,
-      lang: request.lang,
-      jurisdiction: request.jurisdiction,
-      mode: mode === 'demo' ? 'DEMO' : 'REAL',
-      returnUrl: request.returnUrl,
-      dailyLossMicro: limits.dailyLossMicro,
-      dailyWagerMicro: limits.dailyWagerMicro,
-      sessionTimeSeconds: limits.sessionTimeSeconds,
-      demoBalanceMicro: mode === 'demo' ? DEMO_BALANCE_MICRO : null,
-      createdAt: now,
-      expiresAt,
-      seeds: {
-        create: {
-          id: seedId,
-          encryptedServerSeed: sealServerSeed(ctx.config.masterKey, seedId, serverSeed),
-          serverSeedHash: hash,
-          clientSeed,
-          createdAt: now,
-        },
-      },
-    },
-  });
+  await ctx.sql.query(CREATE_SESSION, [
+    sessionId,
+    operator.id,
+    request.playerRef,
+    request.gameCode,
+    request.currency,
+    request.lang,
+    request.jurisdiction,
+    mode === 'demo' ? 'DEMO' : 'REAL',
+    request.returnUrl ?? null,
+    limits.dailyLossMicro ?? null,
+    limits.dailyWagerMicro ?? null,
+    limits.sessionTimeSeconds ?? null,
+    mode === 'demo' ? DEMO_BALANCE_MICRO : null,
+    now,
+    expiresAt,
+    seedId,
+    Buffer.from(sealServerSeed(ctx.config.masterKey, seedId, serverSeed)),
+    hash,
+    clientSeed,
+  ]);
   ctx.metrics.sessionsCreated.inc({ mode });
 
   const sessionToken = signSessionToken(ctx.config.jwtSecret, {
@@ -145,7 +152,7 @@ async function checkWalletBalance(
   request: LaunchRequest,
   reject: (reason: SessionRejectionReason, message: string) => AppError,
 ): Promise<void> {
-  const target = await targetFor(ctx, operator).catch((err: unknown) => {
+  const target = await walletTarget(ctx, operator.id).catch((err: unknown) => {
     if (!(err instanceof WalletTargetError)) throw err;
     ctx.logger.error({ operatorId: operator.id }, err.message);
     throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');

@@ -6,6 +6,14 @@ import type { Redis } from '../redis.js';
 // once while open, lets exactly one probe through the whole cluster after 30 s, closes on
 // the probe's success and opens again on its failure. A clean business answer counts as
 // healthy (D13). Redis time is used, so nodes with skewed clocks agree.
+//
+// issue 6: the healthy path costs no Redis round trip. A circuit exists in Redis only once
+// it has counted a failure, and every change of that (a first failure, a reset) is
+// announced on a channel that each process follows; a process asks Redis only about the
+// circuits it knows to hold failures, and resynchronises from Redis whenever its
+// subscription (re)connects. A success seen in one process while another's failure is
+// still on its way does not reset that failure: "consecutive" across processes is as
+// exact as their answers are ordered.
 
 export const CIRCUIT_THRESHOLD = 5;
 export const CIRCUIT_OPEN_MS = 30_000;
@@ -25,10 +33,11 @@ return 'open'
 
 const RECORD = `
 if ARGV[1] == '1' then
-  redis.call('DEL', KEYS[1], KEYS[2])
+  if redis.call('DEL', KEYS[1], KEYS[2]) > 0 then redis.call('PUBLISH', ARGV[4], 'closed ' .. ARGV[5]) end
   return 'closed'
 end
 ${REDIS_NOW_MS}local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+if failures == 1 then redis.call('PUBLISH', ARGV[4], 'failing ' .. ARGV[5]) end
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
 if open_until > 0 or failures >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'openUntil', now + tonumber(ARGV[3]))
@@ -53,11 +62,61 @@ export type CircuitStatus = { operatorId: string; endpoint: string; state: Circu
 const KEY_PATTERN = 'circuit:*';
 
 export class CircuitBreaker {
+  // "<operatorId>:<endpoint>" of every circuit that holds failures (or is open)
+  private readonly failing = new Set<string>();
+  private readonly announcements: string;
+  private subscriber: Redis | undefined;
+  // the set above mirrors Redis: subscribed, then read back, since the last (re)connection
+  private synced = false;
+
+  // redis carries the deployment's key prefix; subscribe makes the connection that follows
+  // the announcements (none: every call asks Redis, as a process that cannot listen must)
   constructor(
     private readonly redis: Redis,
     private readonly logger: Logger,
     private readonly probeTimeoutMs: number,
-  ) {}
+    subscribe?: () => Redis,
+  ) {
+    this.announcements = `${redis.options.keyPrefix ?? ''}circuit-events`;
+    if (subscribe) this.follow(subscribe());
+  }
+
+  private follow(subscriber: Redis): void {
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('close', () => {
+      this.synced = false;
+    });
+    subscriber.on('message', (_channel: string, message: string) => {
+      // "<failing|closed> <operatorId>:<endpoint>"
+      const space = message.indexOf(' ');
+      const name = message.slice(space + 1);
+      if (message.slice(0, space) === 'failing') this.failing.add(name);
+      else this.failing.delete(name);
+    });
+    // on every (re)connection: subscribe first, then read what Redis holds, so that no
+    // announcement falls between the two
+    subscriber.on('ready', () => {
+      subscriber
+        .subscribe(this.announcements)
+        .then(() => this.tracked())
+        .then((circuits) => {
+          this.failing.clear();
+          for (const circuit of circuits) this.failing.add(`${circuit.operatorId}:${circuit.endpoint}`);
+          this.synced = subscriber.status === 'ready';
+        })
+        .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'circuit announcements unavailable'));
+    });
+  }
+
+  close(): void {
+    this.subscriber?.disconnect();
+  }
+
+  // no subscription (or not yet in step with Redis): nothing is known, Redis is asked
+  private knownHealthy(operatorId: string, endpoint: string): boolean {
+    return this.synced && !this.failing.has(`${operatorId}:${endpoint}`);
+  }
 
   private keys(operatorId: string, endpoint: string): [string, string] {
     return [`circuit:${operatorId}:${endpoint}`, `circuit-probe:${operatorId}:${endpoint}`];
@@ -66,6 +125,7 @@ export class CircuitBreaker {
   // Whether a call may go out. Without Redis the breaker cannot decide and lets calls
   // through: the wallet's own answers still classify them.
   async admit(operatorId: string, endpoint: string): Promise<Admission> {
+    if (this.knownHealthy(operatorId, endpoint)) return 'closed';
     try {
       return (await this.redis.eval(ADMIT, 2, ...this.keys(operatorId, endpoint), this.probeTimeoutMs)) as Admission;
     } catch (err) {
@@ -104,8 +164,22 @@ export class CircuitBreaker {
   }
 
   async record(operatorId: string, endpoint: string, healthy: boolean): Promise<void> {
+    if (healthy && this.knownHealthy(operatorId, endpoint)) return;
+    const name = `${operatorId}:${endpoint}`;
     try {
-      const state = await this.redis.eval(RECORD, 2, ...this.keys(operatorId, endpoint), healthy ? '1' : '0', CIRCUIT_THRESHOLD, CIRCUIT_OPEN_MS);
+      const state = await this.redis.eval(
+        RECORD,
+        2,
+        ...this.keys(operatorId, endpoint),
+        healthy ? '1' : '0',
+        CIRCUIT_THRESHOLD,
+        CIRCUIT_OPEN_MS,
+        this.announcements,
+        name,
+      );
+      // this process's own view does not wait for its announcement to come back
+      if (healthy) this.failing.delete(name);
+      else this.failing.add(name);
       if (state === 'open' && !healthy) this.logger.warn({ operatorId, endpoint }, 'wallet circuit open');
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'circuit state unavailable');

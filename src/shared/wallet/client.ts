@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client.js';
+import http from 'node:http';
+import https from 'node:https';
+import { Batcher } from '../batch.js';
+import { statement, type Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { isMicroAmount, parseMicro } from '../money.js';
 import { signedHeaders } from '../signing/signer.js';
 import type { CircuitBreaker } from './circuit.js';
+import { WalletTargets } from './target.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from './status.js';
 
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
@@ -14,6 +18,10 @@ export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 // Every call writes its audit row before the HTTP request and completes it with the
 // response (contract 2.13); the body is serialised once and those exact bytes are signed
 // and sent, so that a retry of a timed-out call can resend them unchanged.
+//
+// issue 6: the audit rows of calls made at the same moment are written by one statement
+// (and completed by another), and requests go over kept-alive connections; a call still
+// waits for its own audit row to be durable before it is sent.
 
 export type WalletTarget = { operatorId: string; walletUrl: string; keyId: string; secret: string };
 
@@ -43,43 +51,137 @@ export type WalletResult = {
   latencyMs: number;
 };
 
+type AuditRow = {
+  id: string;
+  operatorId: string;
+  sessionId: string | null;
+  endpoint: WalletEndpoint;
+  requestUuid: string;
+  transactionUuid: string | null;
+  attempt: number;
+  requestBody: string;
+  // the row is written only while this bet is still PENDING (a debit's own fence)
+  pendingBetId: string | null;
+};
+
+type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus; latencyMs: number; error: string | null; respondedAt: Date };
+
+// contract 2.13: the audit row, before the call
+const INSERT_AUDIT_ROWS = statement(
+  'wallet_audit_insert',
+  `INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
+   SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
+   FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::uuid[])
+     AS u(id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, pending_bet_id)
+   WHERE u.pending_bet_id IS NULL OR EXISTS (SELECT 1 FROM bets b WHERE b.id = u.pending_bet_id AND b.status = 'PENDING')
+   RETURNING id`,
+);
+
+// ... and completed with the response
+const COMPLETE_AUDIT_ROWS = statement(
+  'wallet_audit_complete',
+  `UPDATE wallet_calls w
+   SET http_status = u.http_status, status = u.status, latency_ms = u.latency_ms, error = u.error, responded_at = u.responded_at
+   FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[])
+     AS u(id, http_status, status, latency_ms, error, responded_at)
+   WHERE w.id = u.id`,
+);
+
+const AUDIT_BATCH = { maxBatch: 200, maxInFlight: 4 };
+
+type SendOutcome = { kind: 'response'; httpStatus: number; text: string } | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
+
 export class WalletClient {
+  // where each operator's wallet is and which credential signs for it
+  readonly targets: WalletTargets;
+  private readonly auditInserts: Batcher<AuditRow, boolean>;
+  private readonly auditCompletions: Batcher<AuditCompletion, undefined>;
+  // kept-alive connections to the wallets; idle ones are closed before a server with
+  // Node's default keep-alive (5 s) would close them under a request
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
+  };
+
   constructor(
-    private readonly db: Db,
+    sql: Sql,
+    masterKey: Buffer,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
     readonly circuit: CircuitBreaker,
-  ) {}
+  ) {
+    this.targets = new WalletTargets(sql, masterKey);
+    this.auditInserts = new Batcher(async (rows) => {
+      const written = new Set(
+        (
+          await sql.query<{ id: string }>(INSERT_AUDIT_ROWS, [
+            rows.map((r) => r.id),
+            rows.map((r) => r.operatorId),
+            rows.map((r) => r.sessionId),
+            rows.map((r) => r.endpoint),
+            rows.map((r) => r.requestUuid),
+            rows.map((r) => r.transactionUuid),
+            rows.map((r) => r.attempt),
+            rows.map((r) => r.requestBody),
+            rows.map((r) => r.pendingBetId),
+          ])
+        ).map((row) => row.id),
+      );
+      return rows.map((r) => written.has(r.id));
+    }, AUDIT_BATCH);
+    this.auditCompletions = new Batcher(async (rows) => {
+      await sql.query(COMPLETE_AUDIT_ROWS, [
+        rows.map((r) => r.id),
+        rows.map((r) => r.httpStatus),
+        rows.map((r) => r.status),
+        rows.map((r) => r.latencyMs),
+        rows.map((r) => r.error),
+        rows.map((r) => r.respondedAt),
+      ]);
+      return rows.map(() => undefined);
+    }, AUDIT_BATCH);
+  }
 
   async call(input: WalletCallInput): Promise<WalletResult> {
+    return (await this.perform(input, null))!;
+  }
+
+  // A debit (contract 2.6) whose audit row is written only while its bet is still PENDING:
+  // a bet that another delivery already decided is not debited again ('not_pending').
+  async debit(input: WalletCallInput, betId: string): Promise<WalletResult | 'not_pending'> {
+    return (await this.perform(input, betId)) ?? 'not_pending';
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<WalletResult | undefined> {
     const requestUuid = input.retryOf?.requestUuid ?? randomUUID();
     const attempt = input.retryOf ? input.retryOf.attempt + 1 : 1;
     const bytes = input.retryOf?.bytes ?? JSON.stringify({ requestUuid, ...input.fields });
-    const url = `${input.target.walletUrl}/wallet/${input.endpoint}`;
-    // contract 4.2: the signed path is the exact path the receiver sees, prefix included
-    const path = new URL(url).pathname;
+    const url = new URL(`${input.target.walletUrl}/wallet/${input.endpoint}`);
     const auditId = randomUUID();
-    await this.db.walletCall.create({
-      data: {
-        id: auditId,
-        operatorId: input.target.operatorId,
-        sessionId: input.sessionId,
-        endpoint: input.endpoint,
-        requestUuid,
-        transactionUuid: input.transactionUuid,
-        attempt,
-        requestBody: bytes,
-      },
+    const written = await this.auditInserts.add({
+      id: auditId,
+      operatorId: input.target.operatorId,
+      sessionId: input.sessionId ?? null,
+      endpoint: input.endpoint,
+      requestUuid,
+      transactionUuid: input.transactionUuid ?? null,
+      attempt,
+      requestBody: bytes,
+      pendingBetId,
     });
+    if (!written) return undefined;
 
     const started = performance.now();
     // contract 3.4: an open circuit fails the call at once with RS_ERROR_TIMEOUT
     const admission = await this.circuit.admit(input.target.operatorId, input.endpoint);
-    const outcome =
-      admission === 'open'
-        ? ({ kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } as const)
-        : await this.send(url, path, bytes, input.target);
+    const outcome: SendOutcome =
+      admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, input.target);
     const latencyMs = Math.round(performance.now() - started);
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
     const status: RsStatus =
@@ -91,15 +193,13 @@ export class WalletClient {
     else this.metrics.circuitRejections.inc({ endpoint: input.endpoint });
     const error = outcome.kind === 'response' ? parsed?.problem : outcome.error;
 
-    await this.db.walletCall.update({
-      where: { id: auditId },
-      data: {
-        httpStatus: outcome.kind === 'response' ? outcome.httpStatus : null,
-        status,
-        latencyMs,
-        error: error ?? null,
-        respondedAt: new Date(),
-      },
+    await this.auditCompletions.add({
+      id: auditId,
+      httpStatus: outcome.kind === 'response' ? outcome.httpStatus : null,
+      status,
+      latencyMs,
+      error: error ?? null,
+      respondedAt: new Date(),
     });
     this.metrics.walletCallDuration.observe({ endpoint: input.endpoint, status }, latencyMs / 1000);
     if (error) {
@@ -122,25 +222,46 @@ export class WalletClient {
     };
   }
 
-  private async send(
-    url: string,
-    path: string,
-    bytes: string,
-    target: WalletTarget,
-  ): Promise<{ kind: 'response'; httpStatus: number; text: string } | { kind: 'timeout' | 'network'; error: string }> {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...signedHeaders(target.keyId, target.secret, 'POST', path, bytes) },
-        body: bytes,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      return { kind: 'response', httpStatus: response.status, text: await response.text() };
-    } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'timeout', error: `no answer within ${this.timeoutMs} ms` };
-      return { kind: 'network', error: `network error: ${(err as Error).message}` };
-    }
+  // contract 4.2, 5.1: the signed path is the exact path the receiver sees, prefix included
+  private send(url: URL, bytes: string, target: WalletTarget): Promise<SendOutcome> {
+    const secure = url.protocol === 'https:';
+    const body = Buffer.from(bytes, 'utf8');
+    return new Promise<SendOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: SendOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const request = (secure ? https : http).request(
+        url,
+        {
+          method: 'POST',
+          agent: secure ? this.agents.https : this.agents.http,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            ...signedHeaders(target.keyId, target.secret, 'POST', url.pathname, bytes),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            finish({ kind: 'response', httpStatus: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+          response.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
+        },
+      );
+      // the outbound timeout covers the whole exchange (contract 8.1 WALLET_CALL_TIMEOUT_MS)
+      const timer = setTimeout(() => {
+        finish({ kind: 'timeout', error: `no answer within ${this.timeoutMs} ms` });
+        request.destroy();
+      }, this.timeoutMs);
+      request.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
+      request.end(body);
+    });
   }
 }
 

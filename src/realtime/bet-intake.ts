@@ -1,0 +1,80 @@
+import { Batcher } from '../shared/batch.js';
+import type { ServiceContext } from '../shared/context.js';
+import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
+import { placeBets, type Placed, type Placement, type BetTicket } from '../shared/game/placement.js';
+
+// place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
+// moment are placed together (one read, one insert) and handed to the bet worker pool as
+// one job (issue 6). The pool's verdict on each bet comes back addressed to this node and
+// answers the player's acknowledgement.
+
+export type Intake = { placed: Placed; verdict?: Promise<BetAck> };
+
+type Waiting = { resolve: (ack: BetAck) => void; timer: NodeJS.Timeout };
+
+export class BetIntake {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly placements: Batcher<Placement, Intake>;
+
+  constructor(private readonly svc: ServiceContext) {
+    svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
+    this.placements = new Batcher((batch) => this.placeAndQueue(batch), { maxBatch: 200, maxInFlight: 4 });
+  }
+
+  place(placement: Placement): Promise<Intake> {
+    return this.placements.add(placement);
+  }
+
+  close(): void {
+    this.svc.emitter.onVerdict(undefined);
+    for (const [betId, waiting] of this.waiting) {
+      clearTimeout(waiting.timer);
+      this.waiting.delete(betId);
+    }
+  }
+
+  private async placeAndQueue(batch: Placement[]): Promise<Intake[]> {
+    const placed = await placeBets(this.svc, batch);
+    const tickets = placed.flatMap((p) => (p.ok ? [p.ticket] : []));
+    if (tickets.length === 0) return placed.map((p) => ({ placed: p }));
+    // waiting before the job exists: a verdict cannot come back before it is awaited
+    const verdicts = new Map(tickets.map((ticket) => [ticket.betId, this.await(ticket.betId)]));
+    try {
+      await this.svc.queues.bet.add('bets', { node: this.svc.emitter.nodeId, tickets }, { jobId: tickets[0]!.betId });
+    } catch (err) {
+      // the queue may have taken it all the same: resolved as uncertain, so that a debit
+      // that did happen is rolled back
+      this.svc.logger.warn({ bets: tickets.length, err: (err as Error).message }, 'bets could not be queued');
+      await Promise.all(tickets.map((ticket) => this.refuseUnqueued(ticket)));
+    }
+    return placed.map((p) => (p.ok ? { placed: p, verdict: verdicts.get(p.ticket.betId)! } : { placed: p }));
+  }
+
+  private async refuseUnqueued(ticket: BetTicket): Promise<void> {
+    const ack = await rejectWithRollback(this.svc, ticket, 'service_unavailable', 'uncertain_bet').catch(
+      (): BetAck => ({ ok: false, reason: 'service_unavailable' }),
+    );
+    this.answer(ticket.betId, ack);
+  }
+
+  // the pool answers within the wallet timeout; past that and a margin the player is told
+  // the debit timed out (the bet itself is resolved by the pool or by recovery)
+  private await(betId: string): Promise<BetAck> {
+    return new Promise<BetAck>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(betId);
+        this.svc.logger.warn({ betId }, 'bet verdict not received in time');
+        resolve({ ok: false, reason: 'wallet_timeout' });
+      }, this.svc.config.walletCallTimeoutMs + 10_000);
+      this.waiting.set(betId, { resolve, timer });
+    });
+  }
+
+  private answer(betId: string, ack: BetAck): void {
+    const waiting = this.waiting.get(betId);
+    if (!waiting) return;
+    this.waiting.delete(betId);
+    clearTimeout(waiting.timer);
+    waiting.resolve(ack);
+  }
+}

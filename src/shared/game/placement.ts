@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { statement } from '../db/sql.js';
+import type { Side } from '../fairness/dice.js';
+import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from './bet-rules.js';
+
+// Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
+// wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
+// per session per cycle (rule 4). What the bet worker needs for the debit travels with the
+// job as a ticket, so it does not read the row again. The bets placed at the same moment
+// are checked by one read and written by one insert (issue 6).
+
+export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
+
+// the bet as the debit needs it; amountMicro is a MicroAmount string (it crosses Redis, D18)
+export type BetTicket = {
+  betId: string;
+  roundId: string;
+  sessionId: string;
+  cycleId: string;
+  operatorId: string;
+  playerRef: string;
+  gameCode: string;
+  currency: string;
+  side: Side;
+  amountMicro: string;
+  isFree: boolean;
+  demo: boolean;
+  betTransactionUuid: string;
+  clientBetId?: string;
+};
+
+export type Placed = { ok: true; ticket: BetTicket } | { ok: false; reason: BetRejectReason };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// The session of each bet, its engine's current cycle, and (only for a session with
+// responsible-gambling limits) the player's stakes of the last 24 hours, D14: lost stakes
+// are settled losing bets plus bets not yet settled. SUM(bigint) is NUMERIC, read as text.
+const FACTS = statement(
+  'placement_facts',
+  `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency,
+          s.mode, s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds,
+          c.id AS cycle_id, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, rg.lost, rg.wagered
+   FROM unnest($1::uuid[]) WITH ORDINALITY AS u(session_id, n)
+   LEFT JOIN sessions s ON s.id = u.session_id
+   LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   LEFT JOIN cycles c ON c.id = e.current_cycle_id
+   LEFT JOIN LATERAL (
+     SELECT COALESCE(SUM(b.amount_micro) FILTER (WHERE b.status IN ('PENDING', 'ACCEPTED') OR (b.status = 'SETTLED' AND b.payout_micro = 0)), 0)::text AS lost,
+            COALESCE(SUM(b.amount_micro) FILTER (WHERE b.status IN ('PENDING', 'ACCEPTED', 'SETTLED')), 0)::text AS wagered
+     FROM bets b
+     WHERE (s.daily_loss_micro IS NOT NULL OR s.daily_wager_micro IS NOT NULL)
+       AND b.operator_id = s.operator_id AND b.player_ref = s.player_ref AND b.currency = s.currency
+       AND NOT b.is_free AND b.created_at > $2
+   ) rg ON true
+   ORDER BY u.n`,
+);
+
+type Facts = {
+  session_id: string | null;
+  state: 'ACTIVE' | 'TERMINATED' | 'EXPIRED' | null;
+  expires_at: Date | null;
+  created_at: Date;
+  operator_id: string;
+  player_ref: string;
+  game_code: string;
+  currency: string;
+  mode: 'REAL' | 'DEMO';
+  daily_loss_micro: bigint | null;
+  daily_wager_micro: bigint | null;
+  session_time_seconds: number | null;
+  cycle_id: string | null;
+  phase: string | null;
+  phase_ends_at: Date | null;
+  min_bet_micro: bigint;
+  max_bet_micro: bigint;
+  lost: string;
+  wagered: string;
+};
+
+// 8.2 rule 4 as the index bets_one_live_per_session_cycle words it: a second live bet of the
+// session in the cycle is not written (REJECTED attempts do not count)
+const INSERT_BETS = statement(
+  'placement_insert',
+  `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
+                     status, bet_transaction_uuid, client_bet_id, demo)
+   SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.amount_micro,
+          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo
+   FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
+               $10::bigint[], $11::uuid[], $12::text[], $13::bool[])
+     AS u(id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
+          bet_transaction_uuid, client_bet_id, demo)
+   ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
+   RETURNING id`,
+);
+
+export type Placement = PlaceBetRequest & { sessionId: string };
+
+export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[]): Promise<Placed[]> {
+  const now = svc.now();
+  const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
+  const verdicts = placements.map((placement, i): Placed => {
+    const fact = facts[i]!;
+    const refusal = refuse(placement, fact, now);
+    if (refusal) return { ok: false, reason: refusal };
+    return {
+      ok: true,
+      ticket: {
+        betId: randomUUID(),
+        roundId: randomUUID(),
+        sessionId: placement.sessionId,
+        cycleId: fact.cycle_id!,
+        operatorId: fact.operator_id,
+        playerRef: fact.player_ref,
+        gameCode: fact.game_code,
+        currency: fact.currency,
+        side: placement.side,
+        amountMicro: placement.amountMicro.toString(),
+        isFree: false,
+        demo: fact.mode === 'DEMO',
+        betTransactionUuid: randomUUID(),
+        ...(placement.clientBetId ? { clientBetId: placement.clientBetId } : {}),
+      },
+    };
+  });
+  const tickets = verdicts.flatMap((v) => (v.ok ? [v.ticket] : []));
+  if (tickets.length === 0) return verdicts;
+  const written = new Set(
+    (
+      await svc.sql.query<{ id: string }>(INSERT_BETS, [
+        tickets.map((t) => t.betId),
+        tickets.map((t) => t.operatorId),
+        tickets.map((t) => t.sessionId),
+        tickets.map((t) => t.cycleId),
+        tickets.map((t) => t.roundId),
+        tickets.map((t) => t.playerRef),
+        tickets.map((t) => t.gameCode),
+        tickets.map((t) => t.currency),
+        tickets.map((t) => t.side),
+        tickets.map((t) => t.amountMicro),
+        tickets.map((t) => t.betTransactionUuid),
+        tickets.map((t) => t.clientBetId ?? null),
+        tickets.map((t) => t.demo),
+      ])
+    ).map((row) => row.id),
+  );
+  // 8.2 rule 4
+  return verdicts.map((v) => (v.ok && !written.has(v.ticket.betId) ? { ok: false, reason: 'already_bet_this_round' } : v));
+}
+
+export async function placeBet(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string, request: PlaceBetRequest): Promise<Placed> {
+  return (await placeBets(svc, [{ ...request, sessionId }]))[0]!;
+}
+
+// 8.2 rules 1, 2, 3 and 5, in that order
+function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason | undefined {
+  const session = fact.session_id === null ? null : { state: fact.state!, expiresAt: fact.expires_at! };
+  const refusal = sessionRefusal(session, now);
+  if (refusal) return refusal;
+  if (fact.cycle_id === null || fact.phase !== 'BETTING_OPEN' || (fact.phase_ends_at !== null && fact.phase_ends_at <= now)) {
+    return 'phase_not_open';
+  }
+  const outOfRange = amountRefusal(placement.amountMicro, fact.min_bet_micro, fact.max_bet_micro);
+  if (outOfRange) return outOfRange;
+  if (fact.daily_loss_micro === null && fact.daily_wager_micro === null && fact.session_time_seconds === null) return undefined;
+  return rgRefusal(
+    {
+      dailyLossMicro: fact.daily_loss_micro,
+      dailyWagerMicro: fact.daily_wager_micro,
+      sessionTimeSeconds: fact.session_time_seconds,
+      sessionCreatedAt: fact.created_at,
+      lostStakesMicro24h: BigInt(fact.lost),
+      wageredMicro24h: BigInt(fact.wagered),
+    },
+    placement.amountMicro,
+    now,
+  );
+}
