@@ -1,10 +1,10 @@
 import type { RecordedRequest } from '../simulator/wallet-simulator.js';
 import type { BetPathRow } from './bet-path.js';
-import type { Players } from './players.js';
+import type { PlayerRecords } from './players.js';
 import type { Report } from './report.js';
 import type { SessionPhase } from './sessions.js';
 import { round, summarize } from './stats.js';
-import { totalOf, type Snapshot } from './usage.js';
+import { totalOf, type BoxUsage, type Snapshot } from './usage.js';
 import type { WalletAnswerTimes } from './wallet-timing.js';
 
 // Turns what a run observed (the players' clocks, the wallet's, the service's own rows and
@@ -15,7 +15,7 @@ import type { WalletAnswerTimes } from './wallet-timing.js';
 export type Observations = {
   planned: { players: number; sessionRate: number };
   sessions: SessionPhase;
-  players: Players;
+  players: PlayerRecords;
   walletRequests: readonly RecordedRequest[];
   walletViolations: readonly string[];
   answers: WalletAnswerTimes;
@@ -34,6 +34,8 @@ export type Observations = {
     final: Snapshot;
   };
   loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
+  // the whole box over the betting phase
+  box: { start: BoxUsage; end: BoxUsage };
 };
 
 type Measurements = Omit<Report, 'run' | 'floors'>;
@@ -180,6 +182,7 @@ export function analyse(o: Observations): Measurements {
           ]),
         ),
       },
+      box: boxDuringBetting(o, serviceCpu.betting, cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd), accepted.length),
       loadGenerator: {
         cpuPercent: cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd),
         peakRssMiB: round(totalOf(o.loadGenerator.bettingEnd, 'peakRssKiB') / KIB_PER_MIB, 1),
@@ -187,6 +190,31 @@ export function analyse(o: Observations): Measurements {
         eventLoopDelayMaxMs: o.loadGenerator.eventLoopDelayMaxMs,
       },
     },
+  };
+}
+
+// Where the box's CPU went while players bet, in percent of one core: the service, Postgres,
+// Redis, the load generator (players and the wallet simulator), and everything else; and the
+// box's CPU per accepted bet, the figure that bounds throughput on this machine.
+function boxDuringBetting(o: Observations, servicePercent: number, loadGeneratorPercent: number, acceptedBets: number): Report['resources']['box'] {
+  const { start, end } = o.box;
+  const wallSeconds = (end.at - start.at) / 1000;
+  const percent = (seconds: number) => (wallSeconds > 0 ? round((seconds / wallSeconds) * 100, 1) : 0);
+  const total = percent(end.busySeconds - start.busySeconds);
+  const postgres = percent(end.byServer.postgres - start.byServer.postgres);
+  const redis = percent(end.byServer.redis - start.byServer.redis);
+  return {
+    cpuPercentBetting: {
+      total,
+      service: servicePercent,
+      postgres,
+      redis,
+      loadGenerator: loadGeneratorPercent,
+      other: round(Math.max(0, total - servicePercent - postgres - redis - loadGeneratorPercent), 1),
+    },
+    cpuMsPerAcceptedBet: acceptedBets > 0 ? round(((total / 100) * wallSeconds * 1000) / acceptedBets) : 0,
+    postgresCpuMsPerAcceptedBet: acceptedBets > 0 ? round(((postgres / 100) * wallSeconds * 1000) / acceptedBets) : 0,
+    redisCpuMsPerAcceptedBet: acceptedBets > 0 ? round(((redis / 100) * wallSeconds * 1000) / acceptedBets) : 0,
   };
 }
 

@@ -18,6 +18,10 @@ export type BenchOptions = {
   smoke: boolean;
   // node --cpu-prof for every service process, its profiles written here
   cpuProfDir: string | undefined;
+  // the fraction of the betting window over which each player's bet falls, at random
+  betSpread: number;
+  // worker threads the players are spread over
+  playerThreads: number;
 };
 
 export class UsageError extends Error {
@@ -32,8 +36,8 @@ const CONTRACT_SESSIONS_PER_OPERATOR_PER_S = 5;
 // warm-up, draining and teardown take the rest of the two minutes
 const MAX_LOAD_SECONDS = 80;
 
-const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000 };
-const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, operators: 2 };
+const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 2 };
+const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 1, operators: 2 };
 
 export const USAGE = `usage: npm run bench -- [options]
   --deployment all-in-one|split   the service as one process, or one process per Procfile role (default all-in-one)
@@ -44,6 +48,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --wallet-latency MS             latency added to every wallet answer (default 0)
   --betting-window MS             the operators' betting window (default ${DEFAULTS.bettingWindowMs})
   --out FILE                      the JSON results (default bench-results/<timestamp>.json)
+  --bet-spread PERCENT            each bet falls at random in the first PERCENT of the betting window (default ${DEFAULTS.betSpreadPercent})
+  --player-threads N              worker threads the players are spread over (default ${DEFAULTS.playerThreads})
   --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
@@ -86,6 +92,9 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const durationS = int('duration', base.durationS, 1, 60);
   const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
   const bettingWindowMs = int('betting-window', base.bettingWindowMs, 500, 15_000);
+  // up to 90 %: a bet sent in the window's last moments arrives after it closed
+  const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, 90);
+  const playerThreads = int('player-threads', base.playerThreads, 1, 8);
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
   const cpuProf = take('cpu-prof');
   const unknown = [...given.keys()];
@@ -114,5 +123,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     out: path.resolve(out),
     smoke,
     cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
+    betSpread: betSpreadPercent / 100,
+    playerThreads,
   };
 }

@@ -22,14 +22,23 @@ const STAKE_MICRO = '100000';
 const CONNECT_TIMEOUT_MS = 10_000;
 // the service answers a bet within the wallet timeout plus its own 10 s (realtime/server.ts)
 const ACK_TIMEOUT_MS = 20_000;
-// bets are spread over the first part of the betting window, as people click, and stay
-// clear of its end, where a late arrival would be refused as phase_not_open
-const BET_SPREAD = 0.4;
 
 type RoundState = { cycleId: string; phase: string; phaseEndsAt: string | null };
+
+// What the players saw, as the report reads it (one thread's, or all threads' merged).
+export type PlayerRecords = {
+  bets: BetRecord[];
+  rollingEndsAt: Map<string, number>;
+  results: Map<string, ResultRecord>;
+  connectLatenciesMs: number[];
+  failures: string[];
+  connected: number;
+};
 type RoundResult = { roundId: string; cycleId: string; won: boolean };
 type BetAck = { ok: boolean; betId?: string; roundId?: string; reason?: string };
 
+// The players of one thread (player-thread.ts); the load generator runs several threads so
+// that no single event loop's delay shows in the measured latencies.
 export class Players {
   betting = false;
   readonly bets: BetRecord[] = [];
@@ -41,23 +50,26 @@ export class Players {
   private readonly sockets: Socket[] = [];
   private closing = false;
 
+  // betSpread: bets come at a random moment in this first fraction of the betting window, as
+  // people click, clear of its end, where a late arrival would be refused as phase_not_open
   constructor(
     private readonly baseUrl: string,
     private readonly operators: number,
     private readonly bettingWindowMs: number,
+    private readonly betSpread: number,
   ) {}
 
   get connected(): number {
     return this.sockets.length;
   }
 
-  // players arrive as their sessions did: handshakes start on a fixed schedule and never
-  // wait for earlier ones (an open loop), each counted until the service's `connected`
-  async connectAll(sessions: BenchSession[], ratePerSecond: number): Promise<void> {
-    const start = epochMs();
+  // players arrive as their sessions did: handshakes start on a fixed schedule (the player
+  // of session i at start + i / rate) and never wait for earlier ones (an open loop), each
+  // counted until the service's `connected`
+  async connectAll(sessions: BenchSession[], ratePerSecond: number, start: number): Promise<void> {
     const pending: Promise<void>[] = [];
-    for (const [i, session] of sessions.entries()) {
-      const wait = start + (i * 1000) / ratePerSecond - epochMs();
+    for (const session of sessions) {
+      const wait = start + (session.index * 1000) / ratePerSecond - epochMs();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       pending.push(this.connect(session));
     }
@@ -96,7 +108,7 @@ export class Players {
     if (state.phase !== 'BETTING_OPEN' || !this.betting) return;
     setTimeout(() => {
       if (this.betting) this.placeBet(socket, side, state.cycleId);
-    }, Math.random() * this.bettingWindowMs * BET_SPREAD);
+    }, Math.random() * this.bettingWindowMs * this.betSpread);
   }
 
   private placeBet(socket: Socket, side: string, cycleId: string): void {

@@ -55,6 +55,13 @@ export type Report = {
       perPlayer: { cpuMsPerS: number; peakRssKiB: number };
       processes: Record<string, { cpuPercentByPhase: CpuByPhase; peakRssMiB: number; idleRssDeltaKiB: number }>;
     };
+    // the whole machine while players bet (percent of one core; the box has run.machine.cpus)
+    box: {
+      cpuPercentBetting: { total: number; service: number; postgres: number; redis: number; loadGenerator: number; other: number };
+      cpuMsPerAcceptedBet: number;
+      postgresCpuMsPerAcceptedBet: number;
+      redisCpuMsPerAcceptedBet: number;
+    };
     loadGenerator: { cpuPercent: number; peakRssMiB: number; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
   };
 };
@@ -72,9 +79,11 @@ export function formatTable(report: Report, file: string): string {
     `${label.padEnd(46)}${String(summary.count).padStart(7)}${number(summary.p50).padStart(10)}${number(summary.p99).padStart(10)}${number(summary.max).padStart(10)}`;
   const session = report.sessionCreate;
   const cpu = resources.service.cpuPercentByPhase;
+  const box = resources.box.cpuPercentBetting;
   const lines = [
     `RGS benchmark: ${options.deployment}, ${options.players} players on ${options.operators} operators, ` +
-      `${options.bettingWindowMs} ms betting window, wallet +${options.walletLatencyMs} ms, ${options.durationS} s of betting`,
+      `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
+      `${options.durationS} s of betting, players on ${options.playerThreads} thread(s)`,
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
     '',
@@ -96,6 +105,10 @@ export function formatTable(report: Report, file: string): string {
       `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted bet ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
     `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms   ` +
       `peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
+    `box         cpu % of a core while betting: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
+      `postgres ${number(box.postgres)} + redis ${number(box.redis)} + load gen ${number(box.loadGenerator)} + other ${number(box.other)}`,
+    `            cpu per accepted bet: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
+      `redis ${number(resources.box.redisCpuMsPerAcceptedBet, 2)} ms`,
   ];
   const kinds = Object.entries(failures.byKind).sort(([, a], [, b]) => b - a);
   if (kinds.length > 0) lines.push(`failures    ${kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);

@@ -10,14 +10,15 @@ import { analyse } from './analysis.js';
 import { readBetPaths } from './bet-path.js';
 import { measureFloors } from './floors.js';
 import { parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
-import { handshake, Players } from './players.js';
+import { PlayerPool } from './player-pool.js';
+import { handshake } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions, launchSession } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
 import { benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
-import { snapshot } from './usage.js';
+import { boxUsage, snapshot } from './usage.js';
 import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 
 // `npm run bench` (issue 6): a load generator outside the service processes. It measures
@@ -88,30 +89,34 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   // memory is read once the work of the previous phase is done, before and after connecting
   await sleep(SETTLE_MS);
   const beforeConnect = snapshot(pids);
-  const players = new Players(service.url, options.operators, options.bettingWindowMs);
+  const players = new PlayerPool(
+    { baseUrl: service.url, operators: options.operators, bettingWindowMs: options.bettingWindowMs, betSpread: options.betSpread },
+    options.playerThreads,
+  );
   cleanup.push(() => players.close());
-  await players.connectAll(sessions.sessions, options.sessionRate);
+  const connectedPlayers = await players.connectAll(sessions.sessions, options.sessionRate);
   const connected = snapshot(pids);
-  progress(`${players.connected} players connected in ${((connected.at - beforeConnect.at) / 1000).toFixed(1)} s`);
+  progress(`${connectedPlayers} players connected in ${((connected.at - beforeConnect.at) / 1000).toFixed(1)} s`);
   await sleep(SETTLE_MS);
 
   const idle = snapshot(pids);
   const bettingStart = snapshot(self);
+  const boxAtStart = boxUsage();
   const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
   eventLoop.enable();
   const start = epochMs();
-  players.betting = true;
+  await players.setBetting(true);
   progress(`betting for ${options.durationS} s`);
   const ticker = setInterval(() => {
-    const accepted = players.bets.filter((bet) => bet.ok).length;
-    progress(`  ${Math.round((epochMs() - start) / 1000)} s: ${players.bets.length} bets sent, ${accepted} accepted`);
+    void players.status().then(({ sent, accepted }) => progress(`  ${Math.round((epochMs() - start) / 1000)} s: ${sent} bets sent, ${accepted} accepted`));
   }, PROGRESS_EVERY_MS);
   await sleep(options.durationS * 1000);
-  players.betting = false;
+  await players.setBetting(false);
   clearInterval(ticker);
   const end = epochMs();
   const bettingEnd = snapshot(pids);
   const bettingEndSelf = snapshot(self);
+  const boxAtEnd = boxUsage();
   eventLoop.disable();
 
   const drained = await drain(players, wallet);
@@ -119,20 +124,22 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const final = snapshot(pids);
   const crashed = service.crashed();
   if (crashed.length > 0) throw new Error(`the service failed during the run: ${crashed.join('; ')}`);
-  players.close();
+  const seen = await players.collect();
+  await players.close();
   await service.stop();
   const betPaths = await readBetPaths(databaseUrl);
 
   const measurements = analyse({
     planned: { players: options.players, sessionRate: options.sessionRate },
     sessions,
-    players,
+    players: seen,
     walletRequests: wallet.requests,
     walletViolations: wallet.violations,
     answers,
     betPaths,
     betting: { start, end },
     service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
+    box: { start: boxAtStart, end: boxAtEnd },
     loadGenerator: {
       bettingStart,
       bettingEnd: bettingEndSelf,
@@ -176,17 +183,14 @@ async function warmUp(baseUrl: string, operators: BenchOperator[]): Promise<stri
 
 // Waits until every bet has its ack, every accepted bet its round_result and every win its
 // /wallet/win, or the drain time is up; whatever is still missing counts as a failure.
-async function drain(players: Players, wallet: WalletSimulator): Promise<boolean> {
+async function drain(players: PlayerPool, wallet: WalletSimulator): Promise<boolean> {
   const deadline = epochMs() + DRAIN_TIMEOUT_MS;
+  const won = new Set<string>();
   for (;;) {
+    const status = await players.status();
+    for (const roundId of status.wonRoundIds) won.add(roundId);
     const paid = new Set(wallet.requests.filter((r) => r.endpoint === 'win').map((r) => (r.body as { roundId?: string }).roundId));
-    const done = players.bets.every((bet) => {
-      if (bet.ackAt === undefined) return false;
-      if (!bet.ok) return true;
-      const result = players.results.get(bet.roundId!);
-      return result !== undefined && (!result.won || paid.has(bet.roundId));
-    });
-    if (done) return true;
+    if (status.unacked === 0 && status.unresolved === 0 && [...won].every((roundId) => paid.has(roundId))) return true;
     if (epochMs() > deadline) return false;
     await sleep(100);
   }

@@ -1,4 +1,4 @@
-import { Batcher } from '../shared/batch.js';
+import { Batcher, HOT_PATH_BATCH } from '../shared/batch.js';
 import type { ServiceContext } from '../shared/context.js';
 import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
 import { placeBets, type Placed, type Placement, type BetTicket } from '../shared/game/placement.js';
@@ -18,7 +18,7 @@ export class BetIntake {
 
   constructor(private readonly svc: ServiceContext) {
     svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
-    this.placements = new Batcher((batch) => this.placeAndQueue(batch), { maxBatch: 200, maxInFlight: 4 });
+    this.placements = new Batcher((batch) => this.placeAndQueue(batch), HOT_PATH_BATCH);
   }
 
   place(placement: Placement): Promise<Intake> {

@@ -11,7 +11,6 @@ import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime
 import { isDependencyFailure } from '../shared/health/dependencies.js';
 import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
-import { walletTarget } from '../shared/wallet/target.js';
 import { BetIntake } from './bet-intake.js';
 import { MessageThrottle } from './throttle.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
@@ -296,7 +295,7 @@ async function connectedPayload(svc: ServiceContext, sessionId: string, engine: 
 async function walletBalance(svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) {
   try {
     const result = await svc.wallet.call({
-      target: await walletTarget(svc, session.operator_id),
+      operatorId: session.operator_id,
       endpoint: 'balance',
       sessionId,
       fields: { operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code },

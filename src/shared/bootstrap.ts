@@ -28,7 +28,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const circuit = new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000, () =>
     createRedis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
   );
-  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit);
+  // the service clock as the context holds it (tests move it)
+  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now());
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);

@@ -4,7 +4,6 @@ import { placeBet } from '../../src/shared/game/placement.js';
 import { recoverPendingWork } from '../../src/shared/game/recovery.js';
 import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
-import { walletTarget } from '../../src/shared/wallet/target.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { seatPlayer, until } from '../support/game.js';
 
@@ -40,7 +39,7 @@ describe('recovery of pending work from Postgres', function () {
     const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
     // the dead bet worker's call reached the wallet: the player was debited
     const debit = await h.svc.wallet.call({
-      target: await walletTarget(h.svc, bet.operatorId),
+      operatorId: bet.operatorId,
       endpoint: 'bet',
       transactionUuid: bet.betTransactionUuid,
       fields: { operatorId: bet.operatorId, playerRef, currency: 'EUR', gameCode: 'dice', transactionUuid: bet.betTransactionUuid, amountMicro: '1000000', roundId: bet.roundId },

@@ -29,7 +29,9 @@ export type Sql = Queryable & {
 };
 
 export function createPool(databaseUrl: string, poolSize: number): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, types: TYPES });
+  // idle connections are kept a minute: a burst of bets every few seconds would otherwise
+  // have the pool close and reopen Postgres backends (a process each) between bursts
+  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 60_000, types: TYPES });
 }
 
 const run = async <R extends object>(client: pg.Pool | pg.PoolClient, sql: Statement | string, values: unknown[] = []): Promise<R[]> => {

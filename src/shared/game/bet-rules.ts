@@ -57,25 +57,3 @@ export function rgRefusal(state: RgState, stakeMicro: bigint, now: Date): BetRej
 export function uncertainReason(status: RsStatus, timedOut: boolean): BetRejectReason {
   return timedOut ? 'wallet_timeout' : `wallet_rejected:${status}`;
 }
-
-// contract 3.2 -> ACCEPTED, once the debit succeeded. The bet joins its cycle's round only
-// while the cycle is BETTING_OPEN or ROLLING (a debit answered after the roll is too late
-// and is given back) and the session is still active; a demo stake must be covered by the
-// demo balance (D8). A bet no longer PENDING was decided by another delivery.
-export type AcceptanceFacts = {
-  status: string;
-  phase: string;
-  sessionState: string;
-  demo: boolean;
-  amountMicro: bigint;
-  demoBalanceMicro: bigint | null;
-};
-
-export type Acceptance = 'accept' | 'decided' | 'late' | 'demo_funds_short';
-
-export function acceptanceOf(facts: AcceptanceFacts): Acceptance {
-  if (facts.status !== 'PENDING') return 'decided';
-  if ((facts.phase !== 'BETTING_OPEN' && facts.phase !== 'ROLLING') || facts.sessionState !== 'ACTIVE') return 'late';
-  if (facts.demo && (facts.demoBalanceMicro ?? 0n) < facts.amountMicro) return 'demo_funds_short';
-  return 'accept';
-}

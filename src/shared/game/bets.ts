@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Batcher } from '../batch.js';
+import { Batcher, HOT_PATH_BATCH } from '../batch.js';
 import type { ServiceContext } from '../context.js';
 import type { Bet } from '../db/client.js';
 import { statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { endSession } from '../session/end.js';
-import { walletTarget } from '../wallet/target.js';
-import { acceptanceOf, uncertainReason, type Acceptance, type BetRejectReason } from './bet-rules.js';
+import { auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
+import { uncertainReason, type BetRejectReason } from './bet-rules.js';
 import type { BetTicket } from './placement.js';
 import { enqueueWalletJob, rollbackJobData, type RollbackPurpose } from './wallet-jobs.js';
 
@@ -17,134 +17,103 @@ import { enqueueWalletJob, rollbackJobData, type RollbackPurpose } from './walle
 
 export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
 
-// The bets, their sessions and their cycles, locked: the tick that closes the betting window
-// or rolls the cycle waits for this transaction (and this one sees its result), so a debit
-// that completes after the roll cannot join it; a session being ended waits likewise.
-const LOCK_FOR_ACCEPTANCE = statement(
-  'accept_lock',
-  `SELECT b.id, b.status, b.demo, b.amount_micro, c.phase, c.low_weight, c.high_weight, s.state, s.demo_balance_micro
-   FROM bets b JOIN cycles c ON c.id = b.cycle_id JOIN sessions s ON s.id = b.session_id
-   WHERE b.id = ANY($1::uuid[])
-   FOR NO KEY UPDATE OF b, s FOR SHARE OF c`,
-);
-
-type LockedBet = {
-  id: string;
-  status: string;
-  demo: boolean;
-  amount_micro: bigint;
-  phase: string;
-  low_weight: bigint;
-  high_weight: bigint;
-  state: string;
-  demo_balance_micro: bigint | null;
-};
-
-// ACCEPTED: the round takes the session's current seed and next nonce (D1, no gaps) and the
-// cycle's weight snapshot; the pending round bet holds the stake; a demo stake leaves the
-// demo balance (D8). A bet whose seed is not found (rotated meanwhile) is left untouched.
-const APPLY_ACCEPTANCE = statement(
-  'accept_apply',
-  `WITH input AS (
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-                          $8::bigint[], $9::bigint[], $10::round_state[], $11::bool[], $12::bigint[])
-       AS u(bet_id, round_id, session_id, cycle_id, operator_id, game_code, currency, low_weight, high_weight, round_state, demo, amount_micro)
+// contract 3.2 -> ACCEPTED, in one statement for all the debits that succeeded at the same
+// moment, which also completes their audit rows (2.13):
+// - the bets (still PENDING: another delivery may have decided one), their sessions and
+//   their cycles are locked: the tick that closes the betting window or rolls the cycle
+//   waits for this statement (and this one sees its result), so a debit that completes
+//   after the roll cannot join it; a session being ended waits likewise;
+// - a bet joins its cycle's round only while the cycle is BETTING_OPEN or ROLLING and the
+//   session is active ('late' otherwise: the debit is given back), and a demo stake must be
+//   covered by the demo balance (D8);
+// - the round takes the session's current seed and next nonce (D1, no gaps) and the cycle's
+//   weight snapshot; the pending round bet holds the stake; a demo stake leaves the demo
+//   balance. A bet whose session has no current seed (rotated meanwhile) is 'late'.
+// The outcome per bet: accepted, decided (not PENDING), late, demo_funds_short.
+const ACCEPT = statement(
+  'bets_accept',
+  `WITH input AS (SELECT * FROM unnest($1::uuid[]) AS u(bet_id)),
+   audit AS (${completeAuditsSql(3)}),
+   bet AS (
+     SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro
+     FROM bets b JOIN input ON input.bet_id = b.id
+     WHERE b.status = 'PENDING'
+     FOR NO KEY UPDATE OF b
+   ),
+   cycle AS (SELECT id, phase, low_weight, high_weight FROM cycles WHERE id IN (SELECT cycle_id FROM bet) FOR SHARE),
+   session AS (SELECT id, state, demo_balance_micro FROM sessions WHERE id IN (SELECT session_id FROM bet) FOR NO KEY UPDATE),
+   decided AS (
+     SELECT bet.*, cycle.phase, cycle.low_weight, cycle.high_weight, session.demo_balance_micro,
+            CASE
+              WHEN cycle.phase NOT IN ('BETTING_OPEN', 'ROLLING') OR session.state <> 'ACTIVE' THEN 'late'
+              WHEN bet.demo AND COALESCE(session.demo_balance_micro, 0) < bet.amount_micro THEN 'demo_funds_short'
+              ELSE 'accept'
+            END AS verdict
+     FROM bet JOIN cycle ON cycle.id = bet.cycle_id JOIN session ON session.id = bet.session_id
    ),
    seed AS (
      UPDATE seeds SET next_nonce = seeds.next_nonce + 1
-     FROM input WHERE seeds.session_id = input.session_id AND seeds.current
+     FROM decided WHERE seeds.session_id = decided.session_id AND seeds.current AND decided.verdict = 'accept'
      RETURNING seeds.id, seeds.session_id, seeds.next_nonce - 1 AS nonce
    ),
-   accepted AS (SELECT input.*, seed.id AS seed_id, seed.nonce FROM input JOIN seed ON seed.session_id = input.session_id),
+   accepted AS (SELECT decided.*, seed.id AS seed_id, seed.nonce FROM decided JOIN seed ON seed.session_id = decided.session_id),
    demo_debit AS (
      UPDATE sessions SET demo_balance_micro = sessions.demo_balance_micro - accepted.amount_micro
      FROM accepted WHERE sessions.id = accepted.session_id AND accepted.demo
    ),
-   bet AS (
-     UPDATE bets SET status = 'ACCEPTED', accepted_at = $13 FROM accepted WHERE bets.id = accepted.bet_id
-   ),
+   accepted_bet AS (UPDATE bets SET status = 'ACCEPTED', accepted_at = $2 FROM accepted WHERE bets.id = accepted.id),
    round AS (
      INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo)
-     SELECT round_id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, round_state, low_weight, high_weight, demo
+     SELECT round_id, operator_id, session_id, cycle_id, seed_id, id, game_code, currency, nonce,
+            (CASE WHEN phase = 'BETTING_OPEN' THEN 'BETTING_OPEN' ELSE 'ROLLING' END)::round_state, low_weight, high_weight, demo
      FROM accepted
    ),
-   held AS (
-     INSERT INTO pending_round_bets (bet_id, round_id, state) SELECT bet_id, round_id, 'HELD' FROM accepted
-   )
-   SELECT bet_id FROM accepted`,
+   held AS (INSERT INTO pending_round_bets (bet_id, round_id, state) SELECT id, round_id, 'HELD' FROM accepted)
+   SELECT input.bet_id,
+          CASE WHEN accepted.id IS NOT NULL THEN 'accepted' WHEN decided.verdict = 'accept' THEN 'late' ELSE COALESCE(decided.verdict, 'decided') END
+            AS outcome,
+          accepted.demo_balance_micro - accepted.amount_micro AS demo_balance_left
+   FROM input LEFT JOIN decided ON decided.id = input.bet_id LEFT JOIN accepted ON accepted.id = input.bet_id`,
 );
 
-// what acceptance found for one bet; `accepted` carries the demo balance left, if demo
-type Accepted = { kind: 'accepted'; demoBalanceMicro?: bigint } | { kind: Exclude<Acceptance, 'accept'> };
+type Accepting = { ticket: BetTicket; audit: AuditCompletion | undefined };
+type Accepted = { kind: 'accepted'; demoBalanceMicro?: bigint } | { kind: 'decided' | 'late' | 'demo_funds_short' };
 
-async function acceptBets(svc: ServiceContext, tickets: BetTicket[]): Promise<Accepted[]> {
-  return svc.sql.transaction(async (tx) => {
-    const locked = new Map(
-      (await tx.query<LockedBet>(LOCK_FOR_ACCEPTANCE, [tickets.map((t) => t.betId)])).map((row) => [row.id, row]),
-    );
-    const decided = tickets.map((ticket) => {
-      const row = locked.get(ticket.betId);
-      const acceptance: Acceptance = row
-        ? acceptanceOf({
-            status: row.status,
-            phase: row.phase,
-            sessionState: row.state,
-            demo: row.demo,
-            amountMicro: row.amount_micro,
-            demoBalanceMicro: row.demo_balance_micro,
-          })
-        : 'decided';
-      return { ticket, row, acceptance };
-    });
-    const accepting = decided.filter((d) => d.acceptance === 'accept');
-    if (accepting.length === 0) return decided.map((d) => ({ kind: d.acceptance as Exclude<Acceptance, 'accept'> }));
-    const applied = new Set(
-      (
-        await tx.query<{ bet_id: string }>(APPLY_ACCEPTANCE, [
-          accepting.map((d) => d.ticket.betId),
-          accepting.map((d) => d.ticket.roundId),
-          accepting.map((d) => d.ticket.sessionId),
-          accepting.map((d) => d.ticket.cycleId),
-          accepting.map((d) => d.ticket.operatorId),
-          accepting.map((d) => d.ticket.gameCode),
-          accepting.map((d) => d.ticket.currency),
-          accepting.map((d) => d.row!.low_weight),
-          accepting.map((d) => d.row!.high_weight),
-          accepting.map((d) => (d.row!.phase === 'BETTING_OPEN' ? 'BETTING_OPEN' : 'ROLLING')),
-          accepting.map((d) => d.ticket.demo),
-          accepting.map((d) => d.row!.amount_micro),
-          svc.now(),
-        ])
-      ).map((row) => row.bet_id),
-    );
-    return decided.map(({ ticket, row, acceptance }): Accepted => {
-      if (acceptance !== 'accept') return { kind: acceptance };
-      // no current seed (rotated between the lock and the write): the round cannot be made
-      if (!applied.has(ticket.betId)) return { kind: 'late' };
-      return row!.demo ? { kind: 'accepted', demoBalanceMicro: row!.demo_balance_micro! - row!.amount_micro } : { kind: 'accepted' };
-    });
+async function acceptBets(svc: ServiceContext, items: Accepting[]): Promise<Accepted[]> {
+  const audits = items.flatMap((item) => (item.audit ? [item.audit] : []));
+  const rows = await svc.sql.query<{ bet_id: string; outcome: Accepted['kind']; demo_balance_left: bigint | null }>(ACCEPT, [
+    items.map((item) => item.ticket.betId),
+    svc.now(),
+    ...auditParams(audits),
+  ]);
+  const byBet = new Map(rows.map((row) => [row.bet_id, row]));
+  return items.map(({ ticket }) => {
+    const row = byBet.get(ticket.betId)!;
+    return row.outcome === 'accepted' && row.demo_balance_left !== null
+      ? { kind: 'accepted', demoBalanceMicro: row.demo_balance_left }
+      : { kind: row.outcome };
   });
 }
 
 // The bet pool's desk: debits and accepts bets, acceptances of the same moment together.
 export class BetDesk {
-  private readonly acceptances: Batcher<BetTicket, Accepted>;
+  private readonly acceptances: Batcher<Accepting, Accepted>;
 
   constructor(private readonly svc: ServiceContext) {
     this.acceptances = new Batcher(
-      async (tickets) => {
+      async (items) => {
         try {
-          return await acceptBets(svc, tickets);
+          return await acceptBets(svc, items);
         } catch (err) {
           // a batch that fails as a whole (a deadlock with a session being ended, say) is
           // tried bet by bet, so that one bet's trouble does not hold back the others
-          if (tickets.length === 1) throw err;
-          svc.logger.warn({ err: (err as Error).message, bets: tickets.length }, 'batched acceptance failed; accepting one by one');
-          return Promise.all(tickets.map(async (ticket) => (await acceptBets(svc, [ticket]))[0]!));
+          if (items.length === 1) throw err;
+          svc.logger.warn({ err: (err as Error).message, bets: items.length }, 'batched acceptance failed; accepting one by one');
+          return Promise.all(items.map(async (item) => (await acceptBets(svc, [item]))[0]!));
         }
       },
       // a set-based statement must not touch one session's seed twice
-      { maxBatch: 100, maxInFlight: 4, keyOf: (ticket) => ticket.sessionId },
+      { ...HOT_PATH_BATCH, keyOf: (item) => item.ticket.sessionId },
     );
   }
 
@@ -160,9 +129,9 @@ export class BetDesk {
     // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
     if (redelivered && (await hasDebitAttempt(svc, ticket))) return rejectWithRollback(svc, ticket, 'wallet_timeout', 'uncertain_bet');
 
-    const result = await svc.wallet.debit(
+    const result = await svc.wallet.debitDeferringAudit(
       {
-        target: await walletTarget(svc, ticket.operatorId),
+        operatorId: ticket.operatorId,
         endpoint: 'bet',
         sessionId: ticket.sessionId,
         transactionUuid: ticket.betTransactionUuid,
@@ -182,9 +151,10 @@ export class BetDesk {
     );
     // a delivery running beside this one already decided the bet
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
+    // acceptance completes the audit row itself; any other answer completes it first
+    if (result.statusClass === 'success') return this.accept(ticket, result.balanceMicro, result.audit);
+    await svc.wallet.completeAudit(result.audit);
     switch (result.statusClass) {
-      case 'success':
-        return this.accept(ticket, result.balanceMicro);
       case 'clean_reject':
         return reject(svc, ticket, `wallet_rejected:${result.status}`);
       case 'terminate': {
@@ -206,9 +176,9 @@ export class BetDesk {
     }
   }
 
-  private async accept(ticket: BetTicket, balanceMicro: bigint | undefined): Promise<BetAck> {
+  private async accept(ticket: BetTicket, balanceMicro: bigint | undefined, audit?: AuditCompletion): Promise<BetAck> {
     const { svc } = this;
-    const accepted = await this.acceptances.add(ticket);
+    const accepted = await this.acceptances.add({ ticket, audit });
     switch (accepted.kind) {
       case 'decided':
         return ackOf(await readBet(svc, ticket.betId));

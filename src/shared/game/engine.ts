@@ -87,63 +87,71 @@ const CREATE_ENGINE = statement(
   `INSERT INTO engines (operator_id, game_code, currency, running, updated_at) VALUES ($1, $2, $3, false, now())
    ON CONFLICT DO NOTHING`,
 );
-const LOCK_ENGINE = statement(
-  'engine_lock',
-  'SELECT running FROM engines WHERE operator_id = $1 AND game_code = $2 AND currency = $3 FOR UPDATE',
-);
-// contract 8.6: config and weights are snapshotted when the cycle is created (PENDING); an
-// engine without a config row plays the defaults (2.12, D9)
-const CREATE_CYCLE = statement(
-  'cycle_create',
-  `INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
-                       min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight)
-   SELECT $1, $2, $3, $4,
-          COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
-          'PENDING',
-          COALESCE(g.betting_window_ms, $5), COALESCE(g.rolling_window_ms, $6), COALESCE(g.cooldown_ms, $7),
-          COALESCE(g.min_bet_micro, $8), COALESCE(g.max_bet_micro, $9), COALESCE(g.commission_micro, $10),
-          COALESCE(g.payout_multiplier_scaled, $11), COALESCE(g.low_weight, $12), COALESCE(g.high_weight, $13)
-   FROM (SELECT 1) AS one
-   LEFT JOIN game_configs g ON g.operator_id = $2 AND g.game_code = $3 AND g.currency = $4
-   RETURNING ${CYCLE_COLUMNS}`,
-);
-const START_ENGINE = statement(
-  'engine_start',
-  `UPDATE engines SET running = true, current_cycle_id = $4, updated_at = now()
-   WHERE operator_id = $1 AND game_code = $2 AND currency = $3`,
+// A stopped engine's next cycle, in PENDING, and the engine running it. The engine row is
+// locked and re-read: of callers racing to start it, one creates the cycle, the others find
+// it running and do nothing. contract 8.6: config and weights are snapshotted when the
+// cycle is created (PENDING); an engine without a config row plays the defaults (2.12, D9).
+const START_CLOCK = statement(
+  'engine_start_clock',
+  `WITH engine AS (
+     SELECT operator_id, game_code, currency FROM engines
+     WHERE operator_id = $2 AND game_code = $3 AND currency = $4 AND NOT running
+     FOR UPDATE
+   ),
+   cycle AS (
+     INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
+                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight)
+     SELECT $1, engine.operator_id, engine.game_code, engine.currency,
+            COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
+            'PENDING',
+            COALESCE(g.betting_window_ms, $5), COALESCE(g.rolling_window_ms, $6), COALESCE(g.cooldown_ms, $7),
+            COALESCE(g.min_bet_micro, $8), COALESCE(g.max_bet_micro, $9), COALESCE(g.commission_micro, $10),
+            COALESCE(g.payout_multiplier_scaled, $11), COALESCE(g.low_weight, $12), COALESCE(g.high_weight, $13)
+     FROM engine
+     LEFT JOIN game_configs g ON g.operator_id = engine.operator_id AND g.game_code = engine.game_code AND g.currency = engine.currency
+     RETURNING ${CYCLE_COLUMNS}
+   ),
+   started AS (
+     UPDATE engines SET running = true, current_cycle_id = cycle.id, updated_at = now()
+     FROM cycle WHERE engines.operator_id = cycle.operator_id AND engines.game_code = cycle.game_code AND engines.currency = cycle.currency
+   )
+   SELECT * FROM cycle`,
 );
 
-// Starts the clock unless it runs. Safe from any process: the engine row lock makes one
-// caller create the cycle.
+// Starts the clock unless it runs. Safe from any process at any moment.
 export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<void> {
   const key = [of.operatorId, of.gameCode, of.currency];
   const [known] = await svc.sql.query<{ running: boolean }>(ENGINE_RUNNING, key);
   if (known?.running) return;
   if (!known) await svc.sql.query(CREATE_ENGINE, key);
-  const created = await svc.sql.transaction(async (tx) => {
-    const [engine] = await tx.query<{ running: boolean }>(LOCK_ENGINE, key);
-    if (!engine || engine.running) return null;
-    const d = DEFAULT_GAME_CONFIG;
-    const [row] = await tx.query<CycleRow>(CREATE_CYCLE, [
-      randomUUID(),
-      ...key,
-      d.bettingWindowMs,
-      d.rollingWindowMs,
-      d.cooldownMs,
-      d.minBetMicro,
-      d.maxBetMicro,
-      d.commissionMicro,
-      d.payoutMultiplierScaled,
-      d.lowWeight,
-      d.highWeight,
-    ]);
-    await tx.query(START_ENGINE, [...key, row!.id]);
-    return clockCycle(row!);
-  });
-  if (created) {
-    broadcast(svc, created);
-    await schedule(svc, created.id, 'PENDING', 0);
-  }
+  await startClock(svc, of, 'by_tick');
+}
+
+// A new cycle's PENDING is announced; betting opens (3.1: PENDING -> BETTING_OPEN once the
+// cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
+// the next cycle of a clock it runs.
+async function startClock(svc: ServiceContext, of: EngineKey, open: 'by_tick' | 'now'): Promise<void> {
+  const d = DEFAULT_GAME_CONFIG;
+  const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
+    randomUUID(),
+    of.operatorId,
+    of.gameCode,
+    of.currency,
+    d.bettingWindowMs,
+    d.rollingWindowMs,
+    d.cooldownMs,
+    d.minBetMicro,
+    d.maxBetMicro,
+    d.commissionMicro,
+    d.payoutMultiplierScaled,
+    d.lowWeight,
+    d.highWeight,
+  ]);
+  if (!row) return;
+  const cycle = clockCycle(row);
+  broadcast(svc, cycle);
+  if (open === 'now') await openBetting(svc, cycle.id);
+  else await schedule(svc, cycle.id, 'PENDING', 0);
 }
 
 // One tick: move the cycle out of `from`. Returns without effect when another tick (or
@@ -170,8 +178,7 @@ const MOVE = statement(
      phase = $3::cycle_phase,
      phase_ends_at = $4::timestamptz + (CASE $3::cycle_phase
        WHEN 'BETTING_OPEN' THEN betting_window_ms WHEN 'ROLLING' THEN rolling_window_ms WHEN 'COOLDOWN' THEN cooldown_ms END)
-       * interval '1 millisecond',
-     finished_at = CASE WHEN $3::cycle_phase = 'FINISHED' THEN $4::timestamptz ELSE finished_at END
+       * interval '1 millisecond'
    WHERE id = $1 AND phase = $2::cycle_phase
    RETURNING ${CYCLE_COLUMNS}`,
 );
@@ -180,15 +187,19 @@ const MOVE = statement(
 const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND state = 'BETTING_OPEN'`);
 
 async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase): Promise<ClockCycle | null> {
-  const now = svc.now();
-  const moved = await svc.sql.transaction(async (tx) => {
-    const [row] = await tx.query<CycleRow>(MOVE, [cycleId, from, to, now]);
-    if (!row) return null;
-    // the cycle's rounds follow it (D1)
-    if (to === 'ROLLING') await tx.query(ROUNDS_ROLL, [cycleId]);
-    return clockCycle(row);
-  });
-  if (moved) broadcast(svc, moved);
+  const params = [cycleId, from, to, svc.now()];
+  const [row] =
+    to === 'ROLLING'
+      ? await svc.sql.transaction(async (tx) => {
+          const [rolling] = await tx.query<CycleRow>(MOVE, params);
+          // the cycle's rounds follow it (D1)
+          if (rolling) await tx.query(ROUNDS_ROLL, [cycleId]);
+          return [rolling];
+        })
+      : await svc.sql.query<CycleRow>(MOVE, params);
+  if (!row) return null;
+  const moved = clockCycle(row);
+  broadcast(svc, moved);
   return moved;
 }
 
@@ -225,9 +236,27 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: Clock
 // D1: after the cooldown the clock goes on while the engine has a connected player or an
 // unsettled round; otherwise it stops until the next connection.
 async function finish(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'COOLDOWN', 'FINISHED');
-  if (cycle) await stopClock(svc, cycle);
+  const [row] = await svc.sql.query<CycleRow & { stopped: boolean }>(FINISH, [cycleId, svc.now()]);
+  if (row?.stopped) await continueClock(svc, clockCycle(row), 'now');
 }
+
+// the cycle is FINISHED (fenced on COOLDOWN) and its engine stops, in one statement
+const FINISH = statement(
+  'cycle_finish',
+  `WITH finished AS (
+     UPDATE cycles SET phase = 'FINISHED', phase_ends_at = NULL, finished_at = $2
+     WHERE id = $1 AND phase = 'COOLDOWN'
+     RETURNING ${CYCLE_COLUMNS}
+   ),
+   stopped AS (
+     UPDATE engines SET running = false, current_cycle_id = NULL, updated_at = now()
+     FROM finished
+     WHERE engines.operator_id = finished.operator_id AND engines.game_code = finished.game_code
+       AND engines.currency = finished.currency AND engines.current_cycle_id = finished.id
+     RETURNING 1
+   )
+   SELECT finished.*, EXISTS (SELECT 1 FROM stopped) AS stopped FROM finished`,
+);
 
 const STOP_ENGINE = statement(
   'engine_stop',
@@ -241,14 +270,19 @@ const HAS_UNSETTLED_ROUNDS = statement(
 );
 
 // The engine whose current cycle this was stops, and starts again at once with a new
-// cycle if it still has a reason to run (a finished or an interrupted cycle alike).
+// cycle if it still has a reason to run (an interrupted cycle, recovery.ts); the new
+// cycle's betting opens with the next tick, after recovery.
 export async function stopClock(svc: ServiceContext, cycle: EngineKey & { id: string }): Promise<void> {
   const key = engineKeyOf(cycle);
   const stopped = await svc.sql.query(STOP_ENGINE, [key.operatorId, key.gameCode, key.currency, cycle.id]);
-  if (stopped.length === 0) return;
-  // a player who connects while the clock stops either sees it stopped and starts it, or is
-  // seen here (presence is written before a connection asks for the clock)
-  if ((await countPresent(svc.redis, key)) > 0 || (await hasUnsettledRounds(svc, key))) await ensureEngine(svc, key);
+  if (stopped.length > 0) await continueClock(svc, key, 'by_tick');
+}
+
+// A player who connects while the clock stops either sees it stopped and starts it, or is
+// seen here (presence is written before a connection asks for the clock), so the engine
+// has been stopped before presence is counted.
+async function continueClock(svc: ServiceContext, key: EngineKey, open: 'by_tick' | 'now'): Promise<void> {
+  if ((await countPresent(svc.redis, key)) > 0 || (await hasUnsettledRounds(svc, key))) await startClock(svc, engineKeyOf(key), open);
 }
 
 const hasUnsettledRounds = async (svc: ServiceContext, key: EngineKey) =>
@@ -260,8 +294,15 @@ function broadcast(svc: ServiceContext, cycle: ClockCycle) {
   svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle));
 }
 
+// The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
+// only as often as its server cron runs (up to 100 ms late at Redis's default hz 10), so the
+// process that scheduled the tick also promotes it at its due time (issue 6: a late tick
+// lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
+// promotion, which changes nothing.
 async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number): Promise<void> {
-  await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: `${cycleId}-${from}` });
+  const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: `${cycleId}-${from}` });
+  if (delayMs <= 0) return;
+  setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
 }
 
 // Re-derives every running clock from Postgres (a new leader, or Redis that lost its

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Batcher } from '../batch.js';
+import { Batcher, HOT_PATH_BATCH } from '../batch.js';
 import type { ServiceContext } from '../context.js';
 import { statement } from '../db/sql.js';
+import { auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 import type { Bet, Db, Prisma, WalletJob } from '../db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../queues.js';
 import type { WalletEndpoint } from '../wallet/status.js';
-import { walletTarget } from '../wallet/target.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
@@ -129,11 +129,13 @@ type JobRow = {
   created_at: Date;
 };
 
-// Completed (fenced on not yet completed); a completed win settles its bet and resolves its
-// pending round bet, with payout 0 when the operator did not know the transaction (4.2).
+// Completed (fenced on not yet completed) with the audit rows of their calls; a completed
+// win settles its bet and resolves its pending round bet, with payout 0 when the operator
+// did not know the transaction (4.2).
 const COMPLETE_JOBS = statement(
   'wallet_jobs_complete',
   `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS u(id, attempts, unmatched)),
+   audit AS (${completeAuditsSql(5)}),
    done AS (
      UPDATE wallet_jobs j SET attempts = input.attempts, completed_at = $4, next_attempt_at = NULL, last_error = NULL, last_timed_out = false
      FROM input WHERE j.id = input.id AND j.completed_at IS NULL
@@ -150,7 +152,7 @@ const COMPLETE_JOBS = statement(
    SELECT id FROM done`,
 );
 
-type Completion = { id: string; attempts: number; unmatched: boolean };
+type Completion = { id: string; attempts: number; unmatched: boolean; audit: AuditCompletion };
 
 // The settle and rollback pools' desk: runs wallet jobs, the rows read and the completions
 // written for many jobs at once.
@@ -164,7 +166,7 @@ export class WalletJobDesk {
         const rows = new Map((await svc.sql.query<JobRow>(READ_JOBS, [ids])).map((row) => [row.id, row]));
         return ids.map((id) => rows.get(id));
       },
-      { maxBatch: 200, maxInFlight: 4 },
+      HOT_PATH_BATCH,
     );
     this.completions = new Batcher(
       async (items) => {
@@ -175,13 +177,14 @@ export class WalletJobDesk {
               items.map((i) => i.attempts),
               items.map((i) => i.unmatched),
               svc.now(),
+              ...auditParams(items.map((i) => i.audit)),
             ])
           ).map((row) => row.id),
         );
         return items.map((i) => done.has(i.id));
       },
       // one job twice in a statement would be completed by the first of the two
-      { maxBatch: 200, maxInFlight: 4, keyOf: (item) => item.id },
+      { ...HOT_PATH_BATCH, keyOf: (item) => item.id },
     );
   }
 
@@ -190,8 +193,8 @@ export class WalletJobDesk {
     const job = await this.reads.add(walletJobId);
     if (!job || job.completed_at || job.abandoned_at) return { kind: 'skipped' };
     const endpoint = job.endpoint;
-    const result = await svc.wallet.call({
-      target: await walletTarget(svc, job.operator_id),
+    const { audit, ...result } = await svc.wallet.callDeferringAudit({
+      operatorId: job.operator_id,
       endpoint,
       fields: job.payload,
       sessionId: job.session_id ?? undefined,
@@ -211,7 +214,7 @@ export class WalletJobDesk {
       if (result.statusClass === 'treat_as_settled') {
         svc.logger.error({ walletJobId, endpoint, transactionUuid: job.transaction_uuid }, 'wallet does not know the referenced transaction; treated as settled');
       }
-      const done = await this.completions.add({ id: job.id, attempts, unmatched: result.statusClass === 'treat_as_settled' });
+      const done = await this.completions.add({ id: job.id, attempts, unmatched: result.statusClass === 'treat_as_settled', audit });
       if (done && job.session_id && result.balanceMicro !== undefined) {
         // contract 6.4: a wallet call that changes the balance emits balance_update
         svc.emitter.toSession(job.session_id, 'balance_update', {
@@ -222,6 +225,7 @@ export class WalletJobDesk {
       return { kind: 'completed' };
     }
 
+    await svc.wallet.completeAudit(audit);
     const error = `${result.status}${result.httpStatus ? ` (HTTP ${result.httpStatus})` : ''}`;
     const age = now.getTime() - job.created_at.getTime();
     if (age >= WALLET_RETRY_BUDGET_MS) {

@@ -17,7 +17,7 @@ import { isKnownGame } from '../games.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
-import { WalletTargetError, walletTarget } from '../wallet/target.js';
+import { WalletTargetError } from '../wallet/client.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -152,16 +152,17 @@ async function checkWalletBalance(
   request: LaunchRequest,
   reject: (reason: SessionRejectionReason, message: string) => AppError,
 ): Promise<void> {
-  const target = await walletTarget(ctx, operator.id).catch((err: unknown) => {
-    if (!(err instanceof WalletTargetError)) throw err;
-    ctx.logger.error({ operatorId: operator.id }, err.message);
-    throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
-  });
-  const result = await ctx.wallet.call({
-    target,
-    endpoint: 'balance',
-    fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
-  });
+  const result = await ctx.wallet
+    .call({
+      operatorId: operator.id,
+      endpoint: 'balance',
+      fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof WalletTargetError)) throw err;
+      ctx.logger.error({ operatorId: operator.id }, err.message);
+      throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
+    });
   switch (result.statusClass) {
     case 'success':
       return;

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { Batcher } from '../batch.js';
+import { Batcher, HOT_PATH_BATCH } from '../batch.js';
 import { statement, type Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { isMicroAmount, parseMicro } from '../money.js';
 import { signedHeaders } from '../signing/signer.js';
+import { revealSecret } from '../operators/credentials.js';
 import type { CircuitBreaker } from './circuit.js';
-import { WalletTargets } from './target.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from './status.js';
 
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
@@ -19,14 +19,19 @@ export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 // response (contract 2.13); the body is serialised once and those exact bytes are signed
 // and sent, so that a retry of a timed-out call can resend them unchanged.
 //
-// issue 6: the audit rows of calls made at the same moment are written by one statement
-// (and completed by another), and requests go over kept-alive connections; a call still
-// waits for its own audit row to be durable before it is sent.
+// issue 6: the audit rows of calls made at the same moment are written by one statement,
+// which also reads where each operator's wallet is and which credential signs for it, and
+// completed by another; requests go over kept-alive connections. A call still waits for its
+// own audit row to be durable before it is sent.
 
-export type WalletTarget = { operatorId: string; walletUrl: string; keyId: string; secret: string };
+type WalletTarget = { walletUrl: string; keyId: string; secret: string };
+
+export class WalletTargetError extends Error {
+  override name = 'WalletTargetError';
+}
 
 export type WalletCallInput = {
-  target: WalletTarget;
+  operatorId: string;
   endpoint: WalletEndpoint;
   // contract 2.5-2.9 fields other than requestUuid; money already as MicroAmount strings
   fields: Record<string, unknown>;
@@ -62,39 +67,79 @@ type AuditRow = {
   requestBody: string;
   // the row is written only while this bet is still PENDING (a debit's own fence)
   pendingBetId: string | null;
+  // the service clock, for the credential's validity
+  at: Date;
 };
 
-type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus; latencyMs: number; error: string | null; respondedAt: Date };
+// the call may go out (its audit row is written), it may not (its bet is no longer
+// PENDING), or it cannot (the operator has no valid wallet credential)
+type Audited = { kind: 'written'; target: WalletTarget } | { kind: 'not_pending' } | { kind: 'no_target' };
 
-// contract 2.13: the audit row, before the call
+// what completes a call's audit row (contract 2.13: updated with the response)
+export type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus; latencyMs: number; error: string | null; respondedAt: Date };
+
+// a call whose audit row the caller completes in a statement of its own (the one that
+// records what the answer means), so that the two take one round trip and one commit
+export type DeferredAudit = WalletResult & { audit: AuditCompletion };
+
+// Completes audit rows; a caller embeds it as a CTE of its own statement, its parameters
+// numbered from `first` (auditParams gives them, in order).
+export const completeAuditsSql = (first: number) =>
+  `UPDATE wallet_calls w
+   SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at
+   FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::int[], $${first + 4}::text[],
+               $${first + 5}::timestamptz[])
+     AS a(id, http_status, status, latency_ms, error, responded_at)
+   WHERE w.id = a.id`;
+
+export const auditParams = (audits: AuditCompletion[]): unknown[] => [
+  audits.map((a) => a.id),
+  audits.map((a) => a.httpStatus),
+  audits.map((a) => a.status),
+  audits.map((a) => a.latencyMs),
+  audits.map((a) => a.error),
+  audits.map((a) => a.respondedAt),
+];
+
+// contract 2.13: the audit row, before the call, with its wallet's address and the newest
+// credential valid now (D6: a rotation or a revocation applies to the very next call)
 const INSERT_AUDIT_ROWS = statement(
   'wallet_audit_insert',
-  `INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
-   SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
-   FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::uuid[])
-     AS u(id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, pending_bet_id)
-   WHERE u.pending_bet_id IS NULL OR EXISTS (SELECT 1 FROM bets b WHERE b.id = u.pending_bet_id AND b.status = 'PENDING')
-   RETURNING id`,
+  `WITH u AS (
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::uuid[],
+                          $10::timestamptz[])
+       AS u(id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, pending_bet_id, at)
+   ),
+   target AS (
+     SELECT u.id, o.wallet_url, c.kid, c.encrypted_secret, c.wrapped_data_key
+     FROM u JOIN operators o ON o.id = u.operator_id
+     JOIN LATERAL (
+       SELECT kid, encrypted_secret, wrapped_data_key FROM credentials
+       WHERE operator_id = u.operator_id AND kind = 'WALLET' AND revoked_at IS NULL
+         AND not_before <= u.at AND (not_after IS NULL OR u.at <= not_after)
+       ORDER BY not_before DESC
+       LIMIT 1
+     ) c ON true
+   ),
+   written AS (
+     INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
+     SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
+     FROM u JOIN target ON target.id = u.id
+     WHERE u.pending_bet_id IS NULL OR EXISTS (SELECT 1 FROM bets b WHERE b.id = u.pending_bet_id AND b.status = 'PENDING')
+     RETURNING id
+   )
+   SELECT target.*, written.id IS NOT NULL AS written FROM target LEFT JOIN written ON written.id = target.id`,
 );
 
 // ... and completed with the response
-const COMPLETE_AUDIT_ROWS = statement(
-  'wallet_audit_complete',
-  `UPDATE wallet_calls w
-   SET http_status = u.http_status, status = u.status, latency_ms = u.latency_ms, error = u.error, responded_at = u.responded_at
-   FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[])
-     AS u(id, http_status, status, latency_ms, error, responded_at)
-   WHERE w.id = u.id`,
-);
+const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(1));
 
-const AUDIT_BATCH = { maxBatch: 200, maxInFlight: 4 };
+type TargetRow = { id: string; wallet_url: string; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer; written: boolean };
 
 type SendOutcome = { kind: 'response'; httpStatus: number; text: string } | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
 
 export class WalletClient {
-  // where each operator's wallet is and which credential signs for it
-  readonly targets: WalletTargets;
-  private readonly auditInserts: Batcher<AuditRow, boolean>;
+  private readonly auditInserts: Batcher<AuditRow, Audited>;
   private readonly auditCompletions: Batcher<AuditCompletion, undefined>;
   // kept-alive connections to the wallets; idle ones are closed before a server with
   // Node's default keep-alive (5 s) would close them under a request
@@ -110,12 +155,12 @@ export class WalletClient {
     private readonly logger: Logger,
     private readonly timeoutMs: number,
     readonly circuit: CircuitBreaker,
+    private readonly now: () => Date,
   ) {
-    this.targets = new WalletTargets(sql, masterKey);
     this.auditInserts = new Batcher(async (rows) => {
-      const written = new Set(
+      const targets = new Map(
         (
-          await sql.query<{ id: string }>(INSERT_AUDIT_ROWS, [
+          await sql.query<TargetRow>(INSERT_AUDIT_ROWS, [
             rows.map((r) => r.id),
             rows.map((r) => r.operatorId),
             rows.map((r) => r.sessionId),
@@ -125,32 +170,44 @@ export class WalletClient {
             rows.map((r) => r.attempt),
             rows.map((r) => r.requestBody),
             rows.map((r) => r.pendingBetId),
+            rows.map((r) => r.at),
           ])
-        ).map((row) => row.id),
+        ).map((row) => [row.id, row]),
       );
-      return rows.map((r) => written.has(r.id));
-    }, AUDIT_BATCH);
+      return rows.map((r): Audited => {
+        const row = targets.get(r.id);
+        if (!row) return { kind: 'no_target' };
+        if (!row.written) return { kind: 'not_pending' };
+        const secret = revealSecret(masterKey, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });
+        return { kind: 'written', target: { walletUrl: row.wallet_url, keyId: row.kid, secret } };
+      });
+    }, HOT_PATH_BATCH);
     this.auditCompletions = new Batcher(async (rows) => {
-      await sql.query(COMPLETE_AUDIT_ROWS, [
-        rows.map((r) => r.id),
-        rows.map((r) => r.httpStatus),
-        rows.map((r) => r.status),
-        rows.map((r) => r.latencyMs),
-        rows.map((r) => r.error),
-        rows.map((r) => r.respondedAt),
-      ]);
+      await sql.query(COMPLETE_AUDIT_ROWS, auditParams(rows));
       return rows.map(() => undefined);
-    }, AUDIT_BATCH);
+    }, HOT_PATH_BATCH);
   }
 
+  // WalletTargetError when the operator has no valid wallet credential (no call is made)
   async call(input: WalletCallInput): Promise<WalletResult> {
+    const { audit, ...result } = (await this.perform(input, null))!;
+    await this.completeAudit(audit);
+    return result;
+  }
+
+  // A call whose audit row the caller completes (completeAuditsSql, or completeAudit).
+  async callDeferringAudit(input: WalletCallInput): Promise<DeferredAudit> {
     return (await this.perform(input, null))!;
   }
 
-  // A debit (contract 2.6) whose audit row is written only while its bet is still PENDING:
-  // a bet that another delivery already decided is not debited again ('not_pending').
-  async debit(input: WalletCallInput, betId: string): Promise<WalletResult | 'not_pending'> {
+  // A debit (contract 2.6) whose audit row is written only while its bet is still PENDING (a
+  // bet another delivery already decided is not debited again) and completed by the caller.
+  async debitDeferringAudit(input: WalletCallInput, betId: string): Promise<DeferredAudit | 'not_pending'> {
     return (await this.perform(input, betId)) ?? 'not_pending';
+  }
+
+  completeAudit(audit: AuditCompletion): Promise<undefined> {
+    return this.auditCompletions.add(audit);
   }
 
   close(): void {
@@ -158,15 +215,14 @@ export class WalletClient {
     this.agents.https.destroy();
   }
 
-  private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<WalletResult | undefined> {
+  private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<DeferredAudit | undefined> {
     const requestUuid = input.retryOf?.requestUuid ?? randomUUID();
     const attempt = input.retryOf ? input.retryOf.attempt + 1 : 1;
     const bytes = input.retryOf?.bytes ?? JSON.stringify({ requestUuid, ...input.fields });
-    const url = new URL(`${input.target.walletUrl}/wallet/${input.endpoint}`);
     const auditId = randomUUID();
-    const written = await this.auditInserts.add({
+    const audited = await this.auditInserts.add({
       id: auditId,
-      operatorId: input.target.operatorId,
+      operatorId: input.operatorId,
       sessionId: input.sessionId ?? null,
       endpoint: input.endpoint,
       requestUuid,
@@ -174,14 +230,17 @@ export class WalletClient {
       attempt,
       requestBody: bytes,
       pendingBetId,
+      at: this.now(),
     });
-    if (!written) return undefined;
+    if (audited.kind === 'not_pending') return undefined;
+    if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
+    const url = new URL(`${audited.target.walletUrl}/wallet/${input.endpoint}`);
 
     const started = performance.now();
     // contract 3.4: an open circuit fails the call at once with RS_ERROR_TIMEOUT
-    const admission = await this.circuit.admit(input.target.operatorId, input.endpoint);
+    const admission = await this.circuit.admit(input.operatorId, input.endpoint);
     const outcome: SendOutcome =
-      admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, input.target);
+      admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, audited.target);
     const latencyMs = Math.round(performance.now() - started);
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
     const status: RsStatus =
@@ -189,21 +248,21 @@ export class WalletClient {
     const statusClass = classifyStatus(status, input.endpoint);
     // D13: only uncertain answers count against the circuit; an open circuit's own refusal
     // is not an answer
-    if (outcome.kind !== 'circuit_open') await this.circuit.record(input.target.operatorId, input.endpoint, statusClass !== 'uncertain');
+    if (outcome.kind !== 'circuit_open') await this.circuit.record(input.operatorId, input.endpoint, statusClass !== 'uncertain');
     else this.metrics.circuitRejections.inc({ endpoint: input.endpoint });
     const error = outcome.kind === 'response' ? parsed?.problem : outcome.error;
 
-    await this.auditCompletions.add({
+    const audit: AuditCompletion = {
       id: auditId,
       httpStatus: outcome.kind === 'response' ? outcome.httpStatus : null,
       status,
       latencyMs,
       error: error ?? null,
       respondedAt: new Date(),
-    });
+    };
     this.metrics.walletCallDuration.observe({ endpoint: input.endpoint, status }, latencyMs / 1000);
     if (error) {
-      this.logger.warn({ endpoint: input.endpoint, operatorId: input.target.operatorId, requestUuid, status, error }, 'wallet call uncertain');
+      this.logger.warn({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid, status, error }, 'wallet call uncertain');
     }
 
     return {
@@ -219,6 +278,7 @@ export class WalletClient {
       currency: parsed?.currency,
       message: parsed?.message,
       latencyMs,
+      audit,
     };
   }
 

@@ -1,0 +1,93 @@
+import { Worker } from 'node:worker_threads';
+import type { ThreadRequest, ThreadSetup, ThreadStatus } from './player-thread.js';
+import type { BetRecord, PlayerRecords, ResultRecord } from './players.js';
+import type { BenchSession } from './sessions.js';
+import { epochMs } from './wallet-timing.js';
+
+// The players, spread over worker threads (issue 6: a load generator that does not limit
+// what it measures). Each session's player lives in one thread; the threads connect on one
+// common schedule, bet while told to, and hand over what they saw at the end.
+
+type Thread = { worker: Worker; ask: (request: ThreadRequest) => Promise<unknown> };
+
+function startThread(setup: ThreadSetup): Thread {
+  // the thread runs TypeScript through the same tsx hook as this process (inherited execArgv)
+  const worker = new Worker(new URL('./player-thread.ts', import.meta.url), { workerData: setup });
+  let queue = Promise.resolve<unknown>(undefined);
+  const ask = (request: ThreadRequest) => {
+    // one request at a time: each reply answers the oldest open request
+    const next = queue.then(
+      () =>
+        new Promise<unknown>((resolve, reject) => {
+          worker.once('message', (message: { ok: boolean; reply?: unknown; error?: string }) =>
+            message.ok ? resolve(message.reply) : reject(new Error(message.error)),
+          );
+          worker.postMessage(request);
+        }),
+    );
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return { worker, ask };
+}
+
+export class PlayerPool {
+  private readonly threads: Thread[];
+
+  constructor(setup: ThreadSetup, threadCount: number) {
+    this.threads = Array.from({ length: threadCount }, () => startThread(setup));
+  }
+
+  // dealt to the threads in turn; every thread follows the same schedule from the same start
+  async connectAll(sessions: BenchSession[], ratePerSecond: number): Promise<number> {
+    const start = epochMs();
+    const counts = await Promise.all(
+      this.threads.map((thread, t) =>
+        thread.ask({ kind: 'connect', sessions: sessions.filter((_, i) => i % this.threads.length === t), ratePerSecond, start }),
+      ),
+    );
+    return (counts as number[]).reduce((sum, count) => sum + count, 0);
+  }
+
+  async setBetting(on: boolean): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'betting', on })));
+  }
+
+  async status(): Promise<ThreadStatus> {
+    const all = (await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'status' })))) as ThreadStatus[];
+    return {
+      sent: sum(all, 'sent'),
+      accepted: sum(all, 'accepted'),
+      unacked: sum(all, 'unacked'),
+      unresolved: sum(all, 'unresolved'),
+      wonRoundIds: all.flatMap((s) => s.wonRoundIds),
+    };
+  }
+
+  async collect(): Promise<PlayerRecords> {
+    type Collected = Omit<PlayerRecords, 'rollingEndsAt' | 'results'> & {
+      rollingEndsAt: [string, number][];
+      results: [string, ResultRecord][];
+    };
+    const all = (await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'collect' })))) as Collected[];
+    const bets: BetRecord[] = all.flatMap((c) => c.bets);
+    const rollingEndsAt = new Map<string, number>();
+    // every thread saw every cycle's ROLLING announced; the earliest arrival is the one kept
+    for (const [cycleId, at] of all.flatMap((c) => c.rollingEndsAt)) rollingEndsAt.set(cycleId, Math.min(at, rollingEndsAt.get(cycleId) ?? at));
+    return {
+      bets,
+      rollingEndsAt,
+      results: new Map(all.flatMap((c) => c.results)),
+      connectLatenciesMs: all.flatMap((c) => c.connectLatenciesMs),
+      failures: all.flatMap((c) => c.failures),
+      connected: all.reduce((count, c) => count + c.connected, 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'close' }).catch(() => undefined)));
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+  }
+}
+
+const sum = (all: ThreadStatus[], key: 'sent' | 'accepted' | 'unacked' | 'unresolved') => all.reduce((total, s) => total + s[key], 0);
