@@ -18,6 +18,8 @@ export type BenchOptions = {
   smoke: boolean;
   // node --cpu-prof for every service process, its profiles written here
   cpuProfDir: string | undefined;
+  // every service process's output, to <name>.log here
+  serviceLogDir: string | undefined;
   // the fraction of the betting window over which each player's bet falls, at random
   betSpread: number;
   // worker threads the players are spread over
@@ -51,6 +53,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --bet-spread PERCENT            each bet falls at random in the first PERCENT of the betting window (default ${DEFAULTS.betSpreadPercent})
   --player-threads N              worker threads the players are spread over (default ${DEFAULTS.playerThreads})
   --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
+  --service-log DIR               write every service process's log to DIR/<process>.log
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
@@ -97,6 +100,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const playerThreads = int('player-threads', base.playerThreads, 1, 8);
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
   const cpuProf = take('cpu-prof');
+  const serviceLog = take('service-log');
   const unknown = [...given.keys()];
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((name) => `--${name}`).join(', ')}`);
 
@@ -123,6 +127,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     out: path.resolve(out),
     smoke,
     cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
+    serviceLogDir: serviceLog === undefined ? undefined : path.resolve(serviceLog),
     betSpread: betSpreadPercent / 100,
     playerThreads,
   };

@@ -11,8 +11,11 @@ import { epochMs } from './wallet-timing.js';
 type Thread = { worker: Worker; ask: (request: ThreadRequest) => Promise<unknown> };
 
 function startThread(setup: ThreadSetup): Thread {
-  // the thread runs TypeScript through the same tsx hook as this process (inherited execArgv)
-  const worker = new Worker(new URL('./player-thread.ts', import.meta.url), { workerData: setup });
+  // a worker thread starts without this process's loader hooks: it registers tsx itself,
+  // then loads the TypeScript entry
+  const entry = new URL('./player-thread.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  const worker = new Worker(bootstrap, { eval: true, workerData: setup });
   let queue = Promise.resolve<unknown>(undefined);
   const ask = (request: ThreadRequest) => {
     // one request at a time: each reply answers the oldest open request
@@ -33,9 +36,18 @@ function startThread(setup: ThreadSetup): Thread {
 
 export class PlayerPool {
   private readonly threads: Thread[];
+  private closed: Promise<void> | undefined;
 
-  constructor(setup: ThreadSetup, threadCount: number) {
+  private constructor(setup: ThreadSetup, threadCount: number) {
     this.threads = Array.from({ length: threadCount }, () => startThread(setup));
+  }
+
+  // resolves once every thread has loaded and answers, so that no thread's start-up lands
+  // in the first players' connect latency
+  static async start(setup: ThreadSetup, threadCount: number): Promise<PlayerPool> {
+    const pool = new PlayerPool(setup, threadCount);
+    await pool.status();
+    return pool;
   }
 
   // dealt to the threads in turn; every thread follows the same schedule from the same start
@@ -84,9 +96,13 @@ export class PlayerPool {
     };
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'close' }).catch(() => undefined)));
-    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+  // once: the run closes the players when it is done, and its cleanup closes them again
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'close' }).catch(() => undefined)));
+      await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+    })();
+    return this.closed;
   }
 }
 

@@ -140,7 +140,7 @@ export class Players {
 
 // A connection counts once the service has sent `connected` (D4); listeners that must see
 // the first messages are attached by `prepare` before the handshake starts.
-export function handshake(baseUrl: string, token: string, prepare: (socket: Socket) => void = () => undefined): Promise<Socket> {
+function handshake(baseUrl: string, token: string, prepare: (socket: Socket) => void = () => undefined): Promise<Socket> {
   const socket = io(baseUrl, { path: '/socket.io', auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
   prepare(socket);
   return new Promise((resolve, reject) => {

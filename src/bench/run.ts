@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +12,8 @@ import { readBetPaths } from './bet-path.js';
 import { measureFloors } from './floors.js';
 import { parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
-import { handshake } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
-import { createSessions, launchSession } from './sessions.js';
+import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
@@ -28,8 +28,11 @@ import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 // wallet simulator runs here, in the load generator, as every operator's wallet.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// warm-up players connect a few at a time
-const WARM_UP_LANES = 4;
+// the warm-up: players arriving at the target rate for this long, then betting for this long
+const WARM_UP_SECONDS = 2;
+const WARM_UP_BETTING_MS = 2500;
+// contract 8.1: an operator's burst of 10 session creates refills at 5 per second
+const RATE_LIMIT_REFILL_MS = 2000;
 // quiet time before the service's memory is read: the previous phase's work has finished
 const SETTLE_MS = 2000;
 // after betting stops: time for the last acks, results and wins to arrive
@@ -72,14 +75,15 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const db = createDb(databaseUrl, 2);
   const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
 
-  const service = await startService(ROOT, options.deployment, env, options.cpuProfDir);
+  if (options.serviceLogDir) await mkdir(options.serviceLogDir, { recursive: true });
+  const service = await startService(ROOT, options.deployment, env, { cpuProfDir: options.cpuProfDir, logDir: options.serviceLogDir });
   cleanup.push(() => service.stop());
   const pids = Object.fromEntries(service.processes.map((p) => [p.name, p.pid]));
   const self = { loadGenerator: process.pid };
   progress(`service up: ${service.processes.map((p) => `${p.name} (${p.roles}, pid ${p.pid})`).join(', ')} at ${service.url}`);
 
-  const warmUpFailures = await warmUp(service.url, operators);
-  progress(`warmed up: one player per operator connected and left${warmUpFailures.length > 0 ? `; failed: ${warmUpFailures.join(', ')}` : ''}`);
+  const warmUpFailures = await warmUp(service.url, wallet, operators, options);
+  progress(`warmed up${warmUpFailures.length > 0 ? `; failed: ${warmUpFailures.join(', ')}` : ''}`);
 
   const sessionsStart = snapshot(pids);
   const sessions = await createSessions(service.url, wallet, operators, options.players, options.sessionRate);
@@ -88,12 +92,12 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
 
   // memory is read once the work of the previous phase is done, before and after connecting
   await sleep(SETTLE_MS);
-  const beforeConnect = snapshot(pids);
-  const players = new PlayerPool(
+  const players = await PlayerPool.start(
     { baseUrl: service.url, operators: options.operators, bettingWindowMs: options.bettingWindowMs, betSpread: options.betSpread },
     options.playerThreads,
   );
   cleanup.push(() => players.close());
+  const beforeConnect = snapshot(pids);
   const connectedPlayers = await players.connectAll(sessions.sessions, options.sessionRate);
   const connected = snapshot(pids);
   progress(`${connectedPlayers} players connected in ${((connected.at - beforeConnect.at) / 1000).toFixed(1)} s`);
@@ -163,22 +167,34 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
 
 const eventLoopDelay = (intervalNs: number) => round(Math.max(0, intervalNs / 1e6 - EVENT_LOOP_RESOLUTION_MS));
 
-// A steady state rather than a cold start: before anything is measured, one player per
-// operator launches, connects and leaves, so that the service's code is compiled, its pools
-// are open, its caches hold every operator and every engine's row exists.
-async function warmUp(baseUrl: string, operators: BenchOperator[]): Promise<string[]> {
-  const failures: string[] = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < operators.length) {
-      const i = next++;
-      const launch = await launchSession(baseUrl, operators[i]!, `bench-warm-up-${i}`);
-      if ('failure' in launch) failures.push(launch.failure);
-      else await handshake(baseUrl, launch.token).then((socket) => socket.close(), (err: Error) => failures.push(`connect:${err.message}`));
+// A steady state rather than a cold start: before anything is measured, players arrive at
+// the target rate for a couple of seconds, bet for a round or two and leave, so that the
+// service's code is compiled, its pools have their connections, every engine runs and
+// every operator's wallet credential is open. Then the operators' session buckets refill
+// (contract 8.1) before the measured players arrive.
+async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: BenchOperator[], options: BenchOptions): Promise<string[]> {
+  const count = Math.max(operators.length, Math.min(options.players, Math.ceil(options.sessionRate * WARM_UP_SECONDS)));
+  const sessions = await createSessions(baseUrl, wallet, operators, count, options.sessionRate, 'bench-warm-up');
+  const players = await PlayerPool.start(
+    { baseUrl, operators: options.operators, bettingWindowMs: options.bettingWindowMs, betSpread: options.betSpread },
+    options.playerThreads,
+  );
+  try {
+    await players.connectAll(sessions.sessions, options.sessionRate);
+    await players.setBetting(true);
+    await sleep(WARM_UP_BETTING_MS);
+    await players.setBetting(false);
+    const deadline = epochMs() + DRAIN_TIMEOUT_MS;
+    for (;;) {
+      const { unacked, unresolved } = await players.status();
+      if ((unacked === 0 && unresolved === 0) || epochMs() > deadline) break;
+      await sleep(100);
     }
-  };
-  await Promise.all(Array.from({ length: WARM_UP_LANES }, lane));
-  return failures;
+    return [...sessions.failures, ...(await players.collect()).failures];
+  } finally {
+    await players.close();
+    await sleep(RATE_LIMIT_REFILL_MS);
+  }
 }
 
 // Waits until every bet has its ack, every accepted bet its round_result and every win its

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { ROLE_NAMES } from '../shared/config.js';
 import type { Deployment } from './options.js';
@@ -31,14 +33,22 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 12_000;
 const KEPT_OUTPUT_LINES = 40;
 
-export async function startService(root: string, deployment: Deployment, env: NodeJS.ProcessEnv, cpuProfDir?: string): Promise<RunningService> {
+// cpuProfDir: node --cpu-prof for every process; logDir: every process's output to <name>.log there
+export async function startService(
+  root: string,
+  deployment: Deployment,
+  env: NodeJS.ProcessEnv,
+  { cpuProfDir, logDir }: { cpuProfDir?: string; logDir?: string } = {},
+): Promise<RunningService> {
   const port = await freePort();
   const layout = deployment === 'split' ? SPLIT : [{ name: 'rgs', roles: ROLE_NAMES.join(',') }];
   const stopping = { now: false };
   const ends: string[] = [];
   // node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line
   const nodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const started = layout.map(({ name, roles }) => launch(root, name, roles, nodeArgs, { ...env, PORT: String(port) }, stopping, ends));
+  const started = layout.map(({ name, roles }) =>
+    launch(root, name, roles, nodeArgs, { ...env, PORT: String(port) }, stopping, ends, logDir && path.join(logDir, `${name}.log`)),
+  );
   const processes = started.map((entry) => entry.process);
   const stop = async () => {
     stopping.now = true;
@@ -53,13 +63,29 @@ export async function startService(root: string, deployment: Deployment, env: No
   return { url: `http://127.0.0.1:${port}`, processes, crashed: () => [...ends], stop };
 }
 
-function launch(root: string, name: string, roles: string, nodeArgs: string[], env: NodeJS.ProcessEnv, stopping: { now: boolean }, ends: string[]) {
+function launch(
+  root: string,
+  name: string,
+  roles: string,
+  nodeArgs: string[],
+  env: NodeJS.ProcessEnv,
+  stopping: { now: boolean },
+  ends: string[],
+  logFile: string | undefined,
+) {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...env, ROLES: roles },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  if (logFile) {
+    // two streams into one file: the file is closed when the process is gone, not when either ends
+    const log = createWriteStream(logFile);
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+    child.once('close', () => log.end());
+  }
   const keep = (line: string) => {
     output.push(line);
     if (output.length > KEPT_OUTPUT_LINES) output.shift();

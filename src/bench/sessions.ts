@@ -29,6 +29,7 @@ export async function createSessions(
   operators: BenchOperator[],
   players: number,
   ratePerSecond: number,
+  playerRefPrefix = 'bench-player',
 ): Promise<SessionPhase> {
   const intervalMs = 1000 / ratePerSecond;
   const latenciesMs: number[] = [];
@@ -44,7 +45,7 @@ export async function createSessions(
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     // players are dealt to the operators in turn, so every operator stays under its own limit
     const operator = operators[index % operators.length]!;
-    const playerRef = `bench-player-${index}`;
+    const playerRef = `${playerRefPrefix}-${index}`;
     wallet.setBalance(playerRef, CURRENCY, PLAYER_BALANCE_MICRO);
     const sent = epochMs();
     if (index === 0) firstSent = sent;
@@ -70,7 +71,7 @@ export async function createSessions(
 
 // One signed session create (contract 2.2, 5.1) with a requestUuid, as an operator that can
 // retry safely sends it; the failure names the HTTP status and error code.
-export async function launchSession(
+async function launchSession(
   baseUrl: string,
   operator: BenchOperator,
   playerRef: string,

@@ -216,7 +216,8 @@ describe('faults: the same job delivered twice', function () {
       // the verdict reaches the player as soon as it is known; the job completes just after
       const job = await until('the bet job completed', async () => {
         const found = await h.svc.queues.bet.getJob(bet.id);
-        return (await found?.getState()) === 'completed' ? found : null;
+        // read again once completed: the copy read before may predate its return value
+        return (await found?.getState()) === 'completed' ? h.svc.queues.bet.getJob(bet.id) : null;
       });
       expect(job!.stalledCounter, 'run again as a stalled job').to.equal(1);
       expect(job!.returnvalue).to.deep.equal([{ ok: false, reason: 'wallet_timeout' }]);

@@ -71,6 +71,10 @@ describe('recovery of pending work from Postgres', function () {
     const bet = await h.svc.db.bet.update({ where: { id: betId }, data: { status: 'REJECTED', rejectReason: 'wallet_timeout', rollbackTransactionUuid: randomUUID() } });
     // the row was written, the process died before queueing it
     const job = await h.svc.db.walletJob.create({ data: rollbackJobData(bet, bet.rollbackTransactionUuid!, 'uncertain_bet', new Date()) });
+    // a row this fresh is about to be queued by whoever wrote it: left to them
+    await recoverPendingWork(h.svc);
+    expect(await h.svc.queues.rollback.getJob(job.id), 'not queued while fresh').to.equal(undefined);
+    await h.svc.db.walletJob.update({ where: { id: job.id }, data: { createdAt: new Date(Date.now() - 60_000) } });
     expect((await recoverPendingWork(h.svc)).walletJobs).to.be.at.least(1);
     const done = await until('the rollback job to complete', async () => {
       const row = await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } });

@@ -8,7 +8,7 @@ import { endSession } from '../session/end.js';
 import { auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from './bet-rules.js';
 import type { BetTicket } from './placement.js';
-import { enqueueWalletJob, rollbackJobData, type RollbackPurpose } from './wallet-jobs.js';
+import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in
 // the bet worker pool: the debit (audit row first, written only while the bet is PENDING),
@@ -98,6 +98,7 @@ async function acceptBets(svc: ServiceContext, items: Accepting[]): Promise<Acce
 // The bet pool's desk: debits and accepts bets, acceptances of the same moment together.
 export class BetDesk {
   private readonly acceptances: Batcher<Accepting, Accepted>;
+  private readonly rejections: Batcher<Rejection, BetAck>;
 
   constructor(private readonly svc: ServiceContext) {
     this.acceptances = new Batcher(
@@ -115,6 +116,11 @@ export class BetDesk {
       // a set-based statement must not touch one session's seed twice
       { ...HOT_PATH_BATCH, keyOf: (item) => item.ticket.sessionId },
     );
+    this.rejections = new Batcher((items) => rejectBets(svc, items), { ...HOT_PATH_BATCH, keyOf: (item) => item.ticket.betId });
+  }
+
+  private reject(ticket: BetTicket, reason: BetRejectReason, rollback: RollbackPurpose | null): Promise<BetAck> {
+    return this.rejections.add({ ticket, reason, rollback });
   }
 
   // redelivered: the queue handed this bet out before (its worker died or stalled)
@@ -127,7 +133,7 @@ export class BetDesk {
     // issue 4: a delivery that finds an earlier debit attempt for this bet follows a worker
     // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
     // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
-    if (redelivered && (await hasDebitAttempt(svc, ticket))) return rejectWithRollback(svc, ticket, 'wallet_timeout', 'uncertain_bet');
+    if (redelivered && (await hasDebitAttempt(svc, ticket))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
 
     const result = await svc.wallet.debitDeferringAudit(
       {
@@ -156,23 +162,23 @@ export class BetDesk {
     await svc.wallet.completeAudit(result.audit);
     switch (result.statusClass) {
       case 'clean_reject':
-        return reject(svc, ticket, `wallet_rejected:${result.status}`);
+        return this.reject(ticket, `wallet_rejected:${result.status}`, null);
       case 'terminate': {
         // 7.1: USER_DISABLED, TOKEN_EXPIRED and INVALID_TOKEN end the session; no rollback.
         // INVALID_TOKEN is also fatal: "terminate session, alert"
         if (result.status === 'RS_ERROR_INVALID_TOKEN') {
           svc.logger.error({ betId: ticket.betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
         }
-        const ack = await reject(svc, ticket, `wallet_rejected:${result.status}`);
+        const ack = await this.reject(ticket, `wallet_rejected:${result.status}`, null);
         await endSession(svc, ticket.sessionId, { kind: 'wallet_status', status: result.status });
         return ack;
       }
       case 'uncertain':
         // 7.1: the debit may have happened: roll it back with the same transactionUuid
-        return rejectWithRollback(svc, ticket, uncertainReason(result.status, result.timedOut), 'uncertain_bet');
+        return this.reject(ticket, uncertainReason(result.status, result.timedOut), 'uncertain_bet');
       default:
         svc.logger.error({ betId: ticket.betId, status: result.status, requestUuid: result.requestUuid }, 'wallet refused a bet with a fatal status');
-        return reject(svc, ticket, `wallet_rejected:${result.status}`);
+        return this.reject(ticket, `wallet_rejected:${result.status}`, null);
     }
   }
 
@@ -183,10 +189,10 @@ export class BetDesk {
       case 'decided':
         return ackOf(await readBet(svc, ticket.betId));
       case 'demo_funds_short':
-        return reject(svc, ticket, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY');
+        return this.reject(ticket, 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY', null);
       // the debit went through but the bet can no longer join its round: give the money back
       case 'late':
-        return rejectWithRollback(svc, ticket, 'phase_not_open', 'late_bet');
+        return this.reject(ticket, 'phase_not_open', 'late_bet');
     }
     // contract 6.4: bet_placed then balance_update
     svc.emitter.toSession(ticket.sessionId, 'bet_placed', {
@@ -236,33 +242,72 @@ const hasDebitAttempt = async (svc: ServiceContext, ticket: BetTicket) =>
 
 const readBet = (svc: ServiceContext, betId: string) => svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
 
-// contract 3.2: a clean reject (or a refusal) leaves no money moved: no rollback, no retry.
-async function reject(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason): Promise<BetAck> {
-  const { count } = await svc.db.bet.updateMany({ where: { id: ticket.betId, status: 'PENDING' }, data: { status: 'REJECTED', rejectReason: reason } });
-  if (count === 0) return ackOf(await readBet(svc, ticket.betId));
-  emitRejected(svc, ticket, reason);
-  return { ok: false, reason };
+// contract 3.2: a bet that is not accepted becomes REJECTED (fenced on PENDING). A clean
+// reject (or a refusal) leaves no money moved: no rollback, no retry. An uncertain debit
+// (and one answered too late to join its round) is rolled back (4.2): a rollback job with
+// its own transactionUuid referencing the bet's is written in the same statement. The
+// rejections of the same moment share one statement (issue 6): under trouble (a slow wallet,
+// late debits) they come in numbers.
+const REJECT = statement(
+  'bets_reject',
+  `WITH u AS (
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::text[])
+       AS u(bet_id, reason, rollback_transaction_uuid, job_id, purpose, payload)
+   ),
+   rejected AS (
+     UPDATE bets b SET status = 'REJECTED', reject_reason = u.reason, rollback_transaction_uuid = u.rollback_transaction_uuid
+     FROM u WHERE b.id = u.bet_id AND b.status = 'PENDING'
+     RETURNING b.id, b.operator_id, b.session_id
+   ),
+   jobs AS (
+     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, transaction_uuid, next_attempt_at, payload)
+     SELECT u.job_id, rejected.operator_id, rejected.session_id, 'rollback', u.purpose, u.bet_id, u.rollback_transaction_uuid, $7,
+            u.payload::jsonb
+     FROM u JOIN rejected ON rejected.id = u.bet_id
+     WHERE u.job_id IS NOT NULL
+   )
+   SELECT id FROM rejected`,
+);
+
+// rollback: why the debit is given back; null for a clean reject
+export type Rejection = { ticket: BetTicket; reason: BetRejectReason; rollback: RollbackPurpose | null };
+
+export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): Promise<BetAck[]> {
+  // D8: a demo bet is debited only by its acceptance, so a PENDING one has nothing to give back
+  const plans = rejections.map(({ ticket, reason, rollback }) => {
+    const rollbackTransactionUuid = rollback && !ticket.demo ? randomUUID() : null;
+    return { ticket, reason, rollback: rollbackTransactionUuid ? rollback : null, rollbackTransactionUuid, jobId: rollbackTransactionUuid ? randomUUID() : null };
+  });
+  const rejected = new Set(
+    (
+      await svc.sql.query<{ id: string }>(REJECT, [
+        plans.map((p) => p.ticket.betId),
+        plans.map((p) => p.reason),
+        plans.map((p) => p.rollbackTransactionUuid),
+        plans.map((p) => p.jobId),
+        plans.map((p) => p.rollback),
+        plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackPayload(p.ticket, p.rollbackTransactionUuid)) : null)),
+        svc.now(),
+      ])
+    ).map((row) => row.id),
+  );
+  await enqueueWalletJobs(
+    svc,
+    'rollback',
+    plans.flatMap((p) => (p.jobId && rejected.has(p.ticket.betId) ? [p.jobId] : [])),
+  );
+  return Promise.all(
+    plans.map(async (p): Promise<BetAck> => {
+      // decided meanwhile by another delivery: its verdict stands
+      if (!rejected.has(p.ticket.betId)) return ackOf(await readBet(svc, p.ticket.betId));
+      emitRejected(svc, p.ticket, p.reason);
+      return { ok: false, reason: p.reason };
+    }),
+  );
 }
 
-// contract 3.2 (uncertain) and 4.2: REJECTED with a rollback of the debit enqueued. A demo
-// bet is debited only by its acceptance (D8), so a PENDING one has nothing to give back.
-export async function rejectWithRollback(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> {
-  if (ticket.demo) return reject(svc, ticket, reason);
-  const now = svc.now();
-  const rollbackTransactionUuid = randomUUID();
-  const job = await svc.db.$transaction(async (tx) => {
-    const { count } = await tx.bet.updateMany({
-      where: { id: ticket.betId, status: 'PENDING' },
-      data: { status: 'REJECTED', rejectReason: reason, rollbackTransactionUuid },
-    });
-    if (count === 0) return undefined;
-    return tx.walletJob.create({ data: rollbackJobData({ ...ticket, id: ticket.betId }, rollbackTransactionUuid, purpose, now) });
-  });
-  if (job === undefined) return ackOf(await readBet(svc, ticket.betId));
-  await enqueueWalletJob(svc, job);
-  emitRejected(svc, ticket, reason);
-  return { ok: false, reason };
-}
+export const rejectWithRollback = async (svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason, purpose: RollbackPurpose): Promise<BetAck> =>
+  (await rejectBets(svc, [{ ticket, reason, rollback: purpose }]))[0]!;
 
 function emitRejected(svc: ServiceContext, ticket: BetTicket, reason: BetRejectReason) {
   svc.emitter.toSession(ticket.sessionId, 'bet_rejected', { reason, ...(ticket.clientBetId ? { clientBetId: ticket.clientBetId } : {}) });

@@ -8,7 +8,8 @@ import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
 // per session per cycle (rule 4). What the bet worker needs for the debit travels with the
 // job as a ticket, so it does not read the row again. The bets placed at the same moment
-// are checked by one read and written by one insert (issue 6).
+// are placed together (issue 6): those that every rule plainly allows by one insert, the
+// others by one read, the rules, and one insert.
 
 export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
 
@@ -97,32 +98,86 @@ const INSERT_BETS = statement(
 
 export type Placement = PlaceBetRequest & { sessionId: string };
 
+// The common case in one statement: a bet of an active session without responsible-gambling
+// limits, in an open betting window, with a stake in range, is written at once. These
+// conditions are a strict subset of what refuse() allows, so a bet written here is one it
+// would have written too; every bet not written here (a refusal, a conflict with rule 4, a
+// session with limits) is placed by placeCarefully(), which also says why it was refused.
+const PLACE_PLAIN = statement(
+  'placement_plain',
+  `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
+                     status, bet_transaction_uuid, client_bet_id, demo)
+   SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
+          'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO'
+   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
+     AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id)
+   JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
+     AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
+   JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
+     AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
+   ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
+   RETURNING id, cycle_id, operator_id, player_ref, game_code, currency, demo`,
+);
+
+type Written = { id: string; cycle_id: string; operator_id: string; player_ref: string; game_code: string; currency: string; demo: boolean };
+
 export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[]): Promise<Placed[]> {
   const now = svc.now();
+  const ids = placements.map(freshIds);
+  const written = new Map(
+    (
+      await svc.sql.query<Written>(PLACE_PLAIN, [
+        ids.map((i) => i.betId),
+        placements.map((p) => p.sessionId),
+        ids.map((i) => i.roundId),
+        ids.map((i) => i.betTransactionUuid),
+        placements.map((p) => p.side),
+        placements.map((p) => p.amountMicro),
+        placements.map((p) => p.clientBetId ?? null),
+        now,
+      ])
+    ).map((row) => [row.id, row]),
+  );
+  const rest = placements.filter((_, i) => !written.has(ids[i]!.betId));
+  const careful = rest.length > 0 ? await placeCarefully(svc, rest, now) : [];
+  let next = 0;
+  return placements.map((placement, i): Placed => {
+    const row = written.get(ids[i]!.betId);
+    return row ? { ok: true, ticket: ticketFor(placement, ids[i]!, row) } : careful[next++]!;
+  });
+}
+
+// a bet's own ids: its row, its round-to-be (sent to the wallet, 2.6) and its debit
+const freshIds = () => ({ betId: randomUUID(), roundId: randomUUID(), betTransactionUuid: randomUUID() });
+
+const ticketFor = (
+  placement: Placement,
+  ids: Pick<BetTicket, 'betId' | 'roundId' | 'betTransactionUuid'>,
+  bet: Pick<Written, 'cycle_id' | 'operator_id' | 'player_ref' | 'game_code' | 'currency' | 'demo'>,
+): BetTicket => ({
+  ...ids,
+  sessionId: placement.sessionId,
+  cycleId: bet.cycle_id,
+  operatorId: bet.operator_id,
+  playerRef: bet.player_ref,
+  gameCode: bet.game_code,
+  currency: bet.currency,
+  side: placement.side,
+  amountMicro: placement.amountMicro.toString(),
+  isFree: false,
+  demo: bet.demo,
+  ...(placement.clientBetId ? { clientBetId: placement.clientBetId } : {}),
+});
+
+// every rule in order, on what one read finds
+async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date): Promise<Placed[]> {
   const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
   const verdicts = placements.map((placement, i): Placed => {
     const fact = facts[i]!;
     const refusal = refuse(placement, fact, now);
     if (refusal) return { ok: false, reason: refusal };
-    return {
-      ok: true,
-      ticket: {
-        betId: randomUUID(),
-        roundId: randomUUID(),
-        sessionId: placement.sessionId,
-        cycleId: fact.cycle_id!,
-        operatorId: fact.operator_id,
-        playerRef: fact.player_ref,
-        gameCode: fact.game_code,
-        currency: fact.currency,
-        side: placement.side,
-        amountMicro: placement.amountMicro.toString(),
-        isFree: false,
-        demo: fact.mode === 'DEMO',
-        betTransactionUuid: randomUUID(),
-        ...(placement.clientBetId ? { clientBetId: placement.clientBetId } : {}),
-      },
-    };
+    return { ok: true, ticket: ticketFor(placement, freshIds(), { ...fact, cycle_id: fact.cycle_id!, demo: fact.mode === 'DEMO' }) };
   });
   const tickets = verdicts.flatMap((v) => (v.ok ? [v.ticket] : []));
   if (tickets.length === 0) return verdicts;

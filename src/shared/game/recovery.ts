@@ -88,9 +88,13 @@ async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'sett
 // (alone, or in a batch) is queued again at its next attempt time.
 const LIVE_JOB_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
+// A wallet job row is committed a moment before its queue job is added (settlement adds one
+// queue job for a cycle's wins): rows younger than this are left to that add.
+const QUEUEING_GRACE_MS = 5000;
+
 async function requeueWalletJobs(svc: ServiceContext): Promise<number> {
   const jobs = await svc.db.walletJob.findMany({
-    where: { completedAt: null, abandonedAt: null },
+    where: { completedAt: null, abandonedAt: null, createdAt: { lt: new Date(Date.now() - QUEUEING_GRACE_MS) } },
     select: { id: true, endpoint: true, nextAttemptAt: true },
   });
   if (jobs.length === 0) return 0;

@@ -14,9 +14,21 @@ import type { WalletEndpoint } from '../wallet/status.js';
 
 export type RollbackPurpose = 'uncertain_bet' | 'round_voided' | 'late_bet' | 'win_exhausted';
 
+type RolledBack = Pick<Bet, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'betTransactionUuid' | 'roundId'>;
+
 // contract 2.8: a rollback has its own transactionUuid and references the bet's.
+export const rollbackPayload = (bet: RolledBack, rollbackTransactionUuid: string) => ({
+  operatorId: bet.operatorId,
+  playerRef: bet.playerRef,
+  currency: bet.currency,
+  gameCode: bet.gameCode,
+  transactionUuid: rollbackTransactionUuid,
+  referenceTransactionUuid: bet.betTransactionUuid,
+  roundId: bet.roundId,
+});
+
 export function rollbackJobData(
-  bet: Pick<Bet, 'id' | 'operatorId' | 'sessionId' | 'playerRef' | 'currency' | 'gameCode' | 'betTransactionUuid' | 'roundId'>,
+  bet: RolledBack & Pick<Bet, 'id' | 'sessionId'>,
   rollbackTransactionUuid: string,
   purpose: RollbackPurpose,
   now: Date,
@@ -30,15 +42,7 @@ export function rollbackJobData(
     betId: bet.id,
     transactionUuid: rollbackTransactionUuid,
     nextAttemptAt: now,
-    payload: {
-      operatorId: bet.operatorId,
-      playerRef: bet.playerRef,
-      currency: bet.currency,
-      gameCode: bet.gameCode,
-      transactionUuid: rollbackTransactionUuid,
-      referenceTransactionUuid: bet.betTransactionUuid,
-      roundId: bet.roundId,
-    },
+    payload: rollbackPayload(bet, rollbackTransactionUuid),
   };
 }
 
