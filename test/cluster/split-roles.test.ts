@@ -75,6 +75,7 @@ describe('split deployment: every role in its own process', function () {
       upstream.on('error', end);
     });
     proxyPort = await new Promise<number>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve((proxy.address() as { port: number }).port)));
+    await warmUp();
   });
 
   after(async () => {
@@ -90,6 +91,28 @@ describe('split deployment: every role in its own process', function () {
     const response = await signedRequest(`http://127.0.0.1:${port}`, { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/session', body);
     expect(response.status, response.text).to.equal(200);
     return { token: response.body.sessionToken as string, playerRef: body.playerRef };
+  }
+
+  // Seven processes that have just started share two cores and each compiles its code
+  // paths and queries on first use: the first bet can take over a second to reach the
+  // wallet and miss its 1.5 s window (it is then rejected, phase_not_open, and rolled back).
+  // The tests start once a bet has gone through the web, bet, scheduler and settle processes.
+  async function warmUp() {
+    const { token } = await launch(webPorts[0]!);
+    const player = await Player.connect(`http://127.0.0.1:${webPorts[1]}`, token);
+    try {
+      for (let round = 1; ; round++) {
+        await player.next('round_state', (p) => p.phase === 'BETTING_OPEN', 15_000);
+        const ack = await player.request('place_bet', { side: 'LOW', amountMicro: '1000000' });
+        if (ack.ok) {
+          await player.waitFor('balance_update', (p) => p.balanceMicro === '10940000', 15_000);
+          return;
+        }
+        if (round === 3) throw new Error(`no bet accepted in ${round} warm-up rounds: ${JSON.stringify(ack)}`);
+      }
+    } finally {
+      player.close();
+    }
   }
 
   async function playWinningRound(player: Player) {
