@@ -17,7 +17,7 @@ import { isKnownGame } from '../games.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
-import { WalletTargetError } from '../wallet/client.js';
+import { WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -42,10 +42,12 @@ export type LaunchResponse = {
   serverSeedHash: string;
 };
 
-// the session and its first seed (D5), in one statement
+// the session and its first seed (D5), in one statement, which also completes the audit
+// row of the balance call that allowed it (2.13; one commit fewer on the way to the answer)
 const CREATE_SESSION = statement(
   'session_create',
-  `WITH session AS (
+  `WITH audit AS (${completeAuditsSql(20)}),
+   session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
                            daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::session_mode, $9, $10, $11, $12, $13, $14, $15)
@@ -85,7 +87,7 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
   }
 
   const mode = request.mode ?? 'real';
-  if (mode === 'real') await checkWalletBalance(ctx, operator, request, reject);
+  const balanceAudit = mode === 'real' ? await checkWalletBalance(ctx, operator, request, reject) : undefined;
 
   const now = ctx.now();
   const sessionId = randomUUID();
@@ -97,7 +99,7 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
   const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
   const expiresAt = new Date(expiresAtSeconds * 1000);
 
-  await ctx.sql.query(CREATE_SESSION, [
+  const created = ctx.sql.query(CREATE_SESSION, [
     sessionId,
     operator.id,
     request.playerRef,
@@ -117,7 +119,13 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
     Buffer.from(sealServerSeed(ctx.config.masterKey, seedId, serverSeed)),
     hash,
     clientSeed,
+    ...auditParams(balanceAudit ? [balanceAudit] : []),
   ]);
+  // the call's answer is recorded even when the session could not be written
+  await created.catch(async (err: unknown) => {
+    if (balanceAudit) await ctx.wallet.completeAudit(balanceAudit);
+    throw err;
+  });
   ctx.metrics.sessionsCreated.inc({ mode });
 
   const sessionToken = signSessionToken(ctx.config.jwtSecret, {
@@ -145,15 +153,16 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
   };
 }
 
-// D7: the wallet is asked for the balance before a real session exists.
+// D7: the wallet is asked for the balance before a real session exists. A success leaves
+// its audit row to the statement that creates the session; any other answer completes it here.
 async function checkWalletBalance(
   ctx: ServiceContext,
   operator: Operator,
   request: LaunchRequest,
   reject: (reason: SessionRejectionReason, message: string) => AppError,
-): Promise<void> {
-  const result = await ctx.wallet
-    .call({
+): Promise<AuditCompletion> {
+  const { audit, ...result } = await ctx.wallet
+    .callDeferringAudit({
       operatorId: operator.id,
       endpoint: 'balance',
       fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
@@ -163,9 +172,9 @@ async function checkWalletBalance(
       ctx.logger.error({ operatorId: operator.id }, err.message);
       throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
     });
+  if (result.statusClass === 'success') return audit;
+  await ctx.wallet.completeAudit(audit);
   switch (result.statusClass) {
-    case 'success':
-      return;
     case 'uncertain':
       // D13: no session is created when the balance call fails uncertainly
       throw badGateway('wallet_unavailable', `the operator wallet did not answer the balance call (${result.status})`);
