@@ -34,8 +34,8 @@ export type Observations = {
     final: Snapshot;
   };
   loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
-  // the whole box over the betting phase
-  box: { start: BoxUsage; end: BoxUsage };
+  // the whole box over the betting phase, and its cores
+  box: { start: BoxUsage; end: BoxUsage; cpus: number };
 };
 
 type Measurements = Omit<Report, 'run' | 'floors'>;
@@ -195,7 +195,10 @@ export function analyse(o: Observations): Measurements {
 
 // Where the box's CPU went while players bet, in percent of one core: the service, Postgres,
 // Redis, the load generator (players and the wallet simulator), and everything else; and the
-// box's CPU per accepted bet, the figure that bounds throughput on this machine.
+// box's CPU per accepted bet, the figure that bounds throughput on this machine. Two ceilings
+// follow from it: the bets/s that would fill every core at this cost per bet, and those
+// that would fill them if the service cost nothing (what the rest of the box allows).
+
 function boxDuringBetting(o: Observations, servicePercent: number, loadGeneratorPercent: number, acceptedBets: number): Report['resources']['box'] {
   const { start, end } = o.box;
   const wallSeconds = (end.at - start.at) / 1000;
@@ -203,6 +206,8 @@ function boxDuringBetting(o: Observations, servicePercent: number, loadGenerator
   const total = percent(end.busySeconds - start.busySeconds);
   const postgres = percent(end.byServer.postgres - start.byServer.postgres);
   const redis = percent(end.byServer.redis - start.byServer.redis);
+  const perBet = (busyPercent: number) => (acceptedBets > 0 ? ((busyPercent / 100) * wallSeconds * 1000) / acceptedBets : 0);
+  const ceiling = (msPerBet: number) => (msPerBet > 0 ? round((o.box.cpus * 1000) / msPerBet, 0) : 0);
   return {
     cpuPercentBetting: {
       total,
@@ -212,9 +217,11 @@ function boxDuringBetting(o: Observations, servicePercent: number, loadGenerator
       loadGenerator: loadGeneratorPercent,
       other: round(Math.max(0, total - servicePercent - postgres - redis - loadGeneratorPercent), 1),
     },
-    cpuMsPerAcceptedBet: acceptedBets > 0 ? round(((total / 100) * wallSeconds * 1000) / acceptedBets) : 0,
-    postgresCpuMsPerAcceptedBet: acceptedBets > 0 ? round(((postgres / 100) * wallSeconds * 1000) / acceptedBets) : 0,
-    redisCpuMsPerAcceptedBet: acceptedBets > 0 ? round(((redis / 100) * wallSeconds * 1000) / acceptedBets) : 0,
+    cpuMsPerAcceptedBet: round(perBet(total)),
+    postgresCpuMsPerAcceptedBet: round(perBet(postgres)),
+    redisCpuMsPerAcceptedBet: round(perBet(redis)),
+    ceilingBetsPerS: ceiling(perBet(total)),
+    ceilingBetsPerSWithoutService: ceiling(perBet(Math.max(0, total - servicePercent))),
   };
 }
 

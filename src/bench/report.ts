@@ -61,6 +61,11 @@ export type Report = {
       cpuMsPerAcceptedBet: number;
       postgresCpuMsPerAcceptedBet: number;
       redisCpuMsPerAcceptedBet: number;
+      // bets/s that would fill every core at the measured cost per bet; and with the
+      // service's share taken out, what the rest of the box (Postgres, Redis, load
+      // generator, the rest) allows at most
+      ceilingBetsPerS: number;
+      ceilingBetsPerSWithoutService: number;
     };
     loadGenerator: { cpuPercent: number; peakRssMiB: number; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
   };
@@ -109,6 +114,8 @@ export function formatTable(report: Report, file: string): string {
       `postgres ${number(box.postgres)} + redis ${number(box.redis)} + load gen ${number(box.loadGenerator)} + other ${number(box.other)}`,
     `            cpu per accepted bet: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
       `redis ${number(resources.box.redisCpuMsPerAcceptedBet, 2)} ms`,
+    `            ceiling at this cost: ${number(resources.box.ceilingBetsPerS, 0)} bets/s; ` +
+      `${number(resources.box.ceilingBetsPerSWithoutService, 0)} bets/s if the service cost nothing`,
   ];
   const kinds = Object.entries(failures.byKind).sort(([, a], [, b]) => b - a);
   if (kinds.length > 0) lines.push(`failures    ${kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);

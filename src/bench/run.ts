@@ -143,7 +143,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     betPaths,
     betting: { start, end },
     service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
-    box: { start: boxAtStart, end: boxAtEnd },
+    box: { start: boxAtStart, end: boxAtEnd, cpus: cpus().length },
     loadGenerator: {
       bettingStart,
       bettingEnd: bettingEndSelf,
