@@ -9,33 +9,57 @@ import { summarize, type Summary } from './stats.js';
 // The floors of the machine, measured before the service starts (issue 6): a durable
 // Postgres commit, a Redis round trip and a signed loopback HTTP call. Every service
 // latency is a sum of such steps, so dividing a result by its floor compares runs made on
-// machines (or moments) of different speed.
+// machines (or moments) of different speed. Each is measured twice: back to back, and after
+// an idle pause. On a virtual machine a process that slept is woken late, so a step that
+// follows a pause (as every step of a lightly loaded service does) costs several times the
+// back-to-back figure; the second set is the floor for latency at light load.
 
 export type Floors = {
   iterations: number;
   postgresCommitMs: Summary;
   redisPingMs: Summary;
   loopbackHttpMs: Summary;
+  // the same steps, each after IDLE_MS of doing nothing
+  afterIdle: { idleMs: number; iterations: number; postgresCommitMs: Summary; redisPingMs: Summary; loopbackHttpMs: Summary };
   // what a commit means on this server: with either off, a commit does not wait for the disk
   postgres: { synchronousCommit: string; fsync: string };
 };
 
 const WARM_UP = 20;
+const IDLE_MS = 10;
 
 export async function measureFloors(databaseUrl: string, redisUrl: string, iterations: number): Promise<Floors> {
+  // fewer after a pause: each costs the pause too
+  const idleIterations = Math.ceil(iterations / 3);
+  const [postgresCommitMs, postgresCommitAfterIdleMs] = await postgresCommit(databaseUrl, iterations, idleIterations);
+  const [redisPingMs, redisPingAfterIdleMs] = await redisPing(redisUrl, iterations, idleIterations);
+  const [loopbackHttpMs, loopbackHttpAfterIdleMs] = await loopbackHttp(iterations, idleIterations);
   return {
     iterations,
-    postgresCommitMs: await postgresCommit(databaseUrl, iterations),
-    redisPingMs: await redisPing(redisUrl, iterations),
-    loopbackHttpMs: await loopbackHttp(iterations),
+    postgresCommitMs,
+    redisPingMs,
+    loopbackHttpMs,
+    afterIdle: {
+      idleMs: IDLE_MS,
+      iterations: idleIterations,
+      postgresCommitMs: postgresCommitAfterIdleMs,
+      redisPingMs: redisPingAfterIdleMs,
+      loopbackHttpMs: loopbackHttpAfterIdleMs,
+    },
     postgres: await postgresSettings(databaseUrl),
   };
 }
 
-async function timed(iterations: number, step: () => Promise<unknown>): Promise<Summary> {
+// back to back, then each after a pause
+async function bothWays(iterations: number, idleIterations: number, step: () => Promise<unknown>): Promise<[Summary, Summary]> {
+  return [await timed(iterations, step, 0), await timed(idleIterations, step, IDLE_MS)];
+}
+
+async function timed(iterations: number, step: () => Promise<unknown>, pauseMs: number): Promise<Summary> {
   for (let i = 0; i < WARM_UP; i++) await step();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const started = performance.now();
     await step();
     samples.push(performance.now() - started);
@@ -45,12 +69,12 @@ async function timed(iterations: number, step: () => Promise<unknown>): Promise<
 
 // one autocommitted INSERT into a logged table: a real commit, WAL flush included (a
 // temporary or unlogged table would skip exactly the part being measured)
-async function postgresCommit(databaseUrl: string, iterations: number): Promise<Summary> {
+async function postgresCommit(databaseUrl: string, iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('CREATE TABLE bench_floor (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
-    const result = await timed(iterations, () => client.query('INSERT INTO bench_floor DEFAULT VALUES'));
+    const result = await bothWays(iterations, idleIterations, () => client.query('INSERT INTO bench_floor DEFAULT VALUES'));
     await client.query('DROP TABLE bench_floor');
     return result;
   } finally {
@@ -71,10 +95,10 @@ async function postgresSettings(databaseUrl: string): Promise<Floors['postgres']
   }
 }
 
-async function redisPing(redisUrl: string, iterations: number): Promise<Summary> {
+async function redisPing(redisUrl: string, iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
   const redis = createRedis(redisUrl, { enableOfflineQueue: true });
   try {
-    return await timed(iterations, () => redis.ping());
+    return await bothWays(iterations, idleIterations, () => redis.ping());
   } finally {
     redis.disconnect();
   }
@@ -82,7 +106,7 @@ async function redisPing(redisUrl: string, iterations: number): Promise<Summary>
 
 // contract 5.1 both ways: the client signs, the server verifies, over one kept-alive
 // connection, as the service's wallet client and an operator's wallet do
-async function loopbackHttp(iterations: number): Promise<Summary> {
+async function loopbackHttp(iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
   const secret = 'bench-floor-secret';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -109,7 +133,7 @@ async function loopbackHttp(iterations: number): Promise<Summary> {
       req.end(body);
     });
   try {
-    return await timed(iterations, call);
+    return await bothWays(iterations, idleIterations, call);
   } finally {
     agent.destroy();
     server.close();

@@ -91,6 +91,8 @@ export function formatTable(report: Report, file: string): string {
       `${options.durationS} s of betting, players on ${options.playerThreads} thread(s)`,
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
+    `  after ${floors.afterIdle.idleMs} ms idle   postgres commit ${number(floors.afterIdle.postgresCommitMs.p50, 3)} ms   ` +
+      `redis ping ${number(floors.afterIdle.redisPingMs.p50, 3)} ms   loopback http ${number(floors.afterIdle.loopbackHttpMs.p50, 3)} ms`,
     '',
     `${'latency (ms)'.padEnd(46)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
     row(`session create at ${session.targetRate}/s (sent ${number(session.achievedRate)}/s)`, session.latencyMs),
