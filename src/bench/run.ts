@@ -184,12 +184,8 @@ async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: Bench
     await players.setBetting(true);
     await sleep(WARM_UP_BETTING_MS);
     await players.setBetting(false);
-    const deadline = epochMs() + DRAIN_TIMEOUT_MS;
-    for (;;) {
-      const { unacked, unresolved } = await players.status();
-      if ((unacked === 0 && unresolved === 0) || epochMs() > deadline) break;
-      await sleep(100);
-    }
+    // the warm-up's acks, results and wins are all in before anything is measured
+    await drain(players, wallet);
     return [...sessions.failures, ...(await players.collect()).failures];
   } finally {
     await players.close();
