@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Credential, Operator } from '../shared/db/client.js';
+import type { IdempotencyClaim } from '../shared/idempotency.js';
 
 // What the signed-request pipeline learns about a request, in the order it learns it.
 export type ApiState = {
@@ -11,6 +12,8 @@ export type ApiState = {
   operator: Operator;
   body: unknown;
   bodyIsJson: boolean;
+  // idempotency: the key this request claimed (D17), when it carries a requestUuid
+  idempotency?: IdempotencyClaim;
 };
 
 export type ApiContext = ParameterizedContext<ApiState>;

@@ -38,6 +38,10 @@ describe('inbound idempotency (D17, contract 4.1 rule 2)', () => {
     const first = await operator.request('POST', '/v1/session', body, { timestamp: t });
     expect(first.status, first.text).to.equal(200);
     expect(first.headers.get(REPLAYED)).to.equal(null);
+    // the statement that created the session stored the answer with it
+    const entry = await h.svc.db.idempotencyEntry.findFirst({ where: { operatorId: operator.operatorId, requestUuid: body.requestUuid as string } });
+    expect(entry).to.include({ state: 'COMPLETED', responseStatus: 200, endpoint: 'POST /v1/session' });
+    expect(entry!.responseBody).to.deep.equal(first.body);
 
     const retry = await operator.request('POST', '/v1/session', body, { timestamp: t + 1 });
     expectSame(retry, first);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { statement, type Sql } from '../../shared/db/sql.js';
 import { conflict, toAppError } from '../../shared/errors.js';
+import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../shared/idempotency.js';
 import { sha256Hex } from '../../shared/signing/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
@@ -10,6 +11,8 @@ import type { ApiMiddleware } from '../state.js';
 // other waits for the stored response. A claim whose process died is taken over after
 // its lease. Answers that a retry might change (5xx, 429, and the 401 of a failed bot
 // challenge, which a new challenge token can pass) release the key instead of being stored.
+// A handler may complete the key itself, in the statement that makes its effect
+// (ctx.state.idempotency, shared/idempotency.ts); the key is then left as it wrote it.
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const POLL_MS = 20;
@@ -20,7 +23,7 @@ export const REPLAY_HEADER = 'Idempotent-Replayed';
 export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMiddleware => async (ctx, next) => {
   const requestUuid = readRequestUuid(ctx.state.body);
   if (!requestUuid) return next() as Promise<void>;
-  const key: Key = [ctx.state.operator.id, requestUuid, `${ctx.method} ${ctx.path}`];
+  const key: IdempotencyKey = [ctx.state.operator.id, requestUuid, `${ctx.method} ${ctx.path}`];
   const bodyHash = sha256Hex(ctx.state.rawBody);
 
   const stored = await claimOrAwait(sql, key, bodyHash, leaseMs, now);
@@ -31,6 +34,8 @@ export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMidd
     return;
   }
 
+  const claim: IdempotencyClaim = { key, completed: false };
+  ctx.state.idempotency = claim;
   let status: number;
   let body: unknown;
   try {
@@ -38,19 +43,20 @@ export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMidd
     status = ctx.status;
     body = ctx.body;
   } catch (err) {
+    // a key its handler completed holds the effect that happened: it stays
+    if (claim.completed) throw err;
     const appError = toAppError(err);
-    if (isFinal(appError.status)) await sql.query(COMPLETE, [...key, appError.status, JSON.stringify(appError.body())]);
+    if (isFinal(appError.status)) await sql.query(COMPLETE, completionParams(claim, appError.status, appError.body()));
     else await sql.query(RELEASE, key);
     throw err;
   }
-  if (isFinal(status)) await sql.query(COMPLETE, [...key, status, JSON.stringify(body ?? null)]);
+  if (claim.completed) return;
+  if (isFinal(status)) await sql.query(COMPLETE, completionParams(claim, status, body));
   else await sql.query(RELEASE, key);
 };
 
 const isFinal = (status: number) => status < 500 && status !== 429 && status !== 401;
 
-// (operatorId, requestUuid, endpoint)
-type Key = [string, string, string];
 const KEY = 'operator_id = $1 AND request_uuid = $2 AND endpoint = $3';
 
 const CLAIM = statement(
@@ -64,10 +70,7 @@ const READ = statement(
   'idempotency_read',
   `SELECT body_hash, state, locked_until, response_status, response_body, expires_at FROM idempotency_entries WHERE ${KEY}`,
 );
-const COMPLETE = statement(
-  'idempotency_complete',
-  `UPDATE idempotency_entries SET state = 'COMPLETED', response_status = $4, response_body = $5::jsonb WHERE ${KEY}`,
-);
+const COMPLETE = statement('idempotency_complete', completeIdempotencySql(1));
 const RELEASE = statement('idempotency_release', `DELETE FROM idempotency_entries WHERE ${KEY}`);
 const DROP_EXPIRED = statement('idempotency_drop_expired', `DELETE FROM idempotency_entries WHERE ${KEY} AND expires_at <= $4`);
 const TAKE_OVER = statement(
@@ -87,7 +90,7 @@ type Entry = {
 // Returns the stored response to replay, or undefined once this request owns the key.
 async function claimOrAwait(
   sql: Sql,
-  key: Key,
+  key: IdempotencyKey,
   bodyHash: string,
   leaseMs: number,
   now: () => Date,

@@ -32,7 +32,7 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
       const body = ctx.state.body as SessionCreateBody;
       await botChallenge(body.botChallengeToken ?? (ctx.get('bot-challenge-response') || undefined), ctx.ip);
       const { requestUuid: _key, botChallengeToken: _token, ...request } = body;
-      ctx.body = await launchSession(svc, ctx.state.operator, request);
+      ctx.body = await launchSession(svc, ctx.state.operator, request, ctx.state.idempotency);
     },
   );
 

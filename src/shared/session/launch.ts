@@ -14,6 +14,7 @@ import { statement } from '../db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { isKnownGame } from '../games.js';
+import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../idempotency.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
@@ -43,10 +44,13 @@ export type LaunchResponse = {
 };
 
 // the session and its first seed (D5), in one statement, which also completes the audit
-// row of the balance call that allowed it (2.13; one commit fewer on the way to the answer)
+// row of the balance call that allowed it (2.13) and the request's idempotency key with
+// the response (D17): a session exists exactly when its answer is stored for retries, and
+// the answer waits for one commit instead of three
 const CREATE_SESSION = statement(
   'session_create',
   `WITH audit AS (${completeAuditsSql(20)}),
+   idempotency AS (${completeIdempotencySql(26)}),
    session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
                            daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at)
@@ -60,7 +64,14 @@ const CREATE_SESSION = statement(
 // D8: a demo session plays against 1,000 major units kept by the service.
 export const DEMO_BALANCE_MICRO = 100_000_000n;
 
-export async function launchSession(ctx: ServiceContext, operator: Operator, request: LaunchRequest): Promise<LaunchResponse> {
+// `claim`: the request's idempotency key, completed with the response by the statement
+// that creates the session
+export async function launchSession(
+  ctx: ServiceContext,
+  operator: Operator,
+  request: LaunchRequest,
+  claim?: IdempotencyClaim,
+): Promise<LaunchResponse> {
   // contract 4.1 rule 3
   if (request.operatorId !== operator.id) throw operatorMismatch();
   if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', `unknown gameCode ${request.gameCode}`);
@@ -99,6 +110,30 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
   const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
   const expiresAt = new Date(expiresAtSeconds * 1000);
 
+  const sessionToken = signSessionToken(ctx.config.jwtSecret, {
+    sub: request.playerRef,
+    operatorId: operator.id,
+    sessionId,
+    currency: request.currency,
+    jurisdiction: request.jurisdiction,
+    lang: request.lang,
+    mode,
+    rgLimits: {
+      dailyLossMicro: request.rgLimits?.dailyLossMicro,
+      dailyWagerMicro: request.rgLimits?.dailyWagerMicro,
+      sessionTimeSeconds: request.rgLimits?.sessionTimeSeconds,
+    },
+    iat: issuedAt,
+    exp: expiresAtSeconds,
+  });
+  const response: LaunchResponse = {
+    sessionId,
+    sessionToken,
+    launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}?token=${sessionToken}`,
+    expiresAt: expiresAt.toISOString(),
+    serverSeedHash: hash,
+  };
+
   const created = ctx.sql.query(CREATE_SESSION, [
     sessionId,
     operator.id,
@@ -120,37 +155,16 @@ export async function launchSession(ctx: ServiceContext, operator: Operator, req
     hash,
     clientSeed,
     ...auditParams(balanceAudit ? [balanceAudit] : []),
+    ...completionParams(claim, 200, response),
   ]);
   // the call's answer is recorded even when the session could not be written
   await created.catch(async (err: unknown) => {
     if (balanceAudit) await ctx.wallet.completeAudit(balanceAudit);
     throw err;
   });
+  if (claim) claim.completed = true;
   ctx.metrics.sessionsCreated.inc({ mode });
-
-  const sessionToken = signSessionToken(ctx.config.jwtSecret, {
-    sub: request.playerRef,
-    operatorId: operator.id,
-    sessionId,
-    currency: request.currency,
-    jurisdiction: request.jurisdiction,
-    lang: request.lang,
-    mode,
-    rgLimits: {
-      dailyLossMicro: request.rgLimits?.dailyLossMicro,
-      dailyWagerMicro: request.rgLimits?.dailyWagerMicro,
-      sessionTimeSeconds: request.rgLimits?.sessionTimeSeconds,
-    },
-    iat: issuedAt,
-    exp: expiresAtSeconds,
-  });
-  return {
-    sessionId,
-    sessionToken,
-    launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}?token=${sessionToken}`,
-    expiresAt: expiresAt.toISOString(),
-    serverSeedHash: hash,
-  };
+  return response;
 }
 
 // D7: the wallet is asked for the balance before a real session exists. A success leaves

@@ -1,0 +1,21 @@
+// DECISIONS D17: the store of inbound idempotency keys, (operatorId, requestUuid, endpoint).
+// The api role's middleware claims a key before the handler runs; what completes it with
+// the response lives here, so that a handler whose effect is one statement can complete
+// the key in that same statement (see IdempotencyClaim).
+
+export type IdempotencyKey = [operatorId: string, requestUuid: string, endpoint: string];
+
+// A key this request owns. A handler that folds the completion into the statement that
+// makes its effect sets `completed`: the effect and the response to replay then commit
+// together, or neither does, and the middleware has nothing left to write.
+export type IdempotencyClaim = { key: IdempotencyKey; completed: boolean };
+
+// Completes a claimed key with the response to replay; a caller embeds it in its own
+// statement, its parameters numbered from `first` (completionParams gives them, in order).
+export const completeIdempotencySql = (first: number) =>
+  `UPDATE idempotency_entries SET state = 'COMPLETED', response_status = $${first + 3}::int, response_body = $${first + 4}::jsonb
+   WHERE operator_id = $${first}::text AND request_uuid = $${first + 1}::uuid AND endpoint = $${first + 2}::text`;
+
+// without a claim (the request carried no requestUuid) the parameters match no row
+export const completionParams = (claim: IdempotencyClaim | undefined, status: number, body: unknown): unknown[] =>
+  claim ? [...claim.key, status, JSON.stringify(body ?? null)] : [null, null, null, null, null];
