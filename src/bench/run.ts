@@ -17,7 +17,7 @@ import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
-import { benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
+import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
 import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 
@@ -83,6 +83,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   progress(`service up: ${service.processes.map((p) => `${p.name} (${p.roles}, pid ${p.pid})`).join(', ')} at ${service.url}`);
 
   const warmUpFailures = await warmUp(service.url, wallet, operators, options);
+  await analyzeDatabase(databaseUrl);
   progress(`warmed up${warmUpFailures.length > 0 ? `; failed: ${warmUpFailures.join(', ')}` : ''}`);
 
   const sessionsStart = snapshot(pids);
