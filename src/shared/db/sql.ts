@@ -14,9 +14,22 @@ const TYPES = {
     oid === INT8 ? (text: string) => BigInt(text) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-// A statement with a name is prepared once per connection and then only bound and run.
+// A statement with a name is prepared once per connection and then only bound and run, so
+// a name stands for one text only (Postgres refuses to bind a name to a second text on a
+// connection that prepared the first). Every statement is listed, so that the suite can
+// check each one's plan against the indexes (test/db/statement-plans.test.ts).
 export type Statement = { name: string; text: string };
-export const statement = (name: string, text: string): Statement => ({ name, text });
+const statements = new Map<string, Statement>();
+
+export function statement(name: string, text: string): Statement {
+  const known = statements.get(name);
+  if (known && known.text !== text) throw new Error(`statement ${name} is already defined with another text`);
+  const defined = known ?? { name, text };
+  statements.set(name, defined);
+  return defined;
+}
+
+export const definedStatements = (): Statement[] => [...statements.values()];
 
 export type Queryable = {
   query<R extends object>(sql: Statement | string, values?: unknown[]): Promise<R[]>;

@@ -183,8 +183,10 @@ const MOVE = statement(
    RETURNING ${CYCLE_COLUMNS}`,
 );
 // a statement of its own, after the cycle moved: it sees every round that an acceptance
-// holding the cycle FOR SHARE committed while the move waited for it
-const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND state = 'BETTING_OPEN'`);
+// holding the cycle FOR SHARE committed while the move waited for it. `NOT settled` (true
+// of every round still in play) is what lets the partial index rounds_unsettled find a
+// cycle's rounds; without it the rounds table is read whole, every cycle.
+const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND NOT settled AND state = 'BETTING_OPEN'`);
 
 async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase): Promise<ClockCycle | null> {
   const params = [cycleId, from, to, svc.now()];

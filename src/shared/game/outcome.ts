@@ -11,12 +11,13 @@ import { voidRound } from './voids.js';
 // (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
 // round. A cycle's rounds are read by one statement and written by another (issue 6).
 
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (engine.ts, ROUNDS_ROLL)
 const ROLLING_ROUNDS = statement(
   'roll_rounds',
   `SELECT r.id, r.session_id, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id, sd.encrypted_server_seed,
           sd.client_seed, b.side, b.amount_micro
    FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id
-   WHERE r.cycle_id = $1 AND r.state = 'ROLLING'`,
+   WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'ROLLING'`,
 );
 
 type RollingRound = {

@@ -12,12 +12,13 @@ import { enqueueWalletJobs } from './wallet-jobs.js';
 // update is fenced on RESULT and everything else follows only the rounds it moved, so
 // running it twice books nothing twice. A cycle is settled by one statement (issue 6).
 
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (engine.ts, ROUNDS_ROLL)
 const RESULT_ROUNDS = statement(
   'settle_rounds',
   `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,
           b.currency, b.game_code, b.bet_transaction_uuid
    FROM rounds r JOIN bets b ON b.id = r.bet_id
-   WHERE r.cycle_id = $1 AND r.state = 'RESULT'`,
+   WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'RESULT'`,
 );
 
 type ResultRound = {
