@@ -198,7 +198,6 @@ export function analyse(o: Observations): Measurements {
 // box's CPU per accepted bet, the figure that bounds throughput on this machine. Two ceilings
 // follow from it: the bets/s that would fill every core at this cost per bet, and those
 // that would fill them if the service cost nothing (what the rest of the box allows).
-
 function boxDuringBetting(o: Observations, servicePercent: number, loadGeneratorPercent: number, acceptedBets: number): Report['resources']['box'] {
   const { start, end } = o.box;
   const wallSeconds = (end.at - start.at) / 1000;

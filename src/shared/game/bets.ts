@@ -275,8 +275,8 @@ export type Rejection = { ticket: BetTicket; reason: BetRejectReason; rollback: 
 export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): Promise<BetAck[]> {
   // D8: a demo bet is debited only by its acceptance, so a PENDING one has nothing to give back
   const plans = rejections.map(({ ticket, reason, rollback }) => {
-    const rollbackTransactionUuid = rollback && !ticket.demo ? randomUUID() : null;
-    return { ticket, reason, rollback: rollbackTransactionUuid ? rollback : null, rollbackTransactionUuid, jobId: rollbackTransactionUuid ? randomUUID() : null };
+    const purpose = ticket.demo ? null : rollback;
+    return { ticket, reason, purpose, rollbackTransactionUuid: purpose && randomUUID(), jobId: purpose && randomUUID() };
   });
   const rejected = new Set(
     (
@@ -285,7 +285,7 @@ export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): 
         plans.map((p) => p.reason),
         plans.map((p) => p.rollbackTransactionUuid),
         plans.map((p) => p.jobId),
-        plans.map((p) => p.rollback),
+        plans.map((p) => p.purpose),
         plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackPayload(p.ticket, p.rollbackTransactionUuid)) : null)),
         svc.now(),
       ])

@@ -134,34 +134,35 @@ export async function launchSession(
     serverSeedHash: hash,
   };
 
-  const created = ctx.sql.query(CREATE_SESSION, [
-    sessionId,
-    operator.id,
-    request.playerRef,
-    request.gameCode,
-    request.currency,
-    request.lang,
-    request.jurisdiction,
-    mode === 'demo' ? 'DEMO' : 'REAL',
-    request.returnUrl ?? null,
-    limits.dailyLossMicro ?? null,
-    limits.dailyWagerMicro ?? null,
-    limits.sessionTimeSeconds ?? null,
-    mode === 'demo' ? DEMO_BALANCE_MICRO : null,
-    now,
-    expiresAt,
-    seedId,
-    Buffer.from(sealServerSeed(ctx.config.masterKey, seedId, serverSeed)),
-    hash,
-    clientSeed,
-    ...auditParams(balanceAudit ? [balanceAudit] : []),
-    ...completionParams(claim, 200, response),
-  ]);
-  // the call's answer is recorded even when the session could not be written
-  await created.catch(async (err: unknown) => {
-    if (balanceAudit) await ctx.wallet.completeAudit(balanceAudit);
-    throw err;
-  });
+  await ctx.sql
+    .query(CREATE_SESSION, [
+      sessionId,
+      operator.id,
+      request.playerRef,
+      request.gameCode,
+      request.currency,
+      request.lang,
+      request.jurisdiction,
+      mode === 'demo' ? 'DEMO' : 'REAL',
+      request.returnUrl ?? null,
+      limits.dailyLossMicro ?? null,
+      limits.dailyWagerMicro ?? null,
+      limits.sessionTimeSeconds ?? null,
+      mode === 'demo' ? DEMO_BALANCE_MICRO : null,
+      now,
+      expiresAt,
+      seedId,
+      Buffer.from(sealServerSeed(ctx.config.masterKey, seedId, serverSeed)),
+      hash,
+      clientSeed,
+      ...auditParams(balanceAudit ? [balanceAudit] : []),
+      ...completionParams(claim, 200, response),
+    ])
+    // the call's answer is recorded even when the session could not be written
+    .catch(async (err: unknown) => {
+      if (balanceAudit) await ctx.wallet.completeAudit(balanceAudit);
+      throw err;
+    });
   if (claim) claim.completed = true;
   ctx.metrics.sessionsCreated.inc({ mode });
   return response;
