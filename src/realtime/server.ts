@@ -13,6 +13,7 @@ import { endSession } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
 import { BetIntake } from './bet-intake.js';
 import { MessageThrottle } from './throttle.js';
+import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
 import { rotateSeed } from '../shared/fairness/rotation.js';
 
@@ -32,6 +33,7 @@ export type RunningRealtime = { close: () => Promise<void> };
 export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): RunningRealtime {
   const io = svc.emitter.io;
   io.attach(httpServer);
+  coalesceWrites(io);
   const intake = new BetIntake(svc);
   const nowSeconds = () => Math.floor(svc.now().getTime() / 1000);
 

@@ -149,9 +149,11 @@ async function startClock(svc: ServiceContext, of: EngineKey, open: 'by_tick' | 
   ]);
   if (!row) return;
   const cycle = clockCycle(row);
+  // the scheduler opening betting at once announces PENDING with BETTING_OPEN (one write
+  // per player, realtime/write-coalescing.ts)
+  if (open === 'now') return openBetting(svc, cycle.id, cycle);
   broadcast(svc, cycle);
-  if (open === 'now') await openBetting(svc, cycle.id);
-  else await schedule(svc, cycle.id, 'PENDING', 0);
+  await schedule(svc, cycle.id, 'PENDING', 0);
 }
 
 // One tick: move the cycle out of `from`. Returns without effect when another tick (or
@@ -188,7 +190,11 @@ const MOVE = statement(
 // cycle's rounds; without it the rounds table is read whole, every cycle.
 const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND NOT settled AND state = 'BETTING_OPEN'`);
 
-async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase): Promise<ClockCycle | null> {
+// `announce`: round_state of the new phase at once (the default), or left to the caller;
+// `after` is a phase not yet announced, announced just before the new one
+type Announcement = { announce?: boolean; after?: ClockCycle };
+
+async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase, announcement: Announcement = {}): Promise<ClockCycle | null> {
   const params = [cycleId, from, to, svc.now()];
   const [row] =
     to === 'ROLLING'
@@ -199,14 +205,15 @@ async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: 
           return [rolling];
         })
       : await svc.sql.query<CycleRow>(MOVE, params);
+  if (announcement.after) broadcast(svc, announcement.after);
   if (!row) return null;
   const moved = clockCycle(row);
-  broadcast(svc, moved);
+  if (announcement.announce !== false) broadcast(svc, moved);
   return moved;
 }
 
-async function openBetting(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN');
+async function openBetting(svc: ServiceContext, cycleId: string, pending?: ClockCycle): Promise<void> {
+  const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN', { after: pending });
   if (cycle) await schedule(svc, cycleId, 'BETTING_OPEN', cycle.bettingWindowMs);
 }
 
@@ -218,18 +225,26 @@ async function closeBetting(svc: ServiceContext, cycleId: string): Promise<void>
 // contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
 // before anything is announced.
 async function roll(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'ROLLING', 'RESULT');
+  const cycle = await move(svc, cycleId, 'ROLLING', 'RESULT', { announce: false });
   if (cycle) await settleAndCool(svc, cycleId, cycle);
 }
 
 const READ_CYCLE = statement('cycle_read', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1`);
 
 // RESULT: derive and settle every round still waiting (both steps skip what is done, so a
-// tick resumed after a crash finishes the job), then cool down.
+// tick resumed after a crash finishes the job), then cool down. `moved`: this tick moved the
+// cycle to RESULT and announces it, with the results.
 async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: ClockCycle): Promise<void> {
   const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_CYCLE, [cycleId]).then(([row]) => row && clockCycle(row)));
   if (!cycle || cycle.phase !== 'RESULT') return;
-  await rollRounds(svc, cycle);
+  let announced = !moved;
+  const announce = () => {
+    if (announced) return;
+    announced = true;
+    broadcast(svc, moved!);
+  };
+  // a roll that fails still announces the phase it reached
+  await rollRounds(svc, cycle, announce).finally(announce);
   await settleRounds(svc, cycle);
   const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN');
   if (cooling) await schedule(svc, cycleId, 'COOLDOWN', cooling.cooldownMs);

@@ -43,7 +43,14 @@ const PERSIST_OUTCOMES = statement(
    RETURNING r.id`,
 );
 
-export async function rollRounds(svc: ServiceContext, cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>): Promise<void> {
+// `beforeResults` runs once the outcomes are persisted, just before the players are told: the
+// engine announces round_state RESULT there, so that a player's round_state and round_result
+// leave in one write (realtime/write-coalescing.ts)
+export async function rollRounds(
+  svc: ServiceContext,
+  cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>,
+  beforeResults: () => void = () => undefined,
+): Promise<void> {
   const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id]);
   const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
   for (const round of rounds) {
@@ -62,18 +69,20 @@ export async function rollRounds(svc: ServiceContext, cycle: Pick<ClockCycle, 'i
       await voidRound(svc, round.id, 'rng_error');
     }
   }
-  if (derived.length === 0) return;
   const persisted = new Set(
-    (
-      await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
-        derived.map((d) => d.round.id),
-        derived.map((d) => d.outcome.side),
-        derived.map((d) => d.outcome.outcomeSum),
-        derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
-        svc.now(),
-      ])
-    ).map((row) => row.id),
+    derived.length === 0
+      ? []
+      : (
+          await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
+            derived.map((d) => d.round.id),
+            derived.map((d) => d.outcome.side),
+            derived.map((d) => d.outcome.outcomeSum),
+            derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
+            svc.now(),
+          ])
+        ).map((row) => row.id),
   );
+  beforeResults();
   for (const { round, outcome } of derived) {
     if (!persisted.has(round.id)) continue;
     const won = round.side === outcome.side;

@@ -85,6 +85,8 @@ export class PlayerEmitter {
 
   private send(message: Outgoing): void {
     this.deliverHere([message]);
+    // a verdict for this node has been delivered; nothing else is known to be only here
+    if ('node' in message && message.node === this.nodeId) return;
     this.outbox.push(message);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
