@@ -24,27 +24,28 @@ describe('player messages of one moment, one socket write', function () {
     throw new Error('the player has no connection here');
   }
 
-  // counts the writes that reach the TCP socket (Node's stream calls _write for one chunk,
-  // _writev for several written at once)
-  function countWrites(tcp: TcpSocket): { writes: () => number; stop: () => void } {
-    const internal = tcp as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
-    const { _write, _writev } = internal;
+  // what reaches the player while `action` runs, and in how many writes the service sent it
+  // (Node's stream calls _write for one chunk, _writev for several written at once)
+  async function duringOneMoment<T>(seated: SeatedPlayer, action: () => Promise<T>) {
+    const tcp = serviceEndOf(seated) as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+    const { _write, _writev } = tcp;
     let writes = 0;
-    internal._write = (...args) => {
+    tcp._write = (...args) => {
       writes += 1;
       _write.apply(tcp, args);
     };
-    internal._writev = (...args) => {
+    tcp._writev = (...args) => {
       writes += 1;
       _writev.apply(tcp, args);
     };
-    return {
-      writes: () => writes,
-      stop: () => {
-        internal._write = _write;
-        internal._writev = _writev;
-      },
-    };
+    const before = seated.player.messages.length;
+    try {
+      const result = await action();
+      return { result, arrived: seated.player.messages.slice(before), writes };
+    } finally {
+      tcp._write = _write;
+      tcp._writev = _writev;
+    }
   }
 
   it('an accepted bet: bet_placed, balance_update and the ack in one write, in that order', async () => {
@@ -52,15 +53,13 @@ describe('player messages of one moment, one socket write', function () {
     const operator = await operatorWith(h, { bettingWindowMs: 5000 });
     const seated = await seatPlayer(h, operator, 5_000_000n);
     await seated.player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
-    const counter = countWrites(serviceEndOf(seated));
-    const before = seated.player.messages.length;
-
-    const ack = await seated.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' });
-    counter.stop();
+    const { result: ack, arrived, writes } = await duringOneMoment(seated, () =>
+      seated.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' }),
+    );
 
     expect(ack.ok, JSON.stringify(ack)).to.equal(true);
-    expect(seated.player.messages.slice(before).map((m) => m.event)).to.deep.equal(['bet_placed', 'balance_update']);
-    expect(counter.writes()).to.equal(1);
+    expect(arrived.map((m) => m.event)).to.deep.equal(['bet_placed', 'balance_update']);
+    expect(writes).to.equal(1);
     seated.player.close();
   });
 
@@ -71,15 +70,13 @@ describe('player messages of one moment, one socket write', function () {
     const ack = await seated.player.request('place_bet', { side: 'HIGH', amountMicro: '1000000' });
     expect(ack.ok, JSON.stringify(ack)).to.equal(true);
     await seated.player.next('round_state', (p) => p.phase === 'ROLLING');
-    const counter = countWrites(serviceEndOf(seated));
-    const before = seated.player.messages.length;
+    const { arrived, writes } = await duringOneMoment(seated, () => seated.player.next('round_result', (p) => p.roundId === ack.roundId));
 
-    await seated.player.next('round_result', (p) => p.roundId === ack.roundId);
-    counter.stop();
-
-    const arrived = seated.player.messages.slice(before).map((m) => (m.event === 'round_state' ? `round_state ${m.payload.phase}` : m.event));
-    expect(arrived).to.deep.equal(['round_state RESULT', 'round_result']);
-    expect(counter.writes()).to.equal(1);
+    expect(arrived.map((m) => (m.event === 'round_state' ? `round_state ${m.payload.phase}` : m.event))).to.deep.equal([
+      'round_state RESULT',
+      'round_result',
+    ]);
+    expect(writes).to.equal(1);
     seated.player.close();
   });
 
@@ -87,15 +84,10 @@ describe('player messages of one moment, one socket write', function () {
     const operator = await operatorWith(h, { bettingWindowMs: 600 });
     const seated = await seatPlayer(h, operator, 5_000_000n);
     await seated.player.waitFor('round_state', (p) => p.phase === 'COOLDOWN');
-    const counter = countWrites(serviceEndOf(seated));
-    const before = seated.player.messages.length;
+    const { arrived, writes } = await duringOneMoment(seated, () => seated.player.next('round_state', (p) => p.phase === 'BETTING_OPEN'));
 
-    await seated.player.next('round_state', (p) => p.phase === 'BETTING_OPEN');
-    counter.stop();
-
-    const arrived = seated.player.messages.slice(before).map((m) => `${m.event} ${m.payload.phase}`);
-    expect(arrived).to.deep.equal(['round_state PENDING', 'round_state BETTING_OPEN']);
-    expect(counter.writes()).to.equal(1);
+    expect(arrived.map((m) => `${m.event} ${m.payload.phase}`)).to.deep.equal(['round_state PENDING', 'round_state BETTING_OPEN']);
+    expect(writes).to.equal(1);
     seated.player.close();
   });
 });

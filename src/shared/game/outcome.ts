@@ -69,18 +69,17 @@ export async function rollRounds(
       await voidRound(svc, round.id, 'rng_error');
     }
   }
+  if (derived.length === 0) return beforeResults();
   const persisted = new Set(
-    derived.length === 0
-      ? []
-      : (
-          await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
-            derived.map((d) => d.round.id),
-            derived.map((d) => d.outcome.side),
-            derived.map((d) => d.outcome.outcomeSum),
-            derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
-            svc.now(),
-          ])
-        ).map((row) => row.id),
+    (
+      await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
+        derived.map((d) => d.round.id),
+        derived.map((d) => d.outcome.side),
+        derived.map((d) => d.outcome.outcomeSum),
+        derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
+        svc.now(),
+      ])
+    ).map((row) => row.id),
   );
   beforeResults();
   for (const { round, outcome } of derived) {
