@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { EngineStarts } from './arrivals.js';
 
 // Command-line options of `npm run bench` (issue 6). Every run must finish in under two
 // minutes, so the options that set its length are bounded here rather than discovered
@@ -24,6 +25,8 @@ export type BenchOptions = {
   betSpread: number;
   // worker threads the players are spread over
   playerThreads: number;
+  // whether the operators' engines run in step or at independent phases (arrivals.ts)
+  engineStarts: EngineStarts;
 };
 
 export class UsageError extends Error {
@@ -51,6 +54,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --betting-window MS             the operators' betting window (default ${DEFAULTS.bettingWindowMs})
   --out FILE                      the JSON results (default bench-results/<timestamp>.json)
   --bet-spread PERCENT            each bet falls at random in the first PERCENT of the betting window (default ${DEFAULTS.betSpreadPercent})
+  --engine-starts aligned|staggered
+                                  operators' engines start together and run in step (the worst case), or at
+                                  phases spread over one cycle, as independent casinos do (default staggered)
   --player-threads N              worker threads the players are spread over (default ${DEFAULTS.playerThreads})
   --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
   --service-log DIR               write every service process's log to DIR/<process>.log
@@ -98,6 +104,8 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   // up to 90 %: a bet sent in the window's last moments arrives after it closed
   const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, 90);
   const playerThreads = int('player-threads', base.playerThreads, 1, 8);
+  const engineStarts = take('engine-starts') ?? 'staggered';
+  if (engineStarts !== 'aligned' && engineStarts !== 'staggered') throw new UsageError(`--engine-starts must be aligned or staggered (got ${engineStarts})`);
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
   const cpuProf = take('cpu-prof');
   const serviceLog = take('service-log');
@@ -130,5 +138,6 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     serviceLogDir: serviceLog === undefined ? undefined : path.resolve(serviceLog),
     betSpread: betSpreadPercent / 100,
     playerThreads,
+    engineStarts,
   };
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { ThreadRequest, ThreadSetup, ThreadStatus } from './player-thread.js';
-import type { BetRecord, PlayerRecords, ResultRecord } from './players.js';
+import type { ThreadRequest, ThreadStatus } from './player-thread.js';
+import type { BetRecord, PlayerRecords, PlayerSetup, ResultRecord } from './players.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from './wallet-timing.js';
 
@@ -10,7 +10,7 @@ import { epochMs } from './wallet-timing.js';
 
 type Thread = { worker: Worker; ask: (request: ThreadRequest) => Promise<unknown> };
 
-function startThread(setup: ThreadSetup): Thread {
+function startThread(setup: PlayerSetup): Thread {
   // a worker thread starts without this process's loader hooks: it registers tsx itself,
   // then loads the TypeScript entry
   const entry = new URL('./player-thread.ts', import.meta.url).href;
@@ -38,13 +38,13 @@ export class PlayerPool {
   private readonly threads: Thread[];
   private closed: Promise<void> | undefined;
 
-  private constructor(setup: ThreadSetup, threadCount: number) {
+  private constructor(setup: PlayerSetup, threadCount: number) {
     this.threads = Array.from({ length: threadCount }, () => startThread(setup));
   }
 
   // resolves once every thread has loaded and answers, so that no thread's start-up lands
   // in the first players' connect latency
-  static async start(setup: ThreadSetup, threadCount: number): Promise<PlayerPool> {
+  static async start(setup: PlayerSetup, threadCount: number): Promise<PlayerPool> {
     const pool = new PlayerPool(setup, threadCount);
     await pool.status();
     return pool;

@@ -1,12 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Players } from './players.js';
+import { Players, type PlayerSetup } from './players.js';
 import type { BenchSession } from './sessions.js';
 
 // One thread of players (player-pool.ts): its own event loop, so that a busy thread's delay
 // does not land in every player's measurements. It is told what to do by messages and
 // answers each request message with one reply.
 
-export type ThreadSetup = { baseUrl: string; operators: number; bettingWindowMs: number; betSpread: number };
 
 export type ThreadRequest =
   | { kind: 'connect'; sessions: BenchSession[]; ratePerSecond: number; start: number }
@@ -19,8 +18,8 @@ export type ThreadRequest =
 // the rounds won since the last status (the load generator checks their /wallet/win)
 export type ThreadStatus = { sent: number; accepted: number; unacked: number; unresolved: number; wonRoundIds: string[] };
 
-const setup = workerData as ThreadSetup;
-const players = new Players(setup.baseUrl, setup.operators, setup.bettingWindowMs, setup.betSpread);
+const setup = workerData as PlayerSetup;
+const players = new Players(setup);
 let reportedWins = new Set<string>();
 
 async function answer(request: ThreadRequest): Promise<unknown> {

@@ -1,4 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
+import { arrivalOffsetMs, type EngineStarts } from './arrivals.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from './wallet-timing.js';
 
@@ -34,6 +35,17 @@ export type PlayerRecords = {
   failures: string[];
   connected: number;
 };
+// betSpread: bets come at a random moment in this first fraction of the betting window, as
+// people click, clear of its end, where a late arrival would be refused as phase_not_open.
+// engineStarts and cycleMs: when each operator's players arrive (arrivals.ts).
+export type PlayerSetup = {
+  baseUrl: string;
+  operators: number;
+  bettingWindowMs: number;
+  betSpread: number;
+  engineStarts: EngineStarts;
+  cycleMs: number;
+};
 type RoundResult = { roundId: string; cycleId: string; won: boolean };
 type BetAck = { ok: boolean; betId?: string; roundId?: string; reason?: string };
 
@@ -50,26 +62,23 @@ export class Players {
   private readonly sockets: Socket[] = [];
   private closing = false;
 
-  // betSpread: bets come at a random moment in this first fraction of the betting window, as
-  // people click, clear of its end, where a late arrival would be refused as phase_not_open
-  constructor(
-    private readonly baseUrl: string,
-    private readonly operators: number,
-    private readonly bettingWindowMs: number,
-    private readonly betSpread: number,
-  ) {}
+  constructor(private readonly setup: PlayerSetup) {}
 
   get connected(): number {
     return this.sockets.length;
   }
 
   // players arrive as their sessions did: handshakes start on a fixed schedule (the player
-  // of session i at start + i / rate) and never wait for earlier ones (an open loop), each
-  // counted until the service's `connected`
+  // of session i at start + i / rate, or later for a staggered engine start, arrivals.ts)
+  // and never wait for earlier ones (an open loop), each counted until the service's `connected`
   async connectAll(sessions: BenchSession[], ratePerSecond: number, start: number): Promise<void> {
+    const { operators, engineStarts, cycleMs } = this.setup;
+    const arrivals = sessions
+      .map((session) => ({ session, at: start + arrivalOffsetMs(session.index, { ratePerSecond, operators, engineStarts, cycleMs }) }))
+      .sort((a, b) => a.at - b.at);
     const pending: Promise<void>[] = [];
-    for (const session of sessions) {
-      const wait = start + (session.index * 1000) / ratePerSecond - epochMs();
+    for (const { session, at } of arrivals) {
+      const wait = at - epochMs();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       pending.push(this.connect(session));
     }
@@ -80,10 +89,10 @@ export class Players {
     const started = epochMs();
     // players of one operator share an engine: alternate their sides, so that every round
     // with two bets has a winner and the /wallet/win path is always exercised
-    const side = Math.floor(session.index / this.operators) % 2 === 0 ? 'LOW' : 'HIGH';
+    const side = Math.floor(session.index / this.setup.operators) % 2 === 0 ? 'LOW' : 'HIGH';
     let socket: Socket;
     try {
-      socket = await handshake(this.baseUrl, session.token, (opening) => {
+      socket = await handshake(this.setup.baseUrl, session.token, (opening) => {
         opening.on('round_state', (state: RoundState) => this.onRoundState(opening, side, state));
         opening.on('round_result', (result: RoundResult) => {
           this.results.set(result.roundId, { at: epochMs(), cycleId: result.cycleId, won: result.won });
@@ -108,7 +117,7 @@ export class Players {
     if (state.phase !== 'BETTING_OPEN' || !this.betting) return;
     setTimeout(() => {
       if (this.betting) this.placeBet(socket, side, state.cycleId);
-    }, Math.random() * this.bettingWindowMs * this.betSpread);
+    }, Math.random() * this.setup.bettingWindowMs * this.setup.betSpread);
   }
 
   private placeBet(socket: Socket, side: string, cycleId: string): void {

@@ -88,7 +88,7 @@ export function formatTable(report: Report, file: string): string {
   const lines = [
     `RGS benchmark: ${options.deployment}, ${options.players} players on ${options.operators} operators, ` +
       `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
-      `${options.durationS} s of betting, players on ${options.playerThreads} thread(s)`,
+      `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
     `  after ${floors.afterIdle.idleMs} ms idle   postgres commit ${number(floors.afterIdle.postgresCommitMs.p50, 3)} ms   ` +

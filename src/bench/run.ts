@@ -12,12 +12,13 @@ import { readBetPaths } from './bet-path.js';
 import { measureFloors } from './floors.js';
 import { parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
+import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
-import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
+import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, cycleMs, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
 import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 
@@ -93,10 +94,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
 
   // memory is read once the work of the previous phase is done, before and after connecting
   await sleep(SETTLE_MS);
-  const players = await PlayerPool.start(
-    { baseUrl: service.url, operators: options.operators, bettingWindowMs: options.bettingWindowMs, betSpread: options.betSpread },
-    options.playerThreads,
-  );
+  const players = await PlayerPool.start(playerSetup(service.url, options), options.playerThreads);
   cleanup.push(() => players.close());
   const beforeConnect = snapshot(pids);
   const connectedPlayers = await players.connectAll(sessions.sessions, options.sessionRate);
@@ -166,6 +164,15 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   };
 }
 
+const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
+  baseUrl,
+  operators: options.operators,
+  bettingWindowMs: options.bettingWindowMs,
+  betSpread: options.betSpread,
+  engineStarts: options.engineStarts,
+  cycleMs: cycleMs(options.bettingWindowMs),
+});
+
 const eventLoopDelay = (intervalNs: number) => round(Math.max(0, intervalNs / 1e6 - EVENT_LOOP_RESOLUTION_MS));
 
 // A steady state rather than a cold start: before anything is measured, players arrive at
@@ -176,10 +183,7 @@ const eventLoopDelay = (intervalNs: number) => round(Math.max(0, intervalNs / 1e
 async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: BenchOperator[], options: BenchOptions): Promise<string[]> {
   const count = Math.max(operators.length, Math.min(options.players, Math.ceil(options.sessionRate * WARM_UP_SECONDS)));
   const sessions = await createSessions(baseUrl, wallet, operators, count, options.sessionRate, 'bench-warm-up');
-  const players = await PlayerPool.start(
-    { baseUrl, operators: options.operators, bettingWindowMs: options.bettingWindowMs, betSpread: options.betSpread },
-    options.playerThreads,
-  );
+  const players = await PlayerPool.start(playerSetup(baseUrl, options), options.playerThreads);
   try {
     await players.connectAll(sessions.sessions, options.sessionRate);
     await players.setBetting(true);

@@ -15,6 +15,9 @@ export const CURRENCY = 'EUR';
 const ROLLING_WINDOW_MS = 300;
 const COOLDOWN_MS = 200;
 
+// one cycle of every bench operator's engine: PENDING opens at once, then the three windows
+export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
+
 // the same server as DATABASE_URL, another database name
 export function benchDatabaseUrl(base: string, name: string): string {
   const url = new URL(base);
