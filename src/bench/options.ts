@@ -21,6 +21,8 @@ export type BenchOptions = {
   cpuProfDir: string | undefined;
   // every service process's output, to <name>.log here
   serviceLogDir: string | undefined;
+  // node --trace-gc for every service process, its lines in that log
+  traceGc: boolean;
   // the fraction of the betting window over which each player's bet falls, at random
   betSpread: number;
   // worker threads the players are spread over
@@ -60,15 +62,21 @@ export const USAGE = `usage: npm run bench -- [options]
   --player-threads N              worker threads the players are spread over (default ${DEFAULTS.playerThreads})
   --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
   --service-log DIR               write every service process's log to DIR/<process>.log
+  --trace-gc                      run every service process with node --trace-gc (needs --service-log to keep the lines)
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
   const given = new Map<string, string>();
   let smoke = false;
+  let traceGc = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--smoke') {
       smoke = true;
+      continue;
+    }
+    if (arg === '--trace-gc') {
+      traceGc = true;
       continue;
     }
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
@@ -109,6 +117,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
   const cpuProf = take('cpu-prof');
   const serviceLog = take('service-log');
+  if (traceGc && serviceLog === undefined) throw new UsageError('--trace-gc needs --service-log DIR: the lines are written to the service log');
   const unknown = [...given.keys()];
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((name) => `--${name}`).join(', ')}`);
 
@@ -136,6 +145,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     smoke,
     cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
     serviceLogDir: serviceLog === undefined ? undefined : path.resolve(serviceLog),
+    traceGc,
     betSpread: betSpreadPercent / 100,
     playerThreads,
     engineStarts,

@@ -77,7 +77,11 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
 
   if (options.serviceLogDir) await mkdir(options.serviceLogDir, { recursive: true });
-  const service = await startService(ROOT, options.deployment, env, { cpuProfDir: options.cpuProfDir, logDir: options.serviceLogDir });
+  const service = await startService(ROOT, options.deployment, env, {
+    cpuProfDir: options.cpuProfDir,
+    traceGc: options.traceGc,
+    logDir: options.serviceLogDir,
+  });
   cleanup.push(() => service.stop());
   const pids = Object.fromEntries(service.processes.map((p) => [p.name, p.pid]));
   const self = { loadGenerator: process.pid };

@@ -33,19 +33,20 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 12_000;
 const KEPT_OUTPUT_LINES = 40;
 
-// cpuProfDir: node --cpu-prof for every process; logDir: every process's output to <name>.log there
+// cpuProfDir: node --cpu-prof for every process; traceGc: node --trace-gc for every process,
+// its lines in the process's output; logDir: every process's output to <name>.log there
 export async function startService(
   root: string,
   deployment: Deployment,
   env: NodeJS.ProcessEnv,
-  { cpuProfDir, logDir }: { cpuProfDir?: string; logDir?: string } = {},
+  { cpuProfDir, traceGc, logDir }: { cpuProfDir?: string; traceGc?: boolean; logDir?: string } = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const layout = deployment === 'split' ? SPLIT : [{ name: 'rgs', roles: ROLE_NAMES.join(',') }];
   const stopping = { now: false };
   const ends: string[] = [];
-  // node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line
-  const nodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  // node refuses --cpu-prof and --trace-gc in NODE_OPTIONS: they go on the command line
+  const nodeArgs = [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...(traceGc ? ['--trace-gc'] : [])];
   const started = layout.map(({ name, roles }) =>
     launch(root, name, roles, nodeArgs, { ...env, PORT: String(port) }, stopping, ends, logDir && path.join(logDir, `${name}.log`)),
   );

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { arrivalOffsetMs, type ArrivalPlan } from '../../src/bench/arrivals.js';
-import { parseOptions, UsageError } from '../../src/bench/options.js';
 
 // When the bench's players arrive decides whether the operators' engines run in step
 // (every round of every operator at once) or at phases spread over a cycle (issue 6).
@@ -38,11 +37,5 @@ describe('bench arrivals', () => {
     }
     // after the first cycle the players keep the session rate
     expect(arrivalOffsetMs(1999, p)).to.equal(9995);
-  });
-
-  it('parses --engine-starts, staggered by default, and refuses anything else', () => {
-    expect(parseOptions([], '/r').engineStarts).to.equal('staggered');
-    expect(parseOptions(['--engine-starts', 'aligned'], '/r').engineStarts).to.equal('aligned');
-    expect(() => parseOptions(['--engine-starts=random'], '/r')).to.throw(UsageError, '--engine-starts must be aligned or staggered (got random)');
   });
 });

@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { parseOptions, UsageError } from '../../src/bench/options.js';
+
+// `npm run bench` options (issue 6): the defaults a plain run measures, and the refusals that
+// keep a mistyped run from measuring something else.
+
+describe('bench options', () => {
+  it('staggers the engines by default; --engine-starts aligned runs them in step; anything else is refused', () => {
+    expect(parseOptions([], '/r').engineStarts).to.equal('staggered');
+    expect(parseOptions(['--engine-starts', 'aligned'], '/r').engineStarts).to.equal('aligned');
+    expect(() => parseOptions(['--engine-starts=random'], '/r')).to.throw(UsageError, '--engine-starts must be aligned or staggered (got random)');
+  });
+
+  it('traces the service GC only into a service log', () => {
+    expect(parseOptions([], '/r').traceGc).to.equal(false);
+    expect(parseOptions(['--trace-gc', '--service-log', '/tmp/logs'], '/r')).to.include({ traceGc: true, serviceLogDir: '/tmp/logs' });
+    expect(() => parseOptions(['--trace-gc'], '/r')).to.throw(UsageError, '--trace-gc needs --service-log DIR');
+  });
+
+  it('keeps a run within two minutes and an operator within its session limit', () => {
+    expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 80 s');
+    expect(() => parseOptions(['--session-rate', '200', '--operators', '10'], '/r')).to.throw(UsageError, '200 sessions/s needs at least 40 operators');
+  });
+});
