@@ -3,6 +3,8 @@ import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { Player } from '../support/player.js';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
 // A full round through every role in one process: place_bet over Socket.IO, the debit in
 // the bet worker, the engine clock, the outcome, and the credit in the settle worker, all
 // against the wallet simulator's ledger.
@@ -85,6 +87,31 @@ describe('a round of dice, end to end', function () {
     const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } });
     expect(bet).to.include({ status: 'SETTLED' });
     expect(bet.payoutMicro).to.equal(0n);
+    player.close();
+  });
+
+  // contract 3.1 (D1): round_state tells the players when each phase ends, and the clock keeps
+  // to it. Closing betting waits for any acceptance holding the cycle (bets.ts reads it FOR
+  // SHARE); the time spent waiting must not lengthen the phase that follows.
+  it('ends a phase when it announced, even when moving into it waited for an acceptance holding the cycle', async () => {
+    const operator = await h.onboard();
+    await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 700, rollingWindowMs: 1000, cooldownMs: 200 });
+    const { player } = await seated(operator, 1_000_000n);
+    const open = await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN' && Date.parse(p.phaseEndsAt) - h.svc.now().getTime() > 300);
+    const closesAt = Date.parse(open.phaseEndsAt);
+    const holdMs = 600;
+    await sleep(closesAt - 100 - h.svc.now().getTime());
+    const held = h.svc.sql.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM cycles WHERE id = $1 FOR SHARE', [open.cycleId]);
+      await sleep(holdMs);
+    });
+    const rolling = await player.waitFor('round_state', (p) => p.cycleId === open.cycleId && p.phase === 'ROLLING');
+    await held;
+    // the close waited for the hold, and ROLLING's end counts from when betting was due to close
+    expect(Date.parse(rolling.ts) - closesAt).to.be.at.least(holdMs - 150);
+    expect(Date.parse(rolling.phaseEndsAt) - (closesAt + 1000)).to.be.within(0, 150);
+    const result = await player.waitFor('round_state', (p) => p.cycleId === open.cycleId && p.phase === 'RESULT');
+    expect(Date.parse(result.ts) - Date.parse(rolling.phaseEndsAt)).to.be.below(250);
     player.close();
   });
 });

@@ -214,12 +214,12 @@ async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: 
 
 async function openBetting(svc: ServiceContext, cycleId: string, pending?: ClockCycle): Promise<void> {
   const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN', { after: pending });
-  if (cycle) await schedule(svc, cycleId, 'BETTING_OPEN', cycle.bettingWindowMs);
+  if (cycle) await scheduleEnd(svc, cycle);
 }
 
 async function closeBetting(svc: ServiceContext, cycleId: string): Promise<void> {
   const cycle = await move(svc, cycleId, 'BETTING_OPEN', 'ROLLING');
-  if (cycle) await schedule(svc, cycleId, 'ROLLING', cycle.rollingWindowMs);
+  if (cycle) await scheduleEnd(svc, cycle);
 }
 
 // contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
@@ -247,7 +247,7 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: Clock
   await rollRounds(svc, cycle, announce).finally(announce);
   await settleRounds(svc, cycle);
   const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN');
-  if (cooling) await schedule(svc, cycleId, 'COOLDOWN', cooling.cooldownMs);
+  if (cooling) await scheduleEnd(svc, cooling);
 }
 
 // D1: after the cooldown the clock goes on while the engine has a connected player or an
@@ -309,6 +309,18 @@ function broadcast(svc: ServiceContext, cycle: ClockCycle) {
   if (cycle.phase === 'FINISHED') return;
   // contract 3.1: each phase change emits round_state, once per engine room (D1)
   svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle));
+}
+
+// The tick that ends the phase the cycle just entered is due at the phaseEndsAt the players
+// were told. The move reads the clock before its statement, which can wait for acceptances
+// holding the cycle (FOR SHARE) and is then committed and announced; a window counted from
+// here would end the phase that much later than announced, and the rounds of a busy engine
+// would drift. Never more than the phase's window: a clock set back does not stall it.
+function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
+  const windows: Partial<Record<CyclePhase, number>> = { BETTING_OPEN: cycle.bettingWindowMs, ROLLING: cycle.rollingWindowMs, COOLDOWN: cycle.cooldownMs };
+  const windowMs = windows[cycle.phase] ?? 0;
+  const dueInMs = (cycle.phaseEndsAt?.getTime() ?? 0) - svc.now().getTime();
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], Math.min(windowMs, Math.max(0, dueInMs)));
 }
 
 // The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
