@@ -36,7 +36,8 @@ const WARM_UP_BETTING_MS = 2500;
 const RATE_LIMIT_REFILL_MS = 2000;
 // quiet time before the service's memory is read: the previous phase's work has finished
 const SETTLE_MS = 2000;
-// after betting stops: time for the last acks, results and wins to arrive
+// after betting stops: time for the last acks, results and wins to arrive, beyond the rest of
+// the cycle of a bet placed in betting's last moment
 const DRAIN_TIMEOUT_MS = 15_000;
 const PROGRESS_EVERY_MS = 5000;
 // the event-loop histogram records whole intervals between its timer's ticks; the delay
@@ -126,8 +127,9 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const boxAtEnd = boxUsage();
   eventLoop.disable();
 
-  const drained = await drain(players, wallet);
-  progress(drained ? 'drained: every bet answered, settled and paid' : `drain incomplete after ${DRAIN_TIMEOUT_MS / 1000} s`);
+  const drainMs = DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs);
+  const drained = await drain(players, wallet, drainMs);
+  progress(drained ? 'drained: every bet answered, settled and paid' : `drain incomplete after ${drainMs / 1000} s`);
   const final = snapshot(pids);
   const crashed = service.crashed();
   if (crashed.length > 0) throw new Error(`the service failed during the run: ${crashed.join('; ')}`);
@@ -194,7 +196,7 @@ async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: Bench
     await sleep(WARM_UP_BETTING_MS);
     await players.setBetting(false);
     // the warm-up's acks, results and wins are all in before anything is measured
-    await drain(players, wallet);
+    await drain(players, wallet, DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs));
     return [...sessions.failures, ...(await players.collect()).failures];
   } finally {
     await players.close();
@@ -203,9 +205,9 @@ async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: Bench
 }
 
 // Waits until every bet has its ack, every accepted bet its round_result and every win its
-// /wallet/win, or the drain time is up; whatever is still missing counts as a failure.
-async function drain(players: PlayerPool, wallet: WalletSimulator): Promise<boolean> {
-  const deadline = epochMs() + DRAIN_TIMEOUT_MS;
+// /wallet/win, or timeoutMs is up; whatever is still missing counts as a failure.
+async function drain(players: PlayerPool, wallet: WalletSimulator, timeoutMs: number): Promise<boolean> {
+  const deadline = epochMs() + timeoutMs;
   const won = new Set<string>();
   for (;;) {
     const status = await players.status();
