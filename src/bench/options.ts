@@ -39,9 +39,21 @@ export class UsageError extends Error {
 // headroom keeps the generator's own timing jitter from tripping the limit
 const SESSIONS_PER_OPERATOR_PER_S = 4;
 const CONTRACT_SESSIONS_PER_OPERATOR_PER_S = 5;
-// players arrive (session, then connection) at the session rate and then bet; start-up,
-// warm-up, draining and teardown take the rest of the two minutes
-const MAX_LOAD_SECONDS = 80;
+// the windows around the betting window: short, so that rounds come fast (issue 6)
+export const ROLLING_WINDOW_MS = 300;
+export const COOLDOWN_MS = 200;
+// one cycle of every bench operator's engine: PENDING opens at once, then the three windows
+export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
+
+// A run must end within two minutes (issue 6). Its length, as measured: about 20 s of its own
+// (the floors, the service's start, the warm-up's betting, the pauses, teardown), the players'
+// arrival (sessions, then connections, each players / rate), the betting, and up to three and
+// a half cycles (the warm-up's last rounds, the staggered engine starts, the last rounds).
+const FIXED_SECONDS = 20;
+const CYCLES_PER_RUN = 3.5;
+const MAX_RUN_SECONDS = 115;
+export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs'>) =>
+  FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + (CYCLES_PER_RUN * cycleMs(o.bettingWindowMs)) / 1000;
 
 const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 2 };
 const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 1, operators: 2 };
@@ -127,10 +139,11 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
         `(contract 8.1: ${CONTRACT_SESSIONS_PER_OPERATOR_PER_S} per second each)`,
     );
   }
-  const loadSeconds = (2 * players) / sessionRate + durationS;
-  if (loadSeconds > MAX_LOAD_SECONDS) {
+  const runSeconds = expectedRunSeconds({ players, sessionRate, durationS, bettingWindowMs });
+  if (runSeconds > MAX_RUN_SECONDS) {
     throw new UsageError(
-      `2 x players / session rate + duration is ${Math.ceil(loadSeconds)} s; keep it within ${MAX_LOAD_SECONDS} s so that a run ends within 2 minutes`,
+      `this run would take about ${Math.ceil(runSeconds)} s (${FIXED_SECONDS} s + 2 x players / session rate + duration + ` +
+        `${CYCLES_PER_RUN} cycles of betting window + ${ROLLING_WINDOW_MS + COOLDOWN_MS} ms); keep it within ${MAX_RUN_SECONDS} s so that it ends within 2 minutes`,
     );
   }
   return {

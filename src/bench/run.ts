@@ -10,7 +10,7 @@ import { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
 import { readBetPaths } from './bet-path.js';
 import { measureFloors } from './floors.js';
-import { parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
+import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
 import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
@@ -18,7 +18,7 @@ import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
-import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, cycleMs, onboardOperators, type BenchOperator } from './setup.js';
+import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
 import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
 

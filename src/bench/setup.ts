@@ -4,6 +4,7 @@ import { setGameConfig } from '../shared/operators/game-config.js';
 import { createOperator } from '../shared/operators/operators.js';
 import { createRedis } from '../shared/redis.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';
+import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 
 // What a run owns and removes again: a database of its own, a Redis key prefix of its own,
 // and the operators it onboards there, all sharing one wallet simulator.
@@ -11,12 +12,6 @@ import type { WalletSimulator } from '../simulator/wallet-simulator.js';
 export type BenchOperator = { operatorId: string; key: { kid: string; secret: string } };
 
 export const CURRENCY = 'EUR';
-// the windows around the betting window: short, so that rounds come fast (issue 6)
-const ROLLING_WINDOW_MS = 300;
-const COOLDOWN_MS = 200;
-
-// one cycle of every bench operator's engine: PENDING opens at once, then the three windows
-export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
 
 // the same server as DATABASE_URL, another database name
 export function benchDatabaseUrl(base: string, name: string): string {

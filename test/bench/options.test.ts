@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseOptions, UsageError } from '../../src/bench/options.js';
+import { expectedRunSeconds, parseOptions, UsageError } from '../../src/bench/options.js';
 
 // `npm run bench` options (issue 6): the defaults a plain run measures, and the refusals that
 // keep a mistyped run from measuring something else.
@@ -17,8 +17,12 @@ describe('bench options', () => {
     expect(() => parseOptions(['--trace-gc'], '/r')).to.throw(UsageError, '--trace-gc needs --service-log DIR');
   });
 
-  it('keeps a run within two minutes and an operator within its session limit', () => {
-    expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 80 s');
+  it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
+    expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
+    expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
+    // 15.5 s cycles: the warm-up's, the staggered starts' and the last rounds' count
+    expect(parseOptions(['--betting-window', '15000', '--duration', '20'], '/r').durationS).to.equal(20);
+    expect(() => parseOptions(['--betting-window', '15000', '--duration', '30'], '/r')).to.throw(UsageError, 'this run would take about 125 s');
     expect(() => parseOptions(['--session-rate', '200', '--operators', '10'], '/r')).to.throw(UsageError, '200 sessions/s needs at least 40 operators');
   });
 });
