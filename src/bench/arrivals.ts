@@ -20,4 +20,3 @@ export function arrivalOffsetMs(index: number, plan: ArrivalPlan): number {
   const operator = index % plan.operators;
   return Math.max(atRate, (operator * plan.cycleMs) / plan.operators);
 }
-

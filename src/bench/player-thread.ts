@@ -6,7 +6,6 @@ import type { BenchSession } from './sessions.js';
 // does not land in every player's measurements. It is told what to do by messages and
 // answers each request message with one reply.
 
-
 export type ThreadRequest =
   | { kind: 'connect'; sessions: BenchSession[]; ratePerSecond: number; start: number }
   | { kind: 'betting'; on: boolean }

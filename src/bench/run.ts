@@ -127,7 +127,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const boxAtEnd = boxUsage();
   eventLoop.disable();
 
-  const drainMs = DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs);
+  const drainMs = drainTimeoutMs(options);
   const drained = await drain(players, wallet, drainMs);
   progress(drained ? 'drained: every bet answered, settled and paid' : `drain incomplete after ${drainMs / 1000} s`);
   const final = snapshot(pids);
@@ -196,13 +196,15 @@ async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: Bench
     await sleep(WARM_UP_BETTING_MS);
     await players.setBetting(false);
     // the warm-up's acks, results and wins are all in before anything is measured
-    await drain(players, wallet, DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs));
+    await drain(players, wallet, drainTimeoutMs(options));
     return [...sessions.failures, ...(await players.collect()).failures];
   } finally {
     await players.close();
     await sleep(RATE_LIMIT_REFILL_MS);
   }
 }
+
+const drainTimeoutMs = (options: BenchOptions) => DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs);
 
 // Waits until every bet has its ack, every accepted bet its round_result and every win its
 // /wallet/win, or timeoutMs is up; whatever is still missing counts as a failure.

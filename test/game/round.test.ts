@@ -1,9 +1,8 @@
 import { expect } from 'chai';
+import { setTimeout as delay } from 'node:timers/promises';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { Player } from '../support/player.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 // A full round through every role in one process: place_bet over Socket.IO, the debit in
 // the bet worker, the engine clock, the outcome, and the credit in the settle worker, all
@@ -100,10 +99,10 @@ describe('a round of dice, end to end', function () {
     const open = await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN' && Date.parse(p.phaseEndsAt) - h.svc.now().getTime() > 300);
     const closesAt = Date.parse(open.phaseEndsAt);
     const holdMs = 600;
-    await sleep(closesAt - 100 - h.svc.now().getTime());
+    await delay(Math.max(0, closesAt - 100 - h.svc.now().getTime()));
     const held = h.svc.sql.transaction(async (tx) => {
       await tx.query('SELECT 1 FROM cycles WHERE id = $1 FOR SHARE', [open.cycleId]);
-      await sleep(holdMs);
+      await delay(holdMs);
     });
     const rolling = await player.waitFor('round_state', (p) => p.cycleId === open.cycleId && p.phase === 'ROLLING');
     await held;
