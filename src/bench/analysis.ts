@@ -1,5 +1,8 @@
 import type { RecordedRequest } from '../simulator/wallet-simulator.js';
 import type { BetPathRow } from './bet-path.js';
+import type { LoopDelay } from './event-loop.js';
+import type { LoadedSteps } from './floors.js';
+import { BET_ACK_STEPS, chainFloor } from './path-floor.js';
 import type { PlayerRecords } from './players.js';
 import type { Report } from './report.js';
 import type { SessionPhase } from './sessions.js';
@@ -20,6 +23,8 @@ export type Observations = {
   walletViolations: readonly string[];
   answers: WalletAnswerTimes;
   betPaths: BetPathRow[];
+  // the machine's steps, timed while the players bet
+  loadedSteps: LoadedSteps;
   betting: { start: number; end: number };
   // usage marks: around session creation, around connecting, once players are connected
   // and idle (betting starts), at the end of betting, and after the drain (whose peak RSS
@@ -33,7 +38,9 @@ export type Observations = {
     bettingEnd: Snapshot;
     final: Snapshot;
   };
-  loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
+  loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelay: LoopDelay };
+  // the loop of the service process that serves the API (all of it, all-in-one)
+  serviceEventLoopDelay: LoopDelay;
   // the whole box over the betting phase, and its cores
   box: { start: BoxUsage; end: BoxUsage; cpus: number };
 };
@@ -141,6 +148,12 @@ export function analyse(o: Observations): Measurements {
       latencyMs: summarize(o.sessions.latenciesMs),
     },
     connect: { attempted: o.sessions.sessions.length, connected, latencyMs: summarize(o.players.connectLatenciesMs) },
+    floorsWhileBetting: {
+      postgresCommitMs: summarize(o.loadedSteps.postgresCommitMs),
+      redisPingMs: summarize(o.loadedSteps.redisPingMs),
+      loopbackHttpMs: summarize(o.loadedSteps.loopbackHttpMs),
+      betAckChain: { steps: BET_ACK_STEPS, latencyMs: chainFloor(o.loadedSteps, BET_ACK_STEPS) },
+    },
     betAck: { latencyMs: summarize(accepted.map((bet) => bet.ackAt! - bet.sentAt)) },
     settlement: {
       roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
@@ -164,6 +177,8 @@ export function analyse(o: Observations): Measurements {
     resources: {
       service: {
         cpuPercentByPhase: serviceCpu,
+        eventLoopDelayP99Ms: o.serviceEventLoopDelay.p99Ms,
+        eventLoopDelayMaxMs: o.serviceEventLoopDelay.maxMs,
         cpuMsPerAcceptedBet: accepted.length > 0 ? round(bettingCpuMs / accepted.length) : 0,
         peakRssMiB: round(peakRssKiB / KIB_PER_MIB, 1),
         idleRssKiBPerPlayer: connected > 0 ? round(idleDeltaKiB / connected, 1) : 0,
@@ -186,8 +201,10 @@ export function analyse(o: Observations): Measurements {
       loadGenerator: {
         cpuPercent: cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd),
         peakRssMiB: round(totalOf(o.loadGenerator.bettingEnd, 'peakRssKiB') / KIB_PER_MIB, 1),
-        eventLoopDelayP99Ms: o.loadGenerator.eventLoopDelayP99Ms,
-        eventLoopDelayMaxMs: o.loadGenerator.eventLoopDelayMaxMs,
+        eventLoopDelayP99Ms: o.loadGenerator.eventLoopDelay.p99Ms,
+        eventLoopDelayMaxMs: o.loadGenerator.eventLoopDelay.maxMs,
+        playerThreadsEventLoopDelayP99Ms: o.players.eventLoopDelay.p99Ms,
+        playerThreadsEventLoopDelayMaxMs: o.players.eventLoopDelay.maxMs,
       },
     },
   };

@@ -25,61 +25,126 @@ export type Floors = {
   postgres: { synchronousCommit: string; fsync: string };
 };
 
+// The same three steps timed while the players bet, every LOADED_PAUSE_MS: what each step
+// costs on a box shared with the service at work (its Postgres backends, Redis, the
+// players, the wallet), whose p99 a bet's own steps cannot beat.
+export type LoadedSteps = { postgresCommitMs: number[]; redisPingMs: number[]; loopbackHttpMs: number[] };
+
 const WARM_UP = 20;
 const IDLE_MS = 10;
+// a few steps every pause: about a hundred operations a second, little beside the load
+const LOADED_PAUSE_MS = 25;
+
+type Step = () => Promise<unknown>;
+// the machine's three steps, each on a connection of its own
+type Probes = { postgresCommit: Step; redisPing: Step; loopbackHttp: Step; close: () => Promise<void> };
 
 export async function measureFloors(databaseUrl: string, redisUrl: string, iterations: number): Promise<Floors> {
   // fewer after a pause: each costs the pause too
   const idleIterations = Math.ceil(iterations / 3);
-  const [postgresCommitMs, postgresCommitAfterIdleMs] = await postgresCommit(databaseUrl, iterations, idleIterations);
-  const [redisPingMs, redisPingAfterIdleMs] = await redisPing(redisUrl, iterations, idleIterations);
-  const [loopbackHttpMs, loopbackHttpAfterIdleMs] = await loopbackHttp(iterations, idleIterations);
+  const probes = await openProbes(databaseUrl, redisUrl);
+  try {
+    const [postgresCommitMs, postgresCommitAfterIdleMs] = await bothWays(iterations, idleIterations, probes.postgresCommit);
+    const [redisPingMs, redisPingAfterIdleMs] = await bothWays(iterations, idleIterations, probes.redisPing);
+    const [loopbackHttpMs, loopbackHttpAfterIdleMs] = await bothWays(iterations, idleIterations, probes.loopbackHttp);
+    return {
+      iterations,
+      postgresCommitMs,
+      redisPingMs,
+      loopbackHttpMs,
+      afterIdle: {
+        idleMs: IDLE_MS,
+        iterations: idleIterations,
+        postgresCommitMs: postgresCommitAfterIdleMs,
+        redisPingMs: redisPingAfterIdleMs,
+        loopbackHttpMs: loopbackHttpAfterIdleMs,
+      },
+      postgres: await postgresSettings(databaseUrl),
+    };
+  } finally {
+    await probes.close();
+  }
+}
+
+// Times the three steps, one after another every LOADED_PAUSE_MS, until stopped.
+export async function sampleUnderLoad(databaseUrl: string, redisUrl: string): Promise<{ stop: () => Promise<LoadedSteps> }> {
+  const probes = await openProbes(databaseUrl, redisUrl);
+  const samples: LoadedSteps = { postgresCommitMs: [], redisPingMs: [], loopbackHttpMs: [] };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      samples.postgresCommitMs.push(await timedOnce(probes.postgresCommit));
+      samples.redisPingMs.push(await timedOnce(probes.redisPing));
+      samples.loopbackHttpMs.push(await timedOnce(probes.loopbackHttp));
+      await sleep(LOADED_PAUSE_MS);
+    }
+  })();
   return {
-    iterations,
-    postgresCommitMs,
-    redisPingMs,
-    loopbackHttpMs,
-    afterIdle: {
-      idleMs: IDLE_MS,
-      iterations: idleIterations,
-      postgresCommitMs: postgresCommitAfterIdleMs,
-      redisPingMs: redisPingAfterIdleMs,
-      loopbackHttpMs: loopbackHttpAfterIdleMs,
+    stop: async () => {
+      running = false;
+      try {
+        await loop;
+      } finally {
+        await probes.close();
+      }
+      return samples;
     },
-    postgres: await postgresSettings(databaseUrl),
   };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function timedOnce(step: Step): Promise<number> {
+  const started = performance.now();
+  await step();
+  return performance.now() - started;
+}
+
 // back to back, then each after a pause
-async function bothWays(iterations: number, idleIterations: number, step: () => Promise<unknown>): Promise<[Summary, Summary]> {
+async function bothWays(iterations: number, idleIterations: number, step: Step): Promise<[Summary, Summary]> {
   return [await timed(iterations, step, 0), await timed(idleIterations, step, IDLE_MS)];
 }
 
-async function timed(iterations: number, step: () => Promise<unknown>, pauseMs: number): Promise<Summary> {
+async function timed(iterations: number, step: Step, pauseMs: number): Promise<Summary> {
   for (let i = 0; i < WARM_UP; i++) await step();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
-    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    const started = performance.now();
-    await step();
-    samples.push(performance.now() - started);
+    if (pauseMs > 0) await sleep(pauseMs);
+    samples.push(await timedOnce(step));
   }
   return summarize(samples);
 }
 
+async function openProbes(databaseUrl: string, redisUrl: string): Promise<Probes> {
+  const [postgres, redis, http] = await Promise.all([postgresCommit(databaseUrl), redisPing(redisUrl), loopbackHttp()]);
+  return {
+    postgresCommit: postgres.step,
+    redisPing: redis.step,
+    loopbackHttp: http.step,
+    close: async () => {
+      await Promise.all([postgres.close(), redis.close(), http.close()]);
+    },
+  };
+}
+
 // one autocommitted INSERT into a logged table: a real commit, WAL flush included (a
-// temporary or unlogged table would skip exactly the part being measured)
-async function postgresCommit(databaseUrl: string, iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
+// temporary or unlogged table would skip exactly the part being measured); each probe has a
+// table of its own, so the idle floors and the sampler under load never share one
+async function postgresCommit(databaseUrl: string): Promise<{ step: Step; close: () => Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  try {
-    await client.query('CREATE TABLE bench_floor (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
-    const result = await bothWays(iterations, idleIterations, () => client.query('INSERT INTO bench_floor DEFAULT VALUES'));
-    await client.query('DROP TABLE bench_floor');
-    return result;
-  } finally {
-    await client.end();
-  }
+  const table = `bench_floor_${randomUUID().replaceAll('-', '')}`;
+  await client.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`);
+  return {
+    step: () => client.query(`INSERT INTO ${table} DEFAULT VALUES`),
+    close: async () => {
+      try {
+        await client.query(`DROP TABLE ${table}`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 async function postgresSettings(databaseUrl: string): Promise<Floors['postgres']> {
@@ -95,18 +160,17 @@ async function postgresSettings(databaseUrl: string): Promise<Floors['postgres']
   }
 }
 
-async function redisPing(redisUrl: string, iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
+async function redisPing(redisUrl: string): Promise<{ step: Step; close: () => Promise<void> }> {
   const redis = createRedis(redisUrl, { enableOfflineQueue: true });
-  try {
-    return await bothWays(iterations, idleIterations, () => redis.ping());
-  } finally {
-    redis.disconnect();
-  }
+  return {
+    step: () => redis.ping(),
+    close: async () => redis.disconnect(),
+  };
 }
 
 // contract 5.1 both ways: the client signs, the server verifies, over one kept-alive
 // connection, as the service's wallet client and an operator's wallet do
-async function loopbackHttp(iterations: number, idleIterations: number): Promise<[Summary, Summary]> {
+async function loopbackHttp(): Promise<{ step: Step; close: () => Promise<void> }> {
   const secret = 'bench-floor-secret';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -121,7 +185,7 @@ async function loopbackHttp(iterations: number, idleIterations: number): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const call = () =>
+  const step = () =>
     new Promise<void>((resolve, reject) => {
       const body = JSON.stringify({ requestUuid: randomUUID(), amountMicro: '100000' });
       const headers = { 'content-type': 'application/json', ...signedHeaders('floor', secret, 'POST', '/wallet/bet', body) };
@@ -132,10 +196,12 @@ async function loopbackHttp(iterations: number, idleIterations: number): Promise
       req.on('error', reject);
       req.end(body);
     });
-  try {
-    return await bothWays(iterations, idleIterations, call);
-  } finally {
-    agent.destroy();
-    server.close();
-  }
+  return {
+    step,
+    close: async () => {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -93,6 +93,10 @@ export class PlayerPool {
       connectLatenciesMs: all.flatMap((c) => c.connectLatenciesMs),
       failures: all.flatMap((c) => c.failures),
       connected: all.reduce((count, c) => count + c.connected, 0),
+      eventLoopDelay: {
+        p99Ms: Math.max(0, ...all.map((c) => c.eventLoopDelay.p99Ms)),
+        maxMs: Math.max(0, ...all.map((c) => c.eventLoopDelay.maxMs)),
+      },
     };
   }
 

@@ -27,7 +27,7 @@ async function answer(request: ThreadRequest): Promise<unknown> {
       await players.connectAll(request.sessions, request.ratePerSecond, request.start);
       return players.connected;
     case 'betting':
-      players.betting = request.on;
+      players.setBetting(request.on);
       return null;
     case 'status': {
       const accepted = players.bets.filter((bet) => bet.ok);
@@ -50,6 +50,7 @@ async function answer(request: ThreadRequest): Promise<unknown> {
         connectLatenciesMs: players.connectLatenciesMs,
         failures: players.failures,
         connected: players.connected,
+        eventLoopDelay: players.eventLoopDelay,
       };
     case 'close':
       players.close();

@@ -1,5 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import { arrivalOffsetMs, type EngineStarts } from './arrivals.js';
+import { LoopDelayMonitor, type LoopDelay } from './event-loop.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from './wallet-timing.js';
 
@@ -34,6 +35,8 @@ export type PlayerRecords = {
   connectLatenciesMs: number[];
   failures: string[];
   connected: number;
+  // this thread's event loop while betting was on (the worst thread's, merged)
+  eventLoopDelay: LoopDelay;
 };
 // betSpread: bets come at a random moment in this first fraction of the betting window, as
 // people click, clear of its end, where a late arrival would be refused as phase_not_open.
@@ -52,7 +55,9 @@ type BetAck = { ok: boolean; betId?: string; roundId?: string; reason?: string }
 // The players of one thread (player-thread.ts); the load generator runs several threads so
 // that no single event loop's delay shows in the measured latencies.
 export class Players {
-  betting = false;
+  private bettingOn = false;
+  private readonly loop = new LoopDelayMonitor();
+  eventLoopDelay: LoopDelay = { p99Ms: 0, maxMs: 0 };
   readonly bets: BetRecord[] = [];
   // the scheduled end of each cycle's ROLLING phase, as announced in round_state
   readonly rollingEndsAt = new Map<string, number>();
@@ -66,6 +71,17 @@ export class Players {
 
   get connected(): number {
     return this.sockets.length;
+  }
+
+  get betting(): boolean {
+    return this.bettingOn;
+  }
+
+  setBetting(on: boolean): void {
+    if (on === this.bettingOn) return;
+    this.bettingOn = on;
+    if (on) this.loop.start();
+    else this.eventLoopDelay = this.loop.stop();
   }
 
   // players arrive as their sessions did: handshakes start on a fixed schedule (the player

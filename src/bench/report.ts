@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Floors } from './floors.js';
 import type { BenchOptions } from './options.js';
+import type { StepCounts } from './path-floor.js';
 import type { Summary } from './stats.js';
 
 // The results of a run: the whole of it as JSON in a file, and a short table on stdout.
@@ -27,6 +28,14 @@ export type Report = {
     service: { name: string; roles: string }[];
   };
   floors: Floors;
+  // the floors' steps timed while the players bet, and the least a bet ack can take when
+  // built of them (path-floor.ts)
+  floorsWhileBetting: {
+    postgresCommitMs: Summary;
+    redisPingMs: Summary;
+    loopbackHttpMs: Summary;
+    betAckChain: { steps: StepCounts; latencyMs: Summary };
+  };
   sessionCreate: { targetRate: number; achievedRate: number; attempted: number; created: number; latencyMs: Summary };
   connect: { attempted: number; connected: number; latencyMs: Summary };
   betAck: { latencyMs: Summary };
@@ -49,6 +58,9 @@ export type Report = {
   resources: {
     service: {
       cpuPercentByPhase: CpuByPhase;
+      // while betting, in the process that serves the API (the whole service, all-in-one)
+      eventLoopDelayP99Ms: number;
+      eventLoopDelayMaxMs: number;
       cpuMsPerAcceptedBet: number;
       peakRssMiB: number;
       idleRssKiBPerPlayer: number;
@@ -67,7 +79,16 @@ export type Report = {
       ceilingBetsPerS: number;
       ceilingBetsPerSWithoutService: number;
     };
-    loadGenerator: { cpuPercent: number; peakRssMiB: number; eventLoopDelayP99Ms: number; eventLoopDelayMaxMs: number };
+    // while betting: the main thread (the wallet simulator, the floors' sampler) and the
+    // worst of the players' threads
+    loadGenerator: {
+      cpuPercent: number;
+      peakRssMiB: number;
+      eventLoopDelayP99Ms: number;
+      eventLoopDelayMaxMs: number;
+      playerThreadsEventLoopDelayP99Ms: number;
+      playerThreadsEventLoopDelayMaxMs: number;
+    };
   };
 };
 
@@ -78,7 +99,7 @@ export async function writeReport(file: string, report: Report): Promise<void> {
 
 export function formatTable(report: Report, file: string): string {
   const { options } = report.run;
-  const { floors, throughput, failures, resources } = report;
+  const { floors, floorsWhileBetting: loaded, throughput, failures, resources } = report;
   const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
   const row = (label: string, summary: Summary) =>
     `${label.padEnd(46)}${String(summary.count).padStart(7)}${number(summary.p50).padStart(10)}${number(summary.p99).padStart(10)}${number(summary.max).padStart(10)}`;
@@ -93,11 +114,15 @@ export function formatTable(report: Report, file: string): string {
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
     `  after ${floors.afterIdle.idleMs} ms idle   postgres commit ${number(floors.afterIdle.postgresCommitMs.p50, 3)} ms   ` +
       `redis ping ${number(floors.afterIdle.redisPingMs.p50, 3)} ms   loopback http ${number(floors.afterIdle.loopbackHttpMs.p50, 3)} ms`,
+    `  while betting (p50 / p99)   postgres commit ${number(loaded.postgresCommitMs.p50, 2)} / ${number(loaded.postgresCommitMs.p99, 2)} ms   ` +
+      `redis ping ${number(loaded.redisPingMs.p50, 2)} / ${number(loaded.redisPingMs.p99, 2)} ms   ` +
+      `loopback http ${number(loaded.loopbackHttpMs.p50, 2)} / ${number(loaded.loopbackHttpMs.p99, 2)} ms`,
     '',
     `${'latency (ms)'.padEnd(46)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
     row(`session create at ${session.targetRate}/s (sent ${number(session.achievedRate)}/s)`, session.latencyMs),
     row('player connect (handshake to connected)', report.connect.latencyMs),
     row('bet ack (place_bet to ack)', report.betAck.latencyMs),
+    row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
     row('round_result after end of ROLLING', report.settlement.roundResultMs),
     row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
     row('inside the wallet (/wallet/bet)', report.walletOverhead.insideWalletMs),
@@ -107,11 +132,12 @@ export function formatTable(report: Report, file: string): string {
     '',
     `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
       `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
-    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.betting)} betting`,
+    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.betting)} betting   ` +
+      `event-loop delay p99 ${number(resources.service.eventLoopDelayP99Ms)} ms (max ${number(resources.service.eventLoopDelayMaxMs)})`,
     `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +
       `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted bet ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
-    `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms   ` +
-      `peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
+    `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms, ` +
+      `players' threads ${number(resources.loadGenerator.playerThreadsEventLoopDelayP99Ms)} ms   peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
     `box         cpu % of a core while betting: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
       `postgres ${number(box.postgres)} + redis ${number(box.redis)} + load gen ${number(box.loadGenerator)} + other ${number(box.other)}`,
     `            cpu per accepted bet: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
@@ -125,3 +151,6 @@ export function formatTable(report: Report, file: string): string {
   lines.push(`results     ${relative.startsWith('..') ? file : relative}`);
   return `${lines.join('\n')}\n`;
 }
+
+const chainWords = (steps: StepCounts) =>
+  `${steps.postgresCommitMs} commits, ${steps.redisPingMs} redis, ${steps.loopbackHttpMs} http`;

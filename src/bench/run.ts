@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../shared/config.js';
 import { createDb } from '../shared/db/client.js';
@@ -8,8 +7,9 @@ import { migrate } from '../shared/db/migrate.js';
 import { WALLET_ENDPOINTS } from '../simulator/ledger.js';
 import { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
+import { LoopDelayMonitor, scrapeServiceLoopDelay } from './event-loop.js';
 import { readBetPaths } from './bet-path.js';
-import { measureFloors } from './floors.js';
+import { measureFloors, sampleUnderLoad } from './floors.js';
 import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
 import type { PlayerSetup } from './players.js';
@@ -40,9 +40,6 @@ const SETTLE_MS = 2000;
 // the cycle of a bet placed in betting's last moment
 const DRAIN_TIMEOUT_MS = 15_000;
 const PROGRESS_EVERY_MS = 5000;
-// the event-loop histogram records whole intervals between its timer's ticks; the delay
-// is what exceeds this resolution
-const EVENT_LOOP_RESOLUTION_MS = 10;
 
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -110,8 +107,11 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const idle = snapshot(pids);
   const bettingStart = snapshot(self);
   const boxAtStart = boxUsage();
-  const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
-  eventLoop.enable();
+  const eventLoop = new LoopDelayMonitor();
+  eventLoop.start();
+  // the scrape restarts the service's own histogram
+  await scrapeServiceLoopDelay(service.url);
+  const sampler = await sampleUnderLoad(databaseUrl, config.redisUrl);
   const start = epochMs();
   await players.setBetting(true);
   progress(`betting for ${options.durationS} s`);
@@ -125,7 +125,9 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const bettingEnd = snapshot(pids);
   const bettingEndSelf = snapshot(self);
   const boxAtEnd = boxUsage();
-  eventLoop.disable();
+  const loadGeneratorLoop = eventLoop.stop();
+  const serviceLoop = await scrapeServiceLoopDelay(service.url);
+  const loadedSteps = await sampler.stop();
 
   const drainMs = drainTimeoutMs(options);
   const drained = await drain(players, wallet, drainMs);
@@ -146,15 +148,16 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     walletViolations: wallet.violations,
     answers,
     betPaths,
+    loadedSteps,
     betting: { start, end },
     service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
     box: { start: boxAtStart, end: boxAtEnd, cpus: cpus().length },
     loadGenerator: {
       bettingStart,
       bettingEnd: bettingEndSelf,
-      eventLoopDelayP99Ms: eventLoopDelay(eventLoop.percentile(99)),
-      eventLoopDelayMaxMs: eventLoopDelay(eventLoop.max),
+      eventLoopDelay: loadGeneratorLoop,
     },
+    serviceEventLoopDelay: serviceLoop,
   });
   const { out: _out, ...shown } = options;
   return {
@@ -179,7 +182,6 @@ const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
   cycleMs: cycleMs(options.bettingWindowMs),
 });
 
-const eventLoopDelay = (intervalNs: number) => round(Math.max(0, intervalNs / 1e6 - EVENT_LOOP_RESOLUTION_MS));
 
 // A steady state rather than a cold start: before anything is measured, players arrive at
 // the target rate for a couple of seconds, bet for a round or two and leave, so that the
