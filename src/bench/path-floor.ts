@@ -8,12 +8,13 @@ import { summarize, type Summary } from './stats.js';
 // the distribution of the chain's sum when each step is drawn at random from what that step
 // was measured to cost while the players bet.
 //
-// The chain counts only steps no design of the bet path (contract 2.13, 3.2, the bet pool
-// of the design card) can leave out, each once:
+// The chain counts the steps of the service's bet path that cross to another process and
+// wait there, each once, and nothing of the service's own work:
 // - the place_bet frame in and the ack frame out, over the player's kept-alive connection:
 //   one loopback exchange;
-// - the bet row, the debit's audit row (written before the call, 2.13) and the acceptance:
-//   three commits;
+// - the bet row, the debit's audit row (written before the call, contract 2.13) and the
+//   acceptance: three commits (a design that wrote the audit row with the bet row would
+//   need two);
 // - the bet job's add, and the worker's fetch of it: two Redis round trips (the fetch's
 //   wake-up is not counted);
 // - the signed /wallet/bet call: one loopback exchange.
