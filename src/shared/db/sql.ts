@@ -21,6 +21,13 @@ const TYPES = {
 export type Statement = { name: string; text: string };
 const statements = new Map<string, Statement>();
 
+// A CTE that commits its statement without waiting for the write-ahead log to reach the
+// disk (synchronous_commit off for this one transaction; the connection keeps its own
+// setting). Only for a write that nothing outside Postgres acts on before a later commit
+// that does wait: Postgres flushes its log in order, so that later commit makes this one
+// durable too. A statement names it in its FROM list, so that it runs.
+export const DEFERRED_FLUSH = `deferred_flush AS (SELECT set_config('synchronous_commit', 'off', true))`;
+
 export function statement(name: string, text: string): Statement {
   const known = statements.get(name);
   if (known && known.text !== text) throw new Error(`statement ${name} is already defined with another text`);
