@@ -4,11 +4,12 @@ import { BET_ACK_STEPS, chainFloor, seeded } from '../../src/bench/path-floor.js
 // The floor of a bet ack under load: the chain of the machine's steps a bet cannot skip,
 // each drawn from what that step cost while the players bet (issue 6).
 
+// a chain for the arithmetic below
 const steps = { postgresCommitMs: 3, redisPingMs: 2, loopbackHttpMs: 2 };
 
 describe('bench chain floor', () => {
-  it('the bet ack chain is three commits, two Redis round trips and two loopback exchanges', () => {
-    expect(BET_ACK_STEPS).to.deep.equal(steps);
+  it('the bet ack chain is two commits, two Redis round trips and two loopback exchanges', () => {
+    expect(BET_ACK_STEPS).to.deep.equal({ postgresCommitMs: 2, redisPingMs: 2, loopbackHttpMs: 2 });
   });
 
   it('steps that always cost the same add up exactly', () => {
