@@ -5,7 +5,6 @@ import { DependencyMonitor } from './health/dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
-import { LocalTicks } from './game/local-ticks.js';
 import { walletJobCounts } from './game/wallet-jobs.js';
 import { PlayerEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
@@ -34,20 +33,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = {
-    config,
-    db,
-    sql,
-    redis,
-    queues,
-    emitter,
-    metrics,
-    logger,
-    wallet,
-    dependencies,
-    ticks: new LocalTicks(),
-    now: () => new Date(),
-  };
+  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(

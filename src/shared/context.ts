@@ -1,7 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Sql } from './db/sql.js';
-import type { LocalTicks } from './game/local-ticks.js';
 import type { DependencyMonitor } from './health/dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -12,8 +11,8 @@ import type { WalletClient } from './wallet/client.js';
 
 // What every role is given at start: the one config, database (Prisma, and raw SQL on the
 // same pool), Redis connection, queue producers, player emitter, metrics registry, logger
-// and wallet client of the process, the dependency monitor, its engine tick timers, and the
-// clock (injectable so that tests can move time).
+// and wallet client of the process, the dependency monitor, and the clock (injectable so
+// that tests can move time).
 export type ServiceContext = {
   config: Config;
   db: Db;
@@ -27,7 +26,5 @@ export type ServiceContext = {
   wallet: WalletClient;
   // Postgres and Redis as last probed: intake pauses while either is away
   dependencies: DependencyMonitor;
-  // engine ticks this process runs on its own timers while it leads (local-ticks.ts)
-  ticks: LocalTicks;
   now: () => Date;
 };

@@ -6,11 +6,10 @@ import { QUEUE_NAMES, type EngineJob } from '../shared/queues.js';
 import { LeaderLease, type LeaseOptions } from './leader.js';
 import { LOCKING, closeWorker, workerConnection, type RunningWorkers } from './pools.js';
 
-// The scheduler role (D1): only the lease holder processes engine ticks, those the queue
-// hands out and those due on its own timers (local-ticks.ts). On election it recovers from
-// Postgres (recovery.ts): after a crash, the cycles the previous leader was running are
-// interrupted and their rounds settled or voided (contract 3.1); after a clean handover
-// (D12) the clocks simply resume. While it leads it sweeps for wallet work whose
+// The scheduler role (D1): only the lease holder processes engine ticks. On election it
+// recovers from Postgres (recovery.ts): after a crash, the cycles the previous leader was
+// running are interrupted and their rounds settled or voided (contract 3.1); after a clean
+// handover (D12) the clocks simply resume. While it leads it sweeps for wallet work whose
 // queue job was lost and for debits left in flight; on deposition it stops.
 const RECOVERY_SWEEP_MS = 10_000;
 // written by a leader that stops cleanly, read (and deleted) by its successor
@@ -44,13 +43,11 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
       ...LOCKING,
     });
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
-    svc.ticks.lead(true);
     recover().catch((err: unknown) => svc.logger.error({ err }, 'recovery on election failed; the sweep retries'));
     sweep = setInterval(() => void sweepPendingWork(), RECOVERY_SWEEP_MS);
     sweep.unref();
   });
   leader.on('deposed', () => {
-    svc.ticks.lead(false);
     clearInterval(sweep);
     const stopping = worker;
     worker = undefined;
@@ -64,9 +61,6 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
     // the lease is released so that it takes over at once
     close: async () => {
       clearInterval(sweep);
-      // ticks still due go to the queue, for the successor; those running here finish first
-      svc.ticks.lead(false);
-      await svc.ticks.finish();
       if (worker) {
         await closeWorker(worker, svc.logger);
         if (leader.isLeader) await svc.redis.set(HANDOVER_KEY, leader.holder, 'PX', HANDOVER_TTL_MS).catch(() => undefined);

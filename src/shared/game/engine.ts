@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import type { Cycle, CyclePhase } from '../db/client.js';
@@ -324,39 +323,15 @@ function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
   return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], Math.min(windowMs, Math.max(0, dueInMs)));
 }
 
-// The tick is a delayed queue job, which survives this process. At its due time the process
-// that scheduled it runs it itself if it leads (local-ticks.ts), or else promotes it: Redis
-// hands delayed jobs out only as often as its server cron runs (up to 100 ms late at Redis's
-// default hz 10), and a late tick lengthens the cycle and delays every result (issue 6).
+// The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
+// only as often as its server cron runs (up to 100 ms late at Redis's default hz 10), so the
+// process that scheduled the tick also promotes it at its due time (issue 6: a late tick
+// lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
+// promotion, which changes nothing.
 async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number): Promise<void> {
   const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: `${cycleId}-${from}` });
   if (delayMs <= 0) return;
-  setTimeout(() => void tickDue(svc, job), delayMs).unref();
-}
-
-// The leader takes the job off the queue and runs the tick; a job the queue already handed
-// out (or that ran) refuses removal and is left to it. A tick taken by a process deposed
-// meanwhile, or that fails here, goes back to the queue (which retries with its backoff).
-// Anyone else promotes the job; a job promoted or run meanwhile refuses that too, which
-// changes nothing.
-async function tickDue(svc: ServiceContext, job: Job<EngineJob>): Promise<void> {
-  const taken = svc.ticks.isLeading && (await job.remove().then(() => true, () => false));
-  if (!taken) {
-    await job.promote().catch(() => undefined);
-    return;
-  }
-  if (!svc.ticks.isLeading) return requeue(svc, job);
-  await svc.ticks.run(() => advanceCycle(svc, job.data)).catch((err: unknown) => {
-    svc.logger.warn({ err: (err as Error).message, tick: job.id }, 'engine tick failed; the queue retries it');
-    return requeue(svc, job);
-  });
-}
-
-async function requeue(svc: ServiceContext, job: Job<EngineJob>): Promise<void> {
-  await svc.queues.engine.add('tick', job.data, { jobId: job.id }).catch((err: unknown) => {
-    // the clock of this cycle resumes when a scheduler is next elected (resumeClocks)
-    svc.logger.error({ err: (err as Error).message, tick: job.id }, 'engine tick could not be queued again');
-  });
+  setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
 }
 
 // Re-derives every running clock from Postgres (a new leader, or Redis that lost its
