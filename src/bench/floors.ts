@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createRedis } from '../shared/redis.js';
 import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../shared/signing/signer.js';
@@ -91,8 +92,6 @@ export async function sampleUnderLoad(databaseUrl: string, redisUrl: string): Pr
     },
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function timedOnce(step: Step): Promise<number> {
   const started = performance.now();

@@ -16,7 +16,6 @@ import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
-import { round } from './stats.js';
 import { dropDatabase } from '../shared/db/migrate.js';
 import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
@@ -181,7 +180,6 @@ const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
   engineStarts: options.engineStarts,
   cycleMs: cycleMs(options.bettingWindowMs),
 });
-
 
 // A steady state rather than a cold start: before anything is measured, players arrive at
 // the target rate for a couple of seconds, bet for a round or two and leave, so that the
