@@ -244,8 +244,11 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: Clock
     broadcast(svc, moved!);
   };
   // a roll that fails still announces the phase it reached
-  await rollRounds(svc, cycle, announce).finally(announce);
-  await settleRounds(svc, cycle);
+  const rolled = await rollRounds(svc, cycle, announce).finally(announce);
+  // a tick that moved the cycle to RESULT rolled every one of its rounds itself (no round
+  // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
+  // since an earlier attempt may have rolled some
+  await settleRounds(svc, cycle, moved ? rolled : undefined);
   const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN');
   if (cooling) await scheduleEnd(svc, cooling);
 }

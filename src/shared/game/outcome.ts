@@ -4,34 +4,34 @@ import { deriveDice, type DiceOutcome, type Side } from '../fairness/dice.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import type { ClockCycle } from './engine.js';
 import { payout } from './payout.js';
+import type { ResultRound } from './settlement.js';
 import { voidRound } from './voids.js';
 
 // contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
 // session's seed and nonce and the cycle's weight snapshot. The outcomes are persisted
 // (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
-// round. A cycle's rounds are read by one statement and written by another (issue 6).
+// round. A cycle's rounds are read by one statement and written by another (issue 6); the
+// read also takes what settlement needs, so that the rounds persisted here go on to be
+// settled without being read again.
 
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (engine.ts, ROUNDS_ROLL)
 const ROLLING_ROUNDS = statement(
   'roll_rounds',
-  `SELECT r.id, r.session_id, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id, sd.encrypted_server_seed,
-          sd.client_seed, b.side, b.amount_micro
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id,
+          sd.encrypted_server_seed, sd.client_seed, b.side, b.amount_micro, b.player_ref, b.currency, b.game_code,
+          b.bet_transaction_uuid
    FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id
    WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'ROLLING'`,
 );
 
-type RollingRound = {
-  id: string;
-  session_id: string;
+type RollingRound = Omit<ResultRound, 'outcome_side' | 'side'> & {
   nonce: number;
   low_weight: bigint;
   high_weight: bigint;
-  bet_id: string;
   seed_id: string;
   encrypted_server_seed: Buffer;
   client_seed: string;
   side: Side;
-  amount_micro: bigint;
 };
 
 const PERSIST_OUTCOMES = statement(
@@ -45,12 +45,13 @@ const PERSIST_OUTCOMES = statement(
 
 // `beforeResults` runs once the outcomes are persisted, just before the players are told: the
 // engine announces round_state RESULT there, so that a player's round_state and round_result
-// leave in one write (realtime/write-coalescing.ts)
+// leave in one write (realtime/write-coalescing.ts). Answers the rounds this call moved to
+// RESULT, as settlement reads them.
 export async function rollRounds(
   svc: ServiceContext,
   cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>,
   beforeResults: () => void = () => undefined,
-): Promise<void> {
+): Promise<ResultRound[]> {
   const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id]);
   const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
   for (const round of rounds) {
@@ -69,7 +70,10 @@ export async function rollRounds(
       await voidRound(svc, round.id, 'rng_error');
     }
   }
-  if (derived.length === 0) return beforeResults();
+  if (derived.length === 0) {
+    beforeResults();
+    return [];
+  }
   const persisted = new Set(
     (
       await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
@@ -82,8 +86,11 @@ export async function rollRounds(
     ).map((row) => row.id),
   );
   beforeResults();
+  const results: ResultRound[] = [];
   for (const { round, outcome } of derived) {
     if (!persisted.has(round.id)) continue;
+    const { nonce, low_weight, high_weight, seed_id, encrypted_server_seed, client_seed, ...settling } = round;
+    results.push({ ...settling, outcome_side: outcome.side });
     const won = round.side === outcome.side;
     const net = won
       ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
@@ -104,4 +111,5 @@ export async function rollRounds(
       highWeight: round.high_weight.toString(),
     });
   }
+  return results;
 }

@@ -21,7 +21,7 @@ const RESULT_ROUNDS = statement(
    WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'RESULT'`,
 );
 
-type ResultRound = {
+export type ResultRound = {
   id: string;
   operator_id: string;
   session_id: string;
@@ -77,8 +77,14 @@ const SETTLE = statement(
 
 type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: string | null; demo_balance_micro: bigint | null; currency: string | null };
 
-export async function settleRounds(svc: ServiceContext, cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>): Promise<void> {
-  const rounds = await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id]);
+// `rolled`: the rounds the caller just moved to RESULT, when it knows they are all the
+// cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read.
+export async function settleRounds(
+  svc: ServiceContext,
+  cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>,
+  rolled?: ResultRound[],
+): Promise<void> {
+  const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id]));
   if (rounds.length === 0) return;
   const plans = rounds.map((round) => {
     const won = round.side === round.outcome_side;
