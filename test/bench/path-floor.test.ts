@@ -14,7 +14,7 @@ describe('bench chain floor', () => {
 
   it('steps that always cost the same add up exactly', () => {
     const floor = chainFloor({ postgresCommitMs: [0.5], redisPingMs: [0.1], loopbackHttpMs: [0.3] }, steps, 1000);
-    expect(floor).to.deep.equal({ count: 1000, p50: 2.3, p99: 2.3, max: 2.3, mean: 2.3 });
+    expect(floor).to.deep.equal({ count: 1000, p50: 2.3, p99: 2.3, p99Interval: [2.3, 2.3], max: 2.3, mean: 2.3 });
   });
 
   it('a step that is slow one time in ten makes the chain slow far more often: its p99 is the slow case', () => {
