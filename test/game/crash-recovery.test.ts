@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
 import { rollRounds } from '../../src/shared/game/outcome.js';
 import { recoverOnElection } from '../../src/shared/game/recovery.js';
-import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
-import { operatorWith, seatPlayer, until } from '../support/game.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 
 // Contract 3.1 crash recovery, run by hand on rows a crash left behind (no scheduler runs
@@ -15,27 +14,16 @@ describe('crash recovery on election (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, [...ROLES_WITHOUT_CLOCK]);
   });
   after(() => h.close());
 
   const FUNDS = 10_000_000n;
 
-  // a table whose cycle is in BETTING_OPEN with one accepted LOW bet per player
-  async function tableWithBets(operator: TestOperator, players: number) {
-    const seats = [];
-    for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, FUNDS));
-    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
-    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' })));
-    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
-    return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
-  }
-
   it('voids rounds without an outcome, settles rounds with one, and books nothing twice when run concurrently and again', async () => {
-    const open = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000 }), 2);
+    const open = await tableWithBets(h, await operatorWith(h, { bettingWindowMs: 60_000 }), 2, FUNDS);
     // LOW always wins at this table
-    const rolled = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n }), 2);
+    const rolled = await tableWithBets(h, await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n }), 2, FUNDS);
     // the crash came after the outcome was persisted, before settlement (contract 3.1 RESULT)
     const cycle = await h.svc.db.cycle.update({ where: { id: rolled.cycleId }, data: { phase: 'RESULT', phaseEndsAt: null } });
     await h.svc.db.round.updateMany({ where: { cycleId: rolled.cycleId }, data: { state: 'ROLLING' } });
@@ -71,7 +59,7 @@ describe('crash recovery on election (contract 3.1)', function () {
   });
 
   it('after a clean handover the cycle goes on: nothing is voided', async () => {
-    const table = await tableWithBets(await operatorWith(h, { bettingWindowMs: 60_000 }), 1);
+    const table = await tableWithBets(h, await operatorWith(h, { bettingWindowMs: 60_000 }), 1, FUNDS);
     const recovered = await recoverOnElection(h.svc, 'handover');
     expect(recovered).to.include({ interruptedCycles: 0, voidedRounds: 0 });
     const round = await h.svc.db.round.findUniqueOrThrow({ where: { id: table.roundIds[0] } });

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { advanceCycle } from '../../src/shared/game/engine.js';
 import { rollRounds } from '../../src/shared/game/outcome.js';
-import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
-import { operatorWith, seatPlayer, until } from '../support/game.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 
 // contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
@@ -12,7 +12,7 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, [...ROLES_WITHOUT_CLOCK]);
   });
   after(() => h.close());
 
@@ -21,15 +21,10 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
 
   // a cycle in ROLLING with one accepted LOW bet per player, at a table where LOW always wins
   async function rollingTable(players: number) {
-    const operator: TestOperator = await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n });
-    const seats = [];
-    for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, FUNDS));
-    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
-    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() })));
-    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'BETTING_OPEN' });
-    return { operator, cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
+    const operator = await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n });
+    const table = await tableWithBets(h, operator, players, FUNDS);
+    await advanceCycle(h.svc, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+    return { operator, ...table };
   }
 
   // the names of the prepared statements the service runs while `work` does

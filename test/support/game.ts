@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
@@ -53,4 +54,20 @@ export async function bettingWindowWithRoom(player: Player, leftMs: number, time
     .filter((state) => state !== undefined)
     .at(-1);
   if (!roomFor(latest)) await player.next('round_state', roomFor, timeoutMs);
+}
+
+// every role but the scheduler: no clock runs, so a cycle moves only when the test moves it
+// (advanceCycle)
+export const ROLES_WITHOUT_CLOCK = ['api', 'realtime', 'bet', 'settle', 'rollback'] as const;
+
+// A table whose cycle the test opened (PENDING -> BETTING_OPEN), with one accepted LOW bet of
+// 1.00 per player, each player funded with `funds`. Needs a harness without the clock.
+export async function tableWithBets(h: Harness, operator: TestOperator, players: number, funds: bigint) {
+  const seats = [];
+  for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, funds));
+  const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+  await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+  const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' })));
+  expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+  return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
 }
