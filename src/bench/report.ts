@@ -102,8 +102,10 @@ export function formatTable(report: Report, file: string): string {
   const { floors, floorsWhileBetting: loaded, throughput, failures, resources } = report;
   const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
   const interval = (summary: Summary) => (summary.p99Interval ? `${number(summary.p99Interval[0])}-${number(summary.p99Interval[1])}` : '-');
+  // wide enough for the longest label, the chain floor's
+  const labelWidth = 56;
   const row = (label: string, summary: Summary) =>
-    `${label.padEnd(46)}${String(summary.count).padStart(7)}${number(summary.p50).padStart(10)}${number(summary.p99).padStart(10)}` +
+    `${label.padEnd(labelWidth)}${String(summary.count).padStart(7)}${number(summary.p50).padStart(10)}${number(summary.p99).padStart(10)}` +
     `${interval(summary).padStart(16)}${number(summary.max).padStart(10)}`;
   const session = report.sessionCreate;
   const cpu = resources.service.cpuPercentByPhase;
@@ -120,7 +122,7 @@ export function formatTable(report: Report, file: string): string {
       `redis ping ${number(loaded.redisPingMs.p50, 2)} / ${number(loaded.redisPingMs.p99, 2)} ms   ` +
       `loopback http ${number(loaded.loopbackHttpMs.p50, 2)} / ${number(loaded.loopbackHttpMs.p99, 2)} ms`,
     '',
-    `${'latency (ms)'.padEnd(46)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'p99 95% CI'.padStart(16)}${'max'.padStart(10)}`,
+    `${'latency (ms)'.padEnd(labelWidth)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'p99 95% CI'.padStart(16)}${'max'.padStart(10)}`,
     row(`session create at ${session.targetRate}/s (sent ${number(session.achievedRate)}/s)`, session.latencyMs),
     row('player connect (handshake to connected)', report.connect.latencyMs),
     row('bet ack (place_bet to ack)', report.betAck.latencyMs),
