@@ -14,7 +14,7 @@ describe('crash recovery on election (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, [...ROLES_WITHOUT_CLOCK]);
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
   });
   after(() => h.close());
 

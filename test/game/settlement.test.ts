@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { advanceCycle } from '../../src/shared/game/engine.js';
 import { rollRounds } from '../../src/shared/game/outcome.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 
 // contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
@@ -12,12 +12,11 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, [...ROLES_WITHOUT_CLOCK]);
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
   });
   after(() => h.close());
 
   const FUNDS = 10_000_000n;
-  const STAKE = 1_000_000n;
 
   // a cycle in ROLLING with one accepted LOW bet per player, at a table where LOW always wins
   async function rollingTable(players: number) {
@@ -52,7 +51,7 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
     const net = rounds[0]!.bet.payoutMicro!;
     expect(net > 0n).to.equal(true);
     for (const seat of table.seats) {
-      expect(h.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS - STAKE + net);
+      expect(h.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS - TABLE_STAKE_MICRO + net);
     }
   }
 

@@ -60,14 +60,17 @@ export async function bettingWindowWithRoom(player: Player, leftMs: number, time
 // (advanceCycle)
 export const ROLES_WITHOUT_CLOCK = ['api', 'realtime', 'bet', 'settle', 'rollback'] as const;
 
+// the stake of each bet tableWithBets places: 1.00
+export const TABLE_STAKE_MICRO = 1_000_000n;
+
 // A table whose cycle the test opened (PENDING -> BETTING_OPEN), with one accepted LOW bet of
-// 1.00 per player, each player funded with `funds`. Needs a harness without the clock.
+// TABLE_STAKE_MICRO per player, each player funded with `funds`. Needs a harness without the clock.
 export async function tableWithBets(h: Harness, operator: TestOperator, players: number, funds: bigint) {
   const seats = [];
   for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, funds));
   const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
   await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
-  const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: '1000000' })));
+  const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: TABLE_STAKE_MICRO.toString() })));
   expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
   return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
 }

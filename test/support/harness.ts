@@ -28,7 +28,7 @@ export type TestOperator = OnboardedOperator & {
 export const uniqueId = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 // roles: the api alone by default; game tests run every role in this one process.
-export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: Role[] = ['api']): Promise<Harness> {
+export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: readonly Role[] = ['api']): Promise<Harness> {
   const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env, ROLES: roles.join(',') });
   const svc = await createServiceContext(config);
   let offsetMs = 0;
