@@ -78,6 +78,25 @@ describe('Batcher (natural batching)', () => {
     expect(await Promise.all(results)).to.deep.equal(['1', '2', '4', '3', '5']);
   });
 
+  it('keeps a key out of a second flush while a flush holding it runs, and flushes the key next', async () => {
+    const { flushes, run } = recorder();
+    const batcher = new Batcher(run, { maxBatch: 100, maxInFlight: 2, keyOf: (item: string) => item.split('-')[0]! });
+    const results = ['s1-a', 's2-a', 's1-b'].map((item) => batcher.add(item));
+    await turn();
+    expect(flushes.map((f) => f.items), 's1-b waits although a second flush may run').to.deep.equal([['s1-a', 's2-a']]);
+    results.push(batcher.add('s3-a'), batcher.add('s2-b'));
+    await turn();
+    expect(flushes.map((f) => f.items), 'a free key runs beside the first flush').to.deep.equal([['s1-a', 's2-a'], ['s3-a']]);
+    flushes[1]!.resolve(['4']);
+    await turn();
+    expect(flushes, 's1-b and s2-b still wait for the first flush').to.have.length(2);
+    flushes[0]!.resolve(['1', '2']);
+    await turn();
+    expect(flushes[2]!.items).to.deep.equal(['s1-b', 's2-b']);
+    flushes[2]!.resolve(['3', '5']);
+    expect(await Promise.all(results)).to.deep.equal(['1', '2', '3', '4', '5']);
+  });
+
   it('fails every item of a failed flush, and only those; the next flush runs', async () => {
     const { flushes, run } = recorder();
     const batcher = new Batcher(run, { maxBatch: 2, maxInFlight: 1 });
