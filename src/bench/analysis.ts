@@ -1,5 +1,6 @@
 import type { RecordedRequest } from '../simulator/wallet-simulator.js';
 import type { BetPathRow } from './bet-path.js';
+import { betSteps, type BetStepTimes } from './bet-steps.js';
 import type { LoopDelay } from './event-loop.js';
 import type { LoadedSteps } from './floors.js';
 import { BET_ACK_STEPS, chainFloor } from './path-floor.js';
@@ -23,6 +24,8 @@ export type Observations = {
   walletViolations: readonly string[];
   answers: WalletAnswerTimes;
   betPaths: BetPathRow[];
+  // --trace-bets: each bet's steps through the service
+  betStepTimes: BetStepTimes | null;
   // the machine's steps, timed while the players bet
   loadedSteps: LoadedSteps;
   betting: { start: number; end: number };
@@ -155,6 +158,7 @@ export function analyse(o: Observations): Measurements {
       betAckChain: { steps: BET_ACK_STEPS, latencyMs: chainFloor(o.loadedSteps, BET_ACK_STEPS) },
     },
     betAck: { latencyMs: summarize(accepted.map((bet) => bet.ackAt! - bet.sentAt)) },
+    betSteps: o.betStepTimes && betSteps(o.betStepTimes, accepted.map((bet) => ({ betId: bet.betId!, sentAt: bet.sentAt, ackAt: bet.ackAt! }))),
     settlement: {
       roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
       walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),

@@ -23,6 +23,8 @@ export type BenchOptions = {
   serviceLogDir: string | undefined;
   // node --trace-gc for every service process, its lines in that log
   traceGc: boolean;
+  // every bet's steps through the service (BET_TRACE_DIR, src/shared/bet-trace.ts), written here
+  traceBetsDir: string | undefined;
   // the fraction of the betting window over which each player's bet falls, at random
   betSpread: number;
   // worker threads the players are spread over
@@ -75,6 +77,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --cpu-prof DIR                  profile every service process (node --cpu-prof); .cpuprofile files land in DIR
   --service-log DIR               write every service process's log to DIR/<process>.log
   --trace-gc                      run every service process with node --trace-gc (needs --service-log to keep the lines)
+  --trace-bets DIR                every service process records each bet's steps to DIR/<pid>.jsonl; the report
+                                  adds the time between the steps of the accepted bets
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
@@ -129,6 +133,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
   const cpuProf = take('cpu-prof');
   const serviceLog = take('service-log');
+  const traceBets = take('trace-bets');
   if (traceGc && serviceLog === undefined) throw new UsageError('--trace-gc needs --service-log DIR: the lines are written to the service log');
   const unknown = [...given.keys()];
   if (unknown.length > 0) throw new UsageError(`unknown option(s): ${unknown.map((name) => `--${name}`).join(', ')}`);
@@ -159,6 +164,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
     serviceLogDir: serviceLog === undefined ? undefined : path.resolve(serviceLog),
     traceGc,
+    traceBetsDir: traceBets === undefined ? undefined : path.resolve(traceBets),
     betSpread: betSpreadPercent / 100,
     playerThreads,
     engineStarts,

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { BetStepsReport } from './bet-steps.js';
 import type { Floors } from './floors.js';
 import type { BenchOptions } from './options.js';
 import type { StepCounts } from './path-floor.js';
@@ -39,6 +40,8 @@ export type Report = {
   sessionCreate: { targetRate: number; achievedRate: number; attempted: number; created: number; latencyMs: Summary };
   connect: { attempted: number; connected: number; latencyMs: Summary };
   betAck: { latencyMs: Summary };
+  // with --trace-bets only: the accepted bets' steps (bet-steps.ts)
+  betSteps: BetStepsReport | null;
   settlement: { roundResultMs: Summary; walletWinMs: Summary };
   walletOverhead: {
     insideWalletMs: Summary;
@@ -133,6 +136,7 @@ export function formatTable(report: Report, file: string): string {
     row('before the wallet (bet row to /wallet/bet)', report.walletOverhead.beforeWalletMs),
     row('after the wallet (its answer to the ack)', report.walletOverhead.afterWalletMs),
     row('service-added (bet ack minus inside wallet)', report.walletOverhead.serviceAddedMs),
+    ...stepRows(report.betSteps, labelWidth),
     '',
     `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
       `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
@@ -158,3 +162,19 @@ export function formatTable(report: Report, file: string): string {
 
 const chainWords = (steps: StepCounts) =>
   `${steps.postgresCommitMs} commits, ${steps.redisPingMs} redis, ${steps.loopbackHttpMs} http`;
+
+// each step's p50 and p99, and its mean in the slowest hundredth of the acks
+function stepRows(steps: BetStepsReport | null, labelWidth: number): string[] {
+  if (!steps) return [];
+  const ms = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+  return [
+    '',
+    `${`bet ack step by step (--trace-bets, ${steps.bets} bets)`.padEnd(labelWidth)}${'p50'.padStart(10)}${'p99'.padStart(10)}` +
+      `${`slowest ${steps.slowestCount}, mean`.padStart(20)}`,
+    ...steps.steps.map(
+      ({ from, to, ms: between, slowestMeanMs }) =>
+        `${`  ${from} to ${to}`.padEnd(labelWidth)}${ms(between.p50).padStart(10)}${ms(between.p99).padStart(10)}` +
+        `${ms(slowestMeanMs).padStart(20)}`,
+    ),
+  ];
+}

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../shared/config.js';
@@ -9,6 +9,7 @@ import { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
 import { LoopDelayMonitor, scrapeServiceLoopDelay } from './event-loop.js';
 import { readBetPaths } from './bet-path.js';
+import { readBetSteps } from './bet-steps.js';
 import { measureFloors, sampleUnderLoad } from './floors.js';
 import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
@@ -74,7 +75,13 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
 
   if (options.serviceLogDir) await mkdir(options.serviceLogDir, { recursive: true });
-  const service = await startService(ROOT, options.deployment, env, {
+  // a fresh trace: readBetSteps reads every file in the directory
+  if (options.traceBetsDir) {
+    await rm(options.traceBetsDir, { recursive: true, force: true });
+    await mkdir(options.traceBetsDir, { recursive: true });
+  }
+  const serviceEnv = options.traceBetsDir ? { ...env, BET_TRACE_DIR: options.traceBetsDir } : env;
+  const service = await startService(ROOT, options.deployment, serviceEnv, {
     cpuProfDir: options.cpuProfDir,
     traceGc: options.traceGc,
     logDir: options.serviceLogDir,
@@ -138,6 +145,8 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   await players.close();
   await service.stop();
   const betPaths = await readBetPaths(databaseUrl);
+  // the service wrote its last steps when it stopped
+  const betStepTimes = options.traceBetsDir ? await readBetSteps(options.traceBetsDir) : null;
 
   const measurements = analyse({
     planned: { players: options.players, sessionRate: options.sessionRate },
@@ -147,6 +156,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     walletViolations: wallet.violations,
     answers,
     betPaths,
+    betStepTimes,
     loadedSteps,
     betting: { start, end },
     service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },

@@ -34,13 +34,16 @@ export class BetIntake {
   }
 
   private async placeAndQueue(batch: Placement[]): Promise<Intake[]> {
+    const { betTrace } = this.svc;
     const placed = await placeBets(this.svc, batch);
     const tickets = placed.flatMap((p) => (p.ok ? [p.ticket] : []));
     if (tickets.length === 0) return placed.map((p) => ({ placed: p }));
+    for (const ticket of tickets) betTrace.step(ticket.betId, 'placed');
     // waiting before the job exists: a verdict cannot come back before it is awaited
     const verdicts = new Map(tickets.map((ticket) => [ticket.betId, this.await(ticket.betId)]));
     try {
       await this.svc.queues.bet.add('bets', { node: this.svc.emitter.nodeId, tickets }, { jobId: tickets[0]!.betId });
+      for (const ticket of tickets) betTrace.step(ticket.betId, 'queued');
     } catch (err) {
       // the queue may have taken it all the same: resolved as uncertain, so that a debit
       // that did happen is rolled back

@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../shared/context.js';
+import { BetTrace } from '../shared/bet-trace.js';
 import { statement } from '../shared/db/sql.js';
 import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
@@ -190,10 +191,17 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     });
 
   handle('place_bet', async (payload, reply) => {
+    const receivedAt = BetTrace.now();
     const parsed = parsePlaceBet(payload);
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId });
-    if (placed.ok) return reply(await verdict!);
+    if (placed.ok) {
+      const { betId } = placed.ticket;
+      svc.betTrace.step(betId, 'received', receivedAt);
+      reply(await verdict!);
+      svc.betTrace.step(betId, 'acked');
+      return;
+    }
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
     if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
   });

@@ -5,6 +5,7 @@ import { DependencyMonitor } from './health/dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
+import { BetTrace } from './bet-trace.js';
 import { walletJobCounts } from './game/wallet-jobs.js';
 import { PlayerEmitter } from './realtime/emitter.js';
 import { createRedis } from './redis.js';
@@ -33,7 +34,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
+  const betTrace = new BetTrace(config.betTraceDir);
+  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, betTrace, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -65,4 +67,5 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.wallet.circuit.close();
   svc.redis.disconnect();
   await svc.db.$disconnect();
+  await svc.betTrace.close();
 }

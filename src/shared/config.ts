@@ -23,6 +23,8 @@ export type Config = {
   // D20: where a process without the api role serves health and metrics
   healthPort: number | undefined;
   logLevel: string;
+  // the benchmark's step trace of each bet (bet-trace.ts); unset in service
+  betTraceDir: string | undefined;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
     | undefined;
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles,
     healthPort,
     logLevel,
+    betTraceDir: env.BET_TRACE_DIR || undefined,
     botChallenge,
     warnings,
   };

@@ -1,3 +1,4 @@
+import type { BetTrace } from './bet-trace.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Sql } from './db/sql.js';
@@ -11,7 +12,7 @@ import type { WalletClient } from './wallet/client.js';
 
 // What every role is given at start: the one config, database (Prisma, and raw SQL on the
 // same pool), Redis connection, queue producers, player emitter, metrics registry, logger
-// and wallet client of the process, the dependency monitor, and the clock (injectable so
+// and wallet client of the process, the dependency monitor, the bet step trace, and the clock (injectable so
 // that tests can move time).
 export type ServiceContext = {
   config: Config;
@@ -26,5 +27,7 @@ export type ServiceContext = {
   wallet: WalletClient;
   // Postgres and Redis as last probed: intake pauses while either is away
   dependencies: DependencyMonitor;
+  // the steps of each bet, for the benchmark (off in service)
+  betTrace: BetTrace;
   now: () => Date;
 };

@@ -17,6 +17,12 @@ describe('bench options', () => {
     expect(() => parseOptions(['--trace-gc'], '/r')).to.throw(UsageError, '--trace-gc needs --service-log DIR');
   });
 
+  it('traces the bets only when asked, into the directory given', () => {
+    expect(parseOptions([], '/r').traceBetsDir).to.equal(undefined);
+    expect(parseOptions(['--trace-bets', '/tmp/steps'], '/r').traceBetsDir).to.equal('/tmp/steps');
+    expect(() => parseOptions(['--trace-bets'], '/r')).to.throw(UsageError, '--trace-bets needs a value');
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
     expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');

@@ -56,9 +56,10 @@ describe('npm run bench -- --smoke', function () {
 
   it('runs a tiny load to the end and reports every section with measured numbers', async () => {
     const out = path.join(dir, 'smoke.json');
-    const run = await bench('--smoke', '--out', out);
+    const run = await bench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'));
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout).to.include('bet ack');
+    expect(run.stdout).to.include('bet ack step by step');
 
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     const { postgres, ...floors } = report.floors;
@@ -88,6 +89,28 @@ describe('npm run bench -- --smoke', function () {
       expect(value, at).to.be.above(0);
     }
     expect(report.throughput.acceptedBetsPerS).to.be.above(0);
+
+    // --trace-bets: every accepted bet's path, step by step, from the player's send to its ack
+    const steps = report.betSteps!;
+    expect(steps.bets, 'every accepted bet traced').to.equal(report.betAck.latencyMs.count);
+    expect(steps.steps.map(({ from, to }) => `${from}>${to}`)).to.deep.equal([
+      'sent>received',
+      'received>placed',
+      'placed>queued',
+      'queued>picked_up',
+      'picked_up>debited',
+      'debited>accepted',
+      'accepted>acked',
+      'acked>at the player',
+    ]);
+    for (const { from, to, ms } of steps.steps) {
+      expect(ms.count, `${from}>${to}`).to.equal(steps.bets);
+      expect(ms.p50, `${from}>${to}`).to.be.at.least(0);
+    }
+    // the steps add up to the ack: over the slowest acks their means sum to those acks' mean,
+    // which lies between the ack's p50 and its max (each mean is rounded to 0.01 ms)
+    const slowestAckMean = steps.steps.reduce((sum, { slowestMeanMs }) => sum + slowestMeanMs, 0);
+    expect(slowestAckMean).to.be.within(report.betAck.latencyMs.p50! - 0.05, report.betAck.latencyMs.max! + 0.05);
     expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
     expect(report.failures.total).to.equal(0);
   });

@@ -155,6 +155,7 @@ export class BetDesk {
       },
       ticket.betId,
     );
+    svc.betTrace.step(ticket.betId, 'debited');
     // a delivery running beside this one already decided the bet
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
     // acceptance completes the audit row itself; any other answer completes it first
@@ -185,6 +186,7 @@ export class BetDesk {
   private async accept(ticket: BetTicket, balanceMicro: bigint | undefined, audit?: AuditCompletion): Promise<BetAck> {
     const { svc } = this;
     const accepted = await this.acceptances.add({ ticket, audit });
+    svc.betTrace.step(ticket.betId, 'accepted');
     switch (accepted.kind) {
       case 'decided':
         return ackOf(await readBet(svc, ticket.betId));
