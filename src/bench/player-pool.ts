@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { ThreadRequest, ThreadStatus } from './player-thread.js';
 import type { BetRecord, PlayerRecords, PlayerSetup, ResultRecord } from './players.js';
 import type { BenchSession } from './sessions.js';
-import { epochMs } from './wallet-timing.js';
+import { epochMs } from '../shared/clock.js';
 
 // The players, spread over worker threads (issue 6: a load generator that does not limit
 // what it measures). Each session's player lives in one thread; the threads connect on one

@@ -103,7 +103,6 @@ export async function writeReport(file: string, report: Report): Promise<void> {
 export function formatTable(report: Report, file: string): string {
   const { options } = report.run;
   const { floors, floorsWhileBetting: loaded, throughput, failures, resources } = report;
-  const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
   const interval = (summary: Summary) => (summary.p99Interval ? `${number(summary.p99Interval[0])}-${number(summary.p99Interval[1])}` : '-');
   // wide enough for the longest label, the chain floor's
   const labelWidth = 56;
@@ -160,13 +159,15 @@ export function formatTable(report: Report, file: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
+
 const chainWords = (steps: StepCounts) =>
   `${steps.postgresCommitMs} commits, ${steps.redisPingMs} redis, ${steps.loopbackHttpMs} http`;
 
 // each step's p50 and p99, and its mean in the slowest hundredth of the acks
 function stepRows(steps: BetStepsReport | null, labelWidth: number): string[] {
   if (!steps) return [];
-  const ms = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+  const ms = (value: number | null) => number(value, 2);
   return [
     '',
     `${`bet ack step by step (--trace-bets, ${steps.bets} bets)`.padEnd(labelWidth)}${'p50'.padStart(10)}${'p99'.padStart(10)}` +

@@ -20,7 +20,8 @@ import { startService } from './service.js';
 import { dropDatabase } from '../shared/db/migrate.js';
 import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
-import { WalletAnswerTimes, epochMs } from './wallet-timing.js';
+import { epochMs } from '../shared/clock.js';
+import { WalletAnswerTimes } from './wallet-timing.js';
 
 // `npm run bench` (issue 6): a load generator outside the service processes. It measures
 // the machine's floors, starts the service (all-in-one or split) on a database and Redis

@@ -1,5 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { epochMs } from '../shared/clock.js';
 import type { RecordedRequest } from '../simulator/wallet-simulator.js';
 
 // When the wallet simulator finished answering each request. The simulator records when a
@@ -28,6 +29,3 @@ export class WalletAnswerTimes {
     unsubscribe('http.server.response.finish', this.listener);
   }
 }
-
-// epoch milliseconds with sub-millisecond resolution, comparable with Date.now()
-export const epochMs = (): number => performance.timeOrigin + performance.now();

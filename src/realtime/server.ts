@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../shared/context.js';
-import { BetTrace } from '../shared/bet-trace.js';
+import { epochMs } from '../shared/clock.js';
 import { statement } from '../shared/db/sql.js';
 import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
@@ -191,7 +191,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     });
 
   handle('place_bet', async (payload, reply) => {
-    const receivedAt = BetTrace.now();
+    const receivedAt = epochMs();
     const parsed = parsePlaceBet(payload);
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId });

@@ -1,11 +1,12 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
+import { epochMs } from './clock.js';
 
 // Where a bet's acknowledgement spends its time, step by step (issue 6: "find where the
 // time goes"), for the benchmark's `--trace-bets`. Off unless BET_TRACE_DIR is set; then each
 // process appends `[betId, step, epochMs]` lines to <dir>/<pid>.jsonl, so that the steps of a
 // bet that crosses processes (the split deployment) meet in one place. The times are this
-// machine's clock with sub-millisecond resolution (performance.timeOrigin + now()).
+// machine's clock with sub-millisecond resolution (clock.ts).
 //
 // The steps, in the order a real-money bet passes them:
 // - received: place_bet reached the realtime node's handler;
@@ -33,17 +34,9 @@ export class BetTrace {
     this.timer.unref();
   }
 
-  get enabled(): boolean {
-    return this.out !== undefined;
-  }
-
-  // `at`: a moment taken earlier with BetTrace.now(), for a step whose bet id came later
-  step(betId: string, step: BetStep, at: number = BetTrace.now()): void {
+  // `at`: a moment taken earlier with epochMs(), for a step whose bet id came later
+  step(betId: string, step: BetStep, at: number = epochMs()): void {
     if (this.out) this.lines.push(JSON.stringify([betId, step, at]));
-  }
-
-  static now(): number {
-    return performance.timeOrigin + performance.now();
   }
 
   close(): Promise<void> {
