@@ -1,45 +1,21 @@
-import { Worker } from 'node:worker_threads';
 import type { ThreadRequest, ThreadStatus } from './player-thread.js';
 import type { BetRecord, PlayerRecords, PlayerSetup, ResultRecord } from './players.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from '../shared/clock.js';
+import { startThread, type Thread } from './thread.js';
 
 // The players, spread over worker threads (issue 6: a load generator that does not limit
 // what it measures). Each session's player lives in one thread; the threads connect on one
 // common schedule, bet while told to, and hand over what they saw at the end.
 
-type Thread = { worker: Worker; ask: (request: ThreadRequest) => Promise<unknown> };
-
-function startThread(setup: PlayerSetup): Thread {
-  // a worker thread starts without this process's loader hooks: it registers tsx itself,
-  // then loads the TypeScript entry
-  const entry = new URL('./player-thread.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: setup });
-  let queue = Promise.resolve<unknown>(undefined);
-  const ask = (request: ThreadRequest) => {
-    // one request at a time: each reply answers the oldest open request
-    const next = queue.then(
-      () =>
-        new Promise<unknown>((resolve, reject) => {
-          worker.once('message', (message: { ok: boolean; reply?: unknown; error?: string }) =>
-            message.ok ? resolve(message.reply) : reject(new Error(message.error)),
-          );
-          worker.postMessage(request);
-        }),
-    );
-    queue = next.catch(() => undefined);
-    return next;
-  };
-  return { worker, ask };
-}
+const startPlayerThread = (setup: PlayerSetup): Thread<ThreadRequest> => startThread(new URL('./player-thread.ts', import.meta.url), setup);
 
 export class PlayerPool {
-  private readonly threads: Thread[];
+  private readonly threads: Thread<ThreadRequest>[];
   private closed: Promise<void> | undefined;
 
   private constructor(setup: PlayerSetup, threadCount: number) {
-    this.threads = Array.from({ length: threadCount }, () => startThread(setup));
+    this.threads = Array.from({ length: threadCount }, () => startPlayerThread(setup));
   }
 
   // resolves once every thread has loaded and answers, so that no thread's start-up lands

@@ -1,10 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Players, type PlayerSetup } from './players.js';
+import { answerRequests } from './thread.js';
 import type { BenchSession } from './sessions.js';
 
-// One thread of players (player-pool.ts): its own event loop, so that a busy thread's delay
-// does not land in every player's measurements. It is told what to do by messages and
-// answers each request message with one reply.
+// One thread of players (player-pool.ts, thread.ts): its own event loop, so that a busy
+// thread's delay does not land in every player's measurements.
 
 export type ThreadRequest =
   | { kind: 'connect'; sessions: BenchSession[]; ratePerSecond: number; start: number }
@@ -58,9 +58,4 @@ async function answer(request: ThreadRequest): Promise<unknown> {
   }
 }
 
-parentPort!.on('message', (request: ThreadRequest) => {
-  answer(request).then(
-    (reply) => parentPort!.postMessage({ ok: true, reply }),
-    (err: Error) => parentPort!.postMessage({ ok: false, error: err.message }),
-  );
-});
+answerRequests(answer, parentPort!);
