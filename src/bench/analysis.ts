@@ -4,10 +4,11 @@ import { betSteps, type BetStepTimes } from './bet-steps.js';
 import type { LoopDelay } from './event-loop.js';
 import type { LoadedSteps } from './floors.js';
 import { BET_ACK_STEPS, chainFloor } from './path-floor.js';
+import { SKELETON_STEPS, type SkeletonSample, type SkeletonStep } from './skeleton.js';
 import type { PlayerRecords } from './players.js';
 import type { Report } from './report.js';
 import type { SessionPhase } from './sessions.js';
-import { round, summarize } from './stats.js';
+import { round, summarize, type Summary } from './stats.js';
 import { totalOf, type BoxUsage, type Snapshot } from './usage.js';
 import type { WalletAnswerTimes } from './wallet-timing.js';
 
@@ -28,6 +29,8 @@ export type Observations = {
   betStepTimes: BetStepTimes | null;
   // the machine's steps, timed while the players bet
   loadedSteps: LoadedSteps;
+  // --skeleton: the bet path's skeleton, run while the players bet
+  skeleton: SkeletonSample[] | null;
   betting: { start: number; end: number };
   // usage marks: around session creation, around connecting, once players are connected
   // and idle (betting starts), at the end of betting, and after the drain (whose peak RSS
@@ -156,6 +159,7 @@ export function analyse(o: Observations): Measurements {
       redisPingMs: summarize(o.loadedSteps.redisPingMs),
       loopbackHttpMs: summarize(o.loadedSteps.loopbackHttpMs),
       betAckChain: { steps: BET_ACK_STEPS, latencyMs: chainFloor(o.loadedSteps, BET_ACK_STEPS) },
+      betPathSkeleton: o.skeleton && skeletonReport(o.skeleton),
     },
     betAck: { latencyMs: summarize(accepted.map((bet) => bet.ackAt! - bet.sentAt)) },
     betSteps: o.betStepTimes && betSteps(o.betStepTimes, accepted.map((bet) => ({ betId: bet.betId!, sentAt: bet.sentAt, ackAt: bet.ackAt! }))),
@@ -260,3 +264,10 @@ function field(record: RecordedRequest, name: string): string | undefined {
 
 const requestUuidOf = (record: RecordedRequest) => field(record, 'requestUuid') ?? '';
 const roundIdOf = (record: RecordedRequest) => field(record, 'roundId');
+
+function skeletonReport(samples: SkeletonSample[]): { latencyMs: Summary; stepsMs: Record<SkeletonStep, Summary> } {
+  return {
+    latencyMs: summarize(samples.map((sample) => SKELETON_STEPS.reduce((sum, step) => sum + sample[step], 0))),
+    stepsMs: Object.fromEntries(SKELETON_STEPS.map((step) => [step, summarize(samples.map((sample) => sample[step]))])) as Record<SkeletonStep, Summary>,
+  };
+}

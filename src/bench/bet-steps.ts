@@ -17,11 +17,13 @@ const PATH = ['sent', ...BET_STEPS, 'at the player'] as const;
 type PathPoint = (typeof PATH)[number];
 
 export type BetStepsReport = {
-  // accepted bets with every step recorded (a demo bet has no `debited` and is left out)
+  // accepted bets with every step recorded (a demo bet has no `audited` nor `debited` and is left out)
   bets: number;
   // which acks count as the slowest: the slowest hundredth, by the player's ack latency
   slowestCount: number;
   steps: { from: PathPoint; to: PathPoint; ms: Summary; slowestMeanMs: number }[];
+  // from the handler to the acceptance: the span the bet path's skeleton runs (skeleton.ts)
+  receivedToAcceptedMs: Summary;
 };
 
 // reads every process's <pid>.jsonl of `[betId, step, epochMs]` lines
@@ -54,6 +56,7 @@ export function betSteps(times: BetStepTimes, acked: readonly AckedBet[]): BetSt
   return {
     bets: paths.length,
     slowestCount: slowest.length,
+    receivedToAcceptedMs: summarize(paths.map((path) => path.at.accepted - path.at.received)),
     steps: PATH.slice(1).map((to, i) => {
       const from = PATH[i]!;
       const between = (path: (typeof paths)[number]) => path.at[to] - path.at[from];

@@ -169,7 +169,7 @@ async function redisPing(redisUrl: string): Promise<{ step: Step; close: () => P
 
 // contract 5.1 both ways: the client signs, the server verifies, over one kept-alive
 // connection, as the service's wallet client and an operator's wallet do
-async function loopbackHttp(): Promise<{ step: Step; close: () => Promise<void> }> {
+export async function loopbackHttp(): Promise<{ step: Step; close: () => Promise<void> }> {
   const secret = 'bench-floor-secret';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -25,6 +25,8 @@ export type BenchOptions = {
   traceGc: boolean;
   // every bet's steps through the service (BET_TRACE_DIR, src/shared/bet-trace.ts), written here
   traceBetsDir: string | undefined;
+  // run the bet path's skeleton beside the players (skeleton.ts)
+  skeleton: boolean;
   // the fraction of the betting window over which each player's bet falls, at random
   betSpread: number;
   // worker threads the players are spread over
@@ -79,12 +81,16 @@ export const USAGE = `usage: npm run bench -- [options]
   --trace-gc                      run every service process with node --trace-gc (needs --service-log to keep the lines)
   --trace-bets DIR                every service process records each bet's steps to DIR/<pid>.jsonl; the report
                                   adds the time between the steps of the accepted bets
+  --skeleton                      while the players bet, also run the bet path's own steps (statements, queue hop,
+                                  wallet call) bare, one at a time on a thread of their own: the least those steps
+                                  take at that load; they add load of their own, so not in a run measured for itself
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
   const given = new Map<string, string>();
   let smoke = false;
   let traceGc = false;
+  let skeleton = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--smoke') {
@@ -93,6 +99,10 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     }
     if (arg === '--trace-gc') {
       traceGc = true;
+      continue;
+    }
+    if (arg === '--skeleton') {
+      skeleton = true;
       continue;
     }
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
@@ -164,6 +174,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     cpuProfDir: cpuProf === undefined ? undefined : path.resolve(cpuProf),
     serviceLogDir: serviceLog === undefined ? undefined : path.resolve(serviceLog),
     traceGc,
+    skeleton,
     traceBetsDir: traceBets === undefined ? undefined : path.resolve(traceBets),
     betSpread: betSpreadPercent / 100,
     playerThreads,

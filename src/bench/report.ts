@@ -4,6 +4,7 @@ import type { BetStepsReport } from './bet-steps.js';
 import type { Floors } from './floors.js';
 import type { BenchOptions } from './options.js';
 import type { StepCounts } from './path-floor.js';
+import type { SkeletonStep } from './skeleton.js';
 import type { Summary } from './stats.js';
 
 // The results of a run: the whole of it as JSON in a file, and a short table on stdout.
@@ -36,6 +37,9 @@ export type Report = {
     redisPingMs: Summary;
     loopbackHttpMs: Summary;
     betAckChain: { steps: StepCounts; latencyMs: Summary };
+    // with --skeleton only: the bet path's steps run bare while the players bet
+    // (skeleton.ts): their sum, and each step
+    betPathSkeleton: { latencyMs: Summary; stepsMs: Record<SkeletonStep, Summary> } | null;
   };
   sessionCreate: { targetRate: number; achievedRate: number; attempted: number; created: number; latencyMs: Summary };
   connect: { attempted: number; connected: number; latencyMs: Summary };
@@ -129,6 +133,7 @@ export function formatTable(report: Report, file: string): string {
     row('player connect (handshake to connected)', report.connect.latencyMs),
     row('bet ack (place_bet to ack)', report.betAck.latencyMs),
     row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
+    ...(loaded.betPathSkeleton ? [row('  the bet path skeleton while betting (arrival to accepted)', loaded.betPathSkeleton.latencyMs)] : []),
     row('round_result after end of ROLLING', report.settlement.roundResultMs),
     row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
     row('inside the wallet (/wallet/bet)', report.walletOverhead.insideWalletMs),
@@ -177,5 +182,7 @@ function stepRows(steps: BetStepsReport | null, labelWidth: number): string[] {
         `${`  ${from} to ${to}`.padEnd(labelWidth)}${ms(between.p50).padStart(10)}${ms(between.p99).padStart(10)}` +
         `${ms(slowestMeanMs).padStart(20)}`,
     ),
+    `${'  received to accepted (the bet path skeleton\'s span)'.padEnd(labelWidth)}${ms(steps.receivedToAcceptedMs.p50).padStart(10)}` +
+      `${ms(steps.receivedToAcceptedMs.p99).padStart(10)}`,
   ];
 }

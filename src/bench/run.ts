@@ -11,6 +11,7 @@ import { LoopDelayMonitor, scrapeServiceLoopDelay } from './event-loop.js';
 import { readBetPaths } from './bet-path.js';
 import { readBetSteps } from './bet-steps.js';
 import { measureFloors, sampleUnderLoad } from './floors.js';
+import { sampleSkeletonUnderLoad } from './skeleton.js';
 import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
 import type { PlayerSetup } from './players.js';
@@ -119,6 +120,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   // the scrape restarts the service's own histogram
   await scrapeServiceLoopDelay(service.url);
   const sampler = await sampleUnderLoad(databaseUrl, config.redisUrl);
+  const skeleton = options.skeleton ? await sampleSkeletonUnderLoad(databaseUrl, config.redisUrl, redisKeyPrefix) : null;
   const start = epochMs();
   await players.setBetting(true);
   progress(`betting for ${options.durationS} s`);
@@ -135,6 +137,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const loadGeneratorLoop = eventLoop.stop();
   const serviceLoop = await scrapeServiceLoopDelay(service.url);
   const loadedSteps = await sampler.stop();
+  const skeletonSamples = skeleton ? await skeleton.stop() : null;
 
   const drainMs = drainTimeoutMs(options);
   const drained = await drain(players, wallet, drainMs);
@@ -159,6 +162,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     betPaths,
     betStepTimes,
     loadedSteps,
+    skeleton: skeletonSamples,
     betting: { start, end },
     service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
     box: { start: boxAtStart, end: boxAtEnd, cpus: cpus().length },

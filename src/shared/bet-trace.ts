@@ -13,11 +13,12 @@ import { epochMs } from './clock.js';
 // - placed: its bet row is written (placement.ts, with the bets placed at the same moment);
 // - queued: its bet job is in the queue;
 // - picked_up: a bet worker started the job;
-// - debited: the wallet answered /wallet/bet (the audit row was written before the call);
+// - audited: the debit's audit row is committed (contract 2.13), just before the call;
+// - debited: the wallet answered /wallet/bet;
 // - accepted: the acceptance statement returned;
 // - acked: the realtime node wrote the ack to the player's socket.
-// A demo bet has no debited step.
-export const BET_STEPS = ['received', 'placed', 'queued', 'picked_up', 'debited', 'accepted', 'acked'] as const;
+// A demo bet has no audited and no debited step.
+export const BET_STEPS = ['received', 'placed', 'queued', 'picked_up', 'audited', 'debited', 'accepted', 'acked'] as const;
 export type BetStep = (typeof BET_STEPS)[number];
 
 const FLUSH_EVERY_MS = 250;

@@ -30,11 +30,11 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     createRedis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
   );
   // the service clock as the context holds it (tests move it)
-  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now());
+  const betTrace = new BetTrace(config.betTraceDir);
+  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), betTrace);
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const betTrace = new BetTrace(config.betTraceDir);
   const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, betTrace, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {

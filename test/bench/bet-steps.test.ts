@@ -22,12 +22,12 @@ function tracedBet(betId: string, sent: number, stepMs: number[], last: number) 
 
 describe('bench bet steps (--trace-bets)', () => {
   it('times each step of every fully traced bet, and the mean of each in the slowest hundredth of acks', () => {
-    const bets = Array.from({ length: 199 }, (_, i) => tracedBet(`b${i}`, 1000 * i, [1, 1, 1, 1, 1, 1, 1], 1));
-    // the two slowest acks (the slowest hundredth of 200, rounded up): slow in debiting
-    bets.push(tracedBet('slow-1', 5, [1, 1, 1, 1, 30, 1, 1], 1), tracedBet('slow-2', 7, [1, 1, 1, 1, 50, 1, 1], 1));
+    const bets = Array.from({ length: 199 }, (_, i) => tracedBet(`b${i}`, 1000 * i, [1, 1, 1, 1, 1, 1, 1, 1], 1));
+    // the two slowest acks (the slowest hundredth of 200, rounded up): slow in the wallet call
+    bets.push(tracedBet('slow-1', 5, [1, 1, 1, 1, 1, 30, 1, 1], 1), tracedBet('slow-2', 7, [1, 1, 1, 1, 1, 50, 1, 1], 1));
     const times: BetStepTimes = new Map(bets.map((bet) => [bet.betId, bet.steps]));
     // a demo bet (no debit) and a bet the service never traced are left out
-    const { debited: _debited, ...demo } = tracedBet('demo', 3, [1, 1, 1, 1, 1, 1, 1], 1).steps;
+    const { audited: _audited, debited: _debited, ...demo } = tracedBet('demo', 3, [1, 1, 1, 1, 1, 1, 1, 1], 1).steps;
     times.set('demo', demo);
     const acked = [...bets.map((bet) => bet.acked), { betId: 'demo', sentAt: 3, ackAt: 12 }, { betId: 'untraced', sentAt: 0, ackAt: 90 }];
 
@@ -36,11 +36,13 @@ describe('bench bet steps (--trace-bets)', () => {
     expect(report.slowestCount).to.equal(3);
     const byName = new Map(report.steps.map((step) => [`${step.from}>${step.to}`, step]));
     expect(byName.get('sent>received')!.ms.p50).to.equal(1);
-    const debit = byName.get('picked_up>debited')!;
+    const debit = byName.get('audited>debited')!;
     expect(debit.ms.max).to.equal(50);
-    // the slowest three: 50, 30 and one of the 1 ms debits
+    // the slowest three: 50, 30 and one of the 1 ms calls
     expect(debit.slowestMeanMs).to.equal(27);
     expect(byName.get('acked>at the player')!.slowestMeanMs).to.equal(1);
+    // the span the bet path skeleton runs: received to accepted, six steps
+    expect(report.receivedToAcceptedMs).to.include({ count: 201, p50: 6, max: 55 });
   });
 
   it('reads every process file, keeping the first time a step was recorded', async () => {

@@ -23,6 +23,11 @@ describe('bench options', () => {
     expect(() => parseOptions(['--trace-bets'], '/r')).to.throw(UsageError, '--trace-bets needs a value');
   });
 
+  it('runs the bet path skeleton only when asked', () => {
+    expect(parseOptions([], '/r').skeleton).to.equal(false);
+    expect(parseOptions(['--skeleton'], '/r').skeleton).to.equal(true);
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
     expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');

@@ -56,10 +56,11 @@ describe('npm run bench -- --smoke', function () {
 
   it('runs a tiny load to the end and reports every section with measured numbers', async () => {
     const out = path.join(dir, 'smoke.json');
-    const run = await bench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'));
+    const run = await bench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'), '--skeleton');
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout).to.include('bet ack');
     expect(run.stdout).to.include('bet ack step by step');
+    expect(run.stdout).to.include('the bet path skeleton while betting');
 
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     const { postgres, ...floors } = report.floors;
@@ -68,6 +69,8 @@ describe('npm run bench -- --smoke', function () {
       floors,
       sessionCreate: report.sessionCreate,
       connect: report.connect,
+      // --skeleton: the bet path's bare steps ran beside the players
+      floorsWhileBetting: report.floorsWhileBetting,
       betAck: report.betAck,
       settlement: report.settlement,
       walletOverhead: report.walletOverhead,
@@ -98,11 +101,13 @@ describe('npm run bench -- --smoke', function () {
       'received>placed',
       'placed>queued',
       'queued>picked_up',
-      'picked_up>debited',
+      'picked_up>audited',
+      'audited>debited',
       'debited>accepted',
       'accepted>acked',
       'acked>at the player',
     ]);
+    expect(steps.receivedToAcceptedMs.count).to.equal(steps.bets);
     for (const { from, to, ms } of steps.steps) {
       expect(ms.count, `${from}>${to}`).to.equal(steps.bets);
       expect(ms.p50, `${from}>${to}`).to.be.at.least(0);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { Batcher, HOT_PATH_BATCH } from '../batch.js';
+import type { BetTrace } from '../bet-trace.js';
 import { statement, type Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -156,6 +157,7 @@ export class WalletClient {
     private readonly timeoutMs: number,
     readonly circuit: CircuitBreaker,
     private readonly now: () => Date,
+    private readonly betTrace: BetTrace,
   ) {
     this.auditInserts = new Batcher(async (rows) => {
       const targets = new Map(
@@ -234,6 +236,7 @@ export class WalletClient {
     });
     if (audited.kind === 'not_pending') return undefined;
     if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
+    if (pendingBetId) this.betTrace.step(pendingBetId, 'audited');
     const url = new URL(`${audited.target.walletUrl}/wallet/${input.endpoint}`);
 
     const started = performance.now();

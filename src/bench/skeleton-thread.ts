@@ -1,0 +1,40 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSkeleton, type Skeleton, type SkeletonSample } from './skeleton.js';
+import { answerRequests } from './thread.js';
+
+// The bet path's skeleton on a thread of its own (skeleton.ts): its timings then carry
+// none of the load generator's own delays, only the box's.
+
+export type SkeletonThreadRequest = { kind: 'start' } | { kind: 'stop' };
+export type SkeletonThreadSetup = { databaseUrl: string; redisUrl: string; redisPrefix: string; pauseMs: number };
+
+const setup = workerData as SkeletonThreadSetup;
+let skeleton: Skeleton | undefined;
+let running: Promise<SkeletonSample[]> | undefined;
+let stopping = false;
+
+async function sample(open: Skeleton): Promise<SkeletonSample[]> {
+  const samples: SkeletonSample[] = [];
+  while (!stopping) {
+    samples.push(await open.once());
+    await new Promise((resolve) => setTimeout(resolve, setup.pauseMs));
+  }
+  return samples;
+}
+
+answerRequests<SkeletonThreadRequest>(async (request) => {
+  switch (request.kind) {
+    case 'start':
+      skeleton = await openSkeleton(setup.databaseUrl, setup.redisUrl, setup.redisPrefix);
+      running = sample(skeleton);
+      return null;
+    case 'stop': {
+      stopping = true;
+      try {
+        return (await running) ?? [];
+      } finally {
+        await skeleton?.close();
+      }
+    }
+  }
+}, parentPort!);
