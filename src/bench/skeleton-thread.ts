@@ -27,6 +27,8 @@ answerRequests<SkeletonThreadRequest>(async (request) => {
     case 'start':
       skeleton = await openSkeleton(setup.databaseUrl, setup.redisUrl, setup.redisPrefix);
       running = sample(skeleton);
+      // a failed sample is reported when the run asks to stop, not as an unhandled rejection
+      running.catch(() => undefined);
       return null;
     case 'stop': {
       stopping = true;

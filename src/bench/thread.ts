@@ -11,15 +11,27 @@ export type Thread<Request> = { worker: Worker; ask: (request: Request) => Promi
 export function startThread<Request>(entry: URL, workerData: unknown): Thread<Request> {
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`;
   const worker = new Worker(bootstrap, { eval: true, workerData });
+  // a thread that died answers its open request, and every later one, with its error, so
+  // that the run fails and cleans up instead of the process crashing on the error event
+  let died: Error | undefined;
+  let failOpen: ((err: Error) => void) | undefined;
+  worker.on('error', (err) => {
+    died = err;
+    failOpen?.(err);
+  });
   let queue = Promise.resolve<unknown>(undefined);
   const ask = (request: Request) => {
     // one request at a time: each reply answers the oldest open request
     const next = queue.then(
       () =>
         new Promise<unknown>((resolve, reject) => {
-          worker.once('message', (message: { ok: boolean; reply?: unknown; error?: string }) =>
-            message.ok ? resolve(message.reply) : reject(new Error(message.error)),
-          );
+          if (died) return reject(died);
+          failOpen = reject;
+          worker.once('message', (message: { ok: boolean; reply?: unknown; error?: string }) => {
+            failOpen = undefined;
+            if (message.ok) resolve(message.reply);
+            else reject(new Error(message.error));
+          });
           worker.postMessage(request);
         }),
     );
