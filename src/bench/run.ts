@@ -19,9 +19,10 @@ import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { dropDatabase } from '../shared/db/migrate.js';
-import { analyzeDatabase, benchDatabaseUrl, clearRedisPrefix, onboardOperators, type BenchOperator } from './setup.js';
+import { analyzeDatabase, benchDatabaseUrl, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
 import { epochMs } from '../shared/clock.js';
+import { clearRedisPrefix } from '../shared/redis.js';
 import { WalletAnswerTimes } from './wallet-timing.js';
 
 // `npm run bench` (issue 6): a load generator outside the service processes. It measures

@@ -2,7 +2,6 @@ import pg from 'pg';
 import type { Db } from '../shared/db/client.js';
 import { setGameConfig } from '../shared/operators/game-config.js';
 import { createOperator } from '../shared/operators/operators.js';
-import { createRedis } from '../shared/redis.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 
@@ -32,21 +31,6 @@ export async function analyzeDatabase(databaseUrl: string): Promise<void> {
     await client.query('ANALYZE');
   } finally {
     await client.end();
-  }
-}
-
-// every key the run's processes made lives under `${prefix}:` (REDIS_KEY_PREFIX)
-export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
-  const redis = createRedis(redisUrl, { enableOfflineQueue: true });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
   }
 }
 

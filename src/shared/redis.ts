@@ -12,4 +12,20 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
   });
 }
 
+// Removes every key of a deployment, all of which live under `${prefix}:` (REDIS_KEY_PREFIX):
+// the bench's runs and the test suites, which give each deployment a prefix of its own.
+export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createRedis(redisUrl, { enableOfflineQueue: true });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export type { Redis };

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { clearRedisPrefix } from '../../src/bench/setup.js';
 import { SKELETON_STEPS, openSkeleton, sampleSkeletonUnderLoad } from '../../src/bench/skeleton.js';
-import { createRedis } from '../../src/shared/redis.js';
+import { clearRedisPrefix, createRedis } from '../../src/shared/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env.js';
 
 // The bench's bet path skeleton (issue 6): the stack's own steps of a bet, run for real

@@ -3,6 +3,7 @@ import { createDb, type Db } from '../../src/shared/db/client.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
+import { clearRedisPrefix } from '../../src/shared/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from './invariants.js';
@@ -148,6 +149,9 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       await wallet.close();
       await db.$disconnect();
       await dropDatabase(direct.toString());
+      // a private Redis (options.redisUrl) ends with its suite; on the shared one the
+      // deployment's keys are removed
+      if (!options.redisUrl) await clearRedisPrefix(redisUrl, prefix);
     },
   };
   return deployment;

@@ -4,6 +4,7 @@ import { loadConfig, type Role } from '../../src/shared/config.js';
 import { startRoles } from '../../src/roles.js';
 import type { ServiceContext } from '../../src/shared/context.js';
 import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
+import { clearRedisPrefix } from '../../src/shared/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { signedRequest, type ApiResponse, type SignedRequestOptions } from './signed-client.js';
 
@@ -77,6 +78,9 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: readonly 
       await started.close();
       await wallet.close();
       await closeServiceContext(svc);
+      // a key prefix of its own is this harness's alone: its keys go with it (the run's
+      // shared prefix is cleared when the run ends, global.ts)
+      if (env.REDIS_KEY_PREFIX) await clearRedisPrefix(config.redisUrl, config.redisKeyPrefix);
     },
   };
 }
