@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSkeleton, type Skeleton, type SkeletonSample } from './skeleton.js';
 import { answerRequests } from './thread.js';
@@ -17,7 +18,7 @@ async function sample(open: Skeleton): Promise<SkeletonSample[]> {
   const samples: SkeletonSample[] = [];
   while (!stopping) {
     samples.push(await open.once());
-    await new Promise((resolve) => setTimeout(resolve, setup.pauseMs));
+    await sleep(setup.pauseMs);
   }
   return samples;
 }

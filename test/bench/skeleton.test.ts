@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { SKELETON_STEPS, openSkeleton, sampleSkeletonUnderLoad } from '../../src/bench/skeleton.js';
 import { clearRedisPrefix, createRedis } from '../../src/shared/redis.js';
@@ -62,7 +63,7 @@ describe('bench bet path skeleton', () => {
 
   it('samples on a thread of its own until stopped', async () => {
     const sampler = await sampleSkeletonUnderLoad(TEST_DATABASE_URL, TEST_REDIS_URL, PREFIX);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const samples = await sampler.stop();
     expect(samples.length).to.be.above(1);
     for (const sample of samples) expect(Object.keys(sample)).to.deep.equal([...SKELETON_STEPS]);
