@@ -4,6 +4,7 @@ import { launchPageRoutes } from './realtime/launch-page.js';
 import { attachRealtime } from './realtime/server.js';
 import type { Config } from './shared/config.js';
 import type { ServiceContext } from './shared/context.js';
+import { LocalDebits } from './shared/game/local-debits.js';
 import { startHttpServer } from './shared/http/server.js';
 import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './workers/pools.js';
 import { startScheduler } from './workers/scheduler.js';
@@ -26,7 +27,15 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
     const http = roles.includes('api')
       ? await startApi(svc, port, player)
       : await startHttpServer(port, createHealthApp(svc, player).callback());
-    if (roles.includes('realtime')) front.push(attachRealtime(svc, http.server));
+    if (roles.includes('realtime')) {
+      // issue 6: with the bet role here too, this node debits its own players' bets
+      const localDebits = roles.includes('bet') && config.betHandoff === 'local' ? new LocalDebits(svc) : undefined;
+      if (localDebits) {
+        await localDebits.start();
+        back.push(localDebits);
+      }
+      front.push(attachRealtime(svc, http.server, localDebits));
+    }
     front.push(http);
     url = http.url;
   } else if (config.healthPort !== undefined) {

@@ -265,9 +265,11 @@ function field(record: RecordedRequest, name: string): string | undefined {
 const requestUuidOf = (record: RecordedRequest) => field(record, 'requestUuid') ?? '';
 const roundIdOf = (record: RecordedRequest) => field(record, 'roundId');
 
-function skeletonReport(samples: SkeletonSample[]): { latencyMs: Summary; stepsMs: Record<SkeletonStep, Summary> } {
+// the steps the samples have (no queue hop where the service has none, skeleton.ts)
+function skeletonReport(samples: SkeletonSample[]): { latencyMs: Summary; stepsMs: Partial<Record<SkeletonStep, Summary>> } {
+  const steps = SKELETON_STEPS.filter((step) => samples.some((sample) => sample[step] !== undefined));
   return {
-    latencyMs: summarize(samples.map((sample) => SKELETON_STEPS.reduce((sum, step) => sum + sample[step], 0))),
-    stepsMs: Object.fromEntries(SKELETON_STEPS.map((step) => [step, summarize(samples.map((sample) => sample[step]))])) as Record<SkeletonStep, Summary>,
+    latencyMs: summarize(samples.map((sample) => steps.reduce((sum, step) => sum + sample[step]!, 0))),
+    stepsMs: Object.fromEntries(steps.map((step) => [step, summarize(samples.map((sample) => sample[step]!))])),
   };
 }

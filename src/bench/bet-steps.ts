@@ -13,8 +13,10 @@ import { round, summarize, type Summary } from './stats.js';
 export type BetStepTimes = Map<string, Partial<Record<BetStep, number>>>;
 
 // the player's side of the path around the service's steps
-const PATH = ['sent', ...BET_STEPS, 'at the player'] as const;
-type PathPoint = (typeof PATH)[number];
+type PathPoint = 'sent' | BetStep | 'at the player';
+
+// the bet job's queue hop: absent where the realtime node debits its own bets (local-debits.ts)
+const QUEUE_HOP: readonly BetStep[] = ['queued', 'picked_up'];
 
 export type BetStepsReport = {
   // accepted bets with every step recorded (a demo bet has no `audited` nor `debited` and is left out)
@@ -45,9 +47,12 @@ export async function readBetSteps(dir: string): Promise<BetStepTimes> {
 export type AckedBet = { betId: string; sentAt: number; ackAt: number };
 
 export function betSteps(times: BetStepTimes, acked: readonly AckedBet[]): BetStepsReport {
+  const queued = acked.some((bet) => times.get(bet.betId)?.queued !== undefined);
+  const serviceSteps = BET_STEPS.filter((step) => queued || !QUEUE_HOP.includes(step));
+  const PATH: PathPoint[] = ['sent', ...serviceSteps, 'at the player'];
   const paths = acked.flatMap((bet) => {
     const steps = times.get(bet.betId);
-    if (!steps || BET_STEPS.some((step) => steps[step] === undefined)) return [];
+    if (!steps || serviceSteps.some((step) => steps[step] === undefined)) return [];
     const at: Record<PathPoint, number> = { ...(steps as Record<BetStep, number>), sent: bet.sentAt, 'at the player': bet.ackAt };
     return [{ at, ackMs: bet.ackAt - bet.sentAt }];
   });

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { BetHandoff } from '../shared/config.js';
 import type { BetStepsReport } from './bet-steps.js';
 import type { Floors } from './floors.js';
 import type { BenchOptions } from './options.js';
@@ -28,6 +29,8 @@ export type Report = {
     options: Omit<BenchOptions, 'out'>;
     machine: { node: string; cpus: number; cpuModel: string; loadAverage: number[] };
     service: { name: string; roles: string }[];
+    // the bets debited by the realtime node that placed them, or through the bet queue
+    betHandoff: BetHandoff;
   };
   floors: Floors;
   // the floors' steps timed while the players bet, and the least a bet ack can take when
@@ -39,7 +42,7 @@ export type Report = {
     betAckChain: { steps: StepCounts; latencyMs: Summary };
     // with --skeleton only: the bet path's steps run bare while the players bet
     // (skeleton.ts): their sum, and each step
-    betPathSkeleton: { latencyMs: Summary; stepsMs: Record<SkeletonStep, Summary> } | null;
+    betPathSkeleton: { latencyMs: Summary; stepsMs: Partial<Record<SkeletonStep, Summary>> } | null;
   };
   sessionCreate: { targetRate: number; achievedRate: number; attempted: number; created: number; latencyMs: Summary };
   connect: { attempted: number; connected: number; latencyMs: Summary };
@@ -117,7 +120,7 @@ export function formatTable(report: Report, file: string): string {
   const cpu = resources.service.cpuPercentByPhase;
   const box = resources.box.cpuPercentBetting;
   const lines = [
-    `RGS benchmark: ${options.deployment}, ${options.players} players on ${options.operators} operators, ` +
+    `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ${options.players} players on ${options.operators} operators, ` +
       `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
       `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig, type BetHandoff } from '../shared/config.js';
 import { createDb } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
 import { WALLET_ENDPOINTS } from '../simulator/ledger.js';
@@ -83,6 +83,9 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     await rm(options.traceBetsDir, { recursive: true, force: true });
     await mkdir(options.traceBetsDir, { recursive: true });
   }
+  // where the service debits the bets: the split deployment's realtime nodes have no bet
+  // role, so theirs go through the bet queue (roles.ts)
+  const handoff: BetHandoff = options.deployment === 'split' ? 'queue' : config.betHandoff;
   const serviceEnv = options.traceBetsDir ? { ...env, BET_TRACE_DIR: options.traceBetsDir } : env;
   const service = await startService(ROOT, options.deployment, serviceEnv, {
     cpuProfDir: options.cpuProfDir,
@@ -121,7 +124,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   // the scrape restarts the service's own histogram
   await scrapeServiceLoopDelay(service.url);
   const sampler = await sampleUnderLoad(databaseUrl, config.redisUrl);
-  const skeleton = options.skeleton ? await sampleSkeletonUnderLoad(databaseUrl, config.redisUrl, redisKeyPrefix) : null;
+  const skeleton = options.skeleton ? await sampleSkeletonUnderLoad(databaseUrl, config.redisUrl, redisKeyPrefix, handoff === 'queue') : null;
   const start = epochMs();
   await players.setBetting(true);
   progress(`betting for ${options.durationS} s`);
@@ -182,6 +185,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
       options: shown,
       machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage: loadavg() },
       service: service.processes.map(({ name, roles }) => ({ name, roles })),
+      betHandoff: handoff,
     },
     floors,
     ...measurements,

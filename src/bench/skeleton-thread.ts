@@ -7,7 +7,7 @@ import { answerRequests } from './thread.js';
 // none of the load generator's own delays, only the box's.
 
 export type SkeletonThreadRequest = { kind: 'start' } | { kind: 'stop' };
-export type SkeletonThreadSetup = { databaseUrl: string; redisUrl: string; redisPrefix: string; pauseMs: number };
+export type SkeletonThreadSetup = { databaseUrl: string; redisUrl: string; redisPrefix: string; queueHop: boolean; pauseMs: number };
 
 const setup = workerData as SkeletonThreadSetup;
 let skeleton: Skeleton | undefined;
@@ -26,7 +26,7 @@ async function sample(open: Skeleton): Promise<SkeletonSample[]> {
 answerRequests<SkeletonThreadRequest>(async (request) => {
   switch (request.kind) {
     case 'start':
-      skeleton = await openSkeleton(setup.databaseUrl, setup.redisUrl, setup.redisPrefix);
+      skeleton = await openSkeleton(setup.databaseUrl, setup.redisUrl, setup.redisPrefix, setup.queueHop);
       running = sample(skeleton);
       // a failed sample is reported when the run asks to stop, not as an unhandled rejection
       running.catch(() => undefined);

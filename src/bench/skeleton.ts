@@ -13,6 +13,8 @@ import { startThread } from './thread.js';
 // - placed: a row inserted without waiting for the disk (the bet row, placement.ts);
 // - queued: a BullMQ job added (the bet job);
 // - picked_up: a BullMQ worker starts it (the bet worker);
+//   (these two only where the service's bets go through the bet queue: not where the
+//   realtime node debits its own, local-debits.ts)
 // - audited: a row inserted, fenced on the first row, committed to the disk (the debit's
 //   audit row, contract 2.13);
 // - debited: a signed loopback HTTP call answered (/wallet/bet);
@@ -25,8 +27,10 @@ import { startThread } from './thread.js';
 
 export const SKELETON_STEPS = ['placed', 'queued', 'picked_up', 'audited', 'debited', 'accepted'] as const;
 export type SkeletonStep = (typeof SKELETON_STEPS)[number];
-// each step's milliseconds, in SKELETON_STEPS order
-export type SkeletonSample = Record<SkeletonStep, number>;
+// each step's milliseconds, in SKELETON_STEPS order (without the queue hop, no queued nor picked_up)
+export type SkeletonSample = Partial<Record<SkeletonStep, number>>;
+export const skeletonSteps = (queueHop: boolean): SkeletonStep[] =>
+  SKELETON_STEPS.filter((step) => queueHop || (step !== 'queued' && step !== 'picked_up'));
 
 export type Skeleton = { once: () => Promise<SkeletonSample>; close: () => Promise<void> };
 
@@ -34,8 +38,9 @@ const QUEUE = 'bench-skeleton';
 
 type InFlight = { started: number; at: Partial<Record<SkeletonStep, number>>; resolve: () => void; reject: (err: Error) => void };
 
-// `redisPrefix`: the run's own, so that the run's clean-up removes the queue's keys
-export async function openSkeleton(databaseUrl: string, redisUrl: string, redisPrefix: string): Promise<Skeleton> {
+// `redisPrefix`: the run's own, so that the run's clean-up removes the queue's keys;
+// `queueHop`: whether the service's bets go through the bet queue
+export async function openSkeleton(databaseUrl: string, redisUrl: string, redisPrefix: string, queueHop = true): Promise<Skeleton> {
   // the bet path's statements run on a pool, as the service's do
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
   const tables = `bench_skeleton_${randomUUID().replaceAll('-', '')}`;
@@ -52,31 +57,38 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
   const connection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
   const workerConnection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
   const queue = new Queue<{ betId: string }>(QUEUE, { connection, prefix: redisPrefix });
-  const worker = new Worker<{ betId: string }>(
-    QUEUE,
-    async (job) => {
-      const { betId } = job.data;
-      const bet = inFlight.get(betId);
-      if (!bet) return;
-      try {
-        mark(betId, 'picked_up');
-        await pool.query(
-          `INSERT INTO ${audits} (id, bet_id, request_body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${bets} WHERE id = $2 AND status = 'PENDING')`,
-          [randomUUID(), betId, JSON.stringify({ requestUuid: randomUUID(), amountMicro: '1000000' })],
-        );
-        mark(betId, 'audited');
-        await wallet.step();
-        mark(betId, 'debited');
-        await pool.query(`UPDATE ${bets} SET status = 'ACCEPTED' WHERE id = $1 AND status = 'PENDING'`, [betId]);
-        mark(betId, 'accepted');
-        bet.resolve();
-      } catch (err) {
-        bet.reject(err as Error);
-      }
-    },
-    { connection: workerConnection, prefix: redisPrefix, concurrency: 4 },
-  );
-  await worker.waitUntilReady();
+  // the debit and the acceptance, as a bet worker (or the node itself) runs them
+  const debit = async (betId: string) => {
+    const bet = inFlight.get(betId);
+    if (!bet) return;
+    try {
+      await pool.query(
+        `INSERT INTO ${audits} (id, bet_id, request_body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${bets} WHERE id = $2 AND status = 'PENDING')`,
+        [randomUUID(), betId, JSON.stringify({ requestUuid: randomUUID(), amountMicro: '1000000' })],
+      );
+      mark(betId, 'audited');
+      await wallet.step();
+      mark(betId, 'debited');
+      await pool.query(`UPDATE ${bets} SET status = 'ACCEPTED' WHERE id = $1 AND status = 'PENDING'`, [betId]);
+      mark(betId, 'accepted');
+      bet.resolve();
+    } catch (err) {
+      bet.reject(err as Error);
+    }
+  };
+  const worker =
+    queueHop &&
+    new Worker<{ betId: string }>(
+      QUEUE,
+      async (job) => {
+        if (!inFlight.has(job.data.betId)) return;
+        mark(job.data.betId, 'picked_up');
+        await debit(job.data.betId);
+      },
+      { connection: workerConnection, prefix: redisPrefix, concurrency: 4 },
+    );
+  if (worker) await worker.waitUntilReady();
+  const steps = skeletonSteps(queueHop);
 
   const once = async (): Promise<SkeletonSample> => {
     const betId = randomUUID();
@@ -84,13 +96,17 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
     try {
       await pool.query(`WITH ${DEFERRED_FLUSH} INSERT INTO ${bets} (id, status) SELECT $1, 'PENDING' FROM deferred_flush`, [betId]);
       mark(betId, 'placed');
-      await queue.add('bet', { betId }, { jobId: betId, removeOnComplete: true });
-      mark(betId, 'queued');
+      if (queueHop) {
+        await queue.add('bet', { betId }, { jobId: betId, removeOnComplete: true });
+        mark(betId, 'queued');
+      } else {
+        void debit(betId);
+      }
       await done;
       const { started, at } = inFlight.get(betId)!;
-      const sample = {} as SkeletonSample;
-      SKELETON_STEPS.forEach((step, i) => {
-        sample[step] = at[step]! - (i === 0 ? started : at[SKELETON_STEPS[i - 1]!]!);
+      const sample: SkeletonSample = {};
+      steps.forEach((step, i) => {
+        sample[step] = at[step]! - (i === 0 ? started : at[steps[i - 1]!]!);
       });
       return sample;
     } finally {
@@ -101,7 +117,7 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
   return {
     once,
     close: async () => {
-      await worker.close();
+      if (worker) await worker.close();
       await queue.obliterate({ force: true });
       await queue.close();
       connection.disconnect();
@@ -121,8 +137,13 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
 const SAMPLE_PAUSE_MS = 25;
 
 // Runs the skeleton over and over on its own thread (skeleton-thread.ts) until stopped.
-export async function sampleSkeletonUnderLoad(databaseUrl: string, redisUrl: string, redisPrefix: string): Promise<{ stop: () => Promise<SkeletonSample[]> }> {
-  const setup: SkeletonThreadSetup = { databaseUrl, redisUrl, redisPrefix, pauseMs: SAMPLE_PAUSE_MS };
+export async function sampleSkeletonUnderLoad(
+  databaseUrl: string,
+  redisUrl: string,
+  redisPrefix: string,
+  queueHop: boolean,
+): Promise<{ stop: () => Promise<SkeletonSample[]> }> {
+  const setup: SkeletonThreadSetup = { databaseUrl, redisUrl, redisPrefix, queueHop, pauseMs: SAMPLE_PAUSE_MS };
   const thread = startThread<SkeletonThreadRequest>(new URL('./skeleton-thread.ts', import.meta.url), setup);
   try {
     await thread.ask({ kind: 'start' });

@@ -1,12 +1,14 @@
 import { Batcher, HOT_PATH_BATCH } from '../shared/batch.js';
 import type { ServiceContext } from '../shared/context.js';
 import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
+import type { LocalDebits } from '../shared/game/local-debits.js';
 import { placeBets, type Placed, type Placement, type BetTicket } from '../shared/game/placement.js';
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
-// moment are placed together (one read, one insert) and handed to the bet worker pool as
-// one job (issue 6). The pool's verdict on each bet comes back addressed to this node and
-// answers the player's acknowledgement.
+// moment are placed together (one read, one insert) and then debited. A node that also runs
+// the bet role debits them itself (local-debits.ts, issue 6); otherwise they go to the bet
+// worker pool as one job, and the pool's verdict on each bet comes back addressed to this
+// node. Either way the verdict answers the player's acknowledgement.
 
 export type Intake = { placed: Placed; verdict?: Promise<BetAck> };
 
@@ -16,9 +18,13 @@ export class BetIntake {
   private readonly waiting = new Map<string, Waiting>();
   private readonly placements: Batcher<Placement, Intake>;
 
-  constructor(private readonly svc: ServiceContext) {
+  // localDebits: this process's own debits, when it also runs the bet role
+  constructor(
+    private readonly svc: ServiceContext,
+    localDebits?: LocalDebits,
+  ) {
     svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
-    this.placements = new Batcher((batch) => this.placeAndQueue(batch), HOT_PATH_BATCH);
+    this.placements = new Batcher((batch) => (localDebits ? this.placeAndDebit(batch, localDebits) : this.placeAndQueue(batch)), HOT_PATH_BATCH);
   }
 
   place(placement: Placement): Promise<Intake> {
@@ -31,6 +37,15 @@ export class BetIntake {
       clearTimeout(waiting.timer);
       this.waiting.delete(betId);
     }
+  }
+
+  private async placeAndDebit(batch: Placement[], localDebits: LocalDebits): Promise<Intake[]> {
+    const placed = await placeBets(this.svc, batch, localDebits.node);
+    return placed.map((p) => {
+      if (!p.ok) return { placed: p };
+      this.svc.betTrace.step(p.ticket.betId, 'placed');
+      return { placed: p, verdict: localDebits.debit(p.ticket) };
+    });
   }
 
   private async placeAndQueue(batch: Placement[]): Promise<Intake[]> {

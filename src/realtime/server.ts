@@ -5,6 +5,7 @@ import { epochMs } from '../shared/clock.js';
 import { statement } from '../shared/db/sql.js';
 import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
+import type { LocalDebits } from '../shared/game/local-debits.js';
 import type { EngineKey } from '../shared/game/engine-key.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
@@ -31,11 +32,13 @@ type Ack = (answer: unknown) => void;
 
 export type RunningRealtime = { close: () => Promise<void> };
 
-export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): RunningRealtime {
+// localDebits: given when this process also runs the bet role; its players' bets are then
+// debited here, not through the bet queue (issue 6)
+export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, localDebits?: LocalDebits): RunningRealtime {
   const io = svc.emitter.io;
   io.attach(httpServer);
   coalesceWrites(io);
-  const intake = new BetIntake(svc);
+  const intake = new BetIntake(svc, localDebits);
   const nowSeconds = () => Math.floor(svc.now().getTime() / 1000);
 
   // D4: a bad, expired or revoked token is refused with connect_error naming why
@@ -92,7 +95,8 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer): Run
   return {
     // D12: intake stops, every player here is told to reconnect (the client does so with
     // the same token, to any node, and gets the current state in `connected`), then the
-    // sockets close; bets already taken go on in the bet workers. The process's Socket.IO
+    // sockets close; bets already taken go on in the bet workers (or this process's own
+    // debits, which the roles close after this). The process's Socket.IO
     // server stays, for the other roles' messages, until the service context closes.
     close: async () => {
       accepting.open = false;

@@ -13,6 +13,7 @@ import { epochMs } from './clock.js';
 // - placed: its bet row is written (placement.ts, with the bets placed at the same moment);
 // - queued: its bet job is in the queue;
 // - picked_up: a bet worker started the job;
+//   (neither where the realtime node debits its own bets: local-debits.ts)
 // - audited: the debit's audit row is committed (contract 2.13), just before the call;
 // - debited: the wallet answered /wallet/bet;
 // - accepted: the acceptance statement returned;

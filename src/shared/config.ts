@@ -3,6 +3,8 @@
 
 export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
+export const BET_HANDOFFS = ['local', 'queue'] as const;
+export type BetHandoff = (typeof BET_HANDOFFS)[number];
 
 export type Config = {
   nodeEnv: string;
@@ -20,6 +22,9 @@ export type Config = {
   walletCallTimeoutMs: number;
   trustProxy: boolean;
   roles: Role[];
+  // issue 6: where a process with both the realtime and the bet role debits its players'
+  // bets: itself ('local', local-debits.ts) or through the bet queue ('queue')
+  betHandoff: BetHandoff;
   // D20: where a process without the api role serves health and metrics
   healthPort: number | undefined;
   logLevel: string;
@@ -103,6 +108,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (roles.length === 0 && problems.length === 0) problems.push('ROLES selects no role');
 
+  const betHandoff = (env.BET_HANDOFF || 'local') as BetHandoff;
+  if (!BET_HANDOFFS.includes(betHandoff)) problems.push(`BET_HANDOFF must be one of ${BET_HANDOFFS.join(', ')} (got "${betHandoff}")`);
+
   const redisKeyPrefix = env.REDIS_KEY_PREFIX || 'rgs';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisKeyPrefix)) problems.push('REDIS_KEY_PREFIX must be 1 to 32 of A-Z a-z 0-9 _ -');
 
@@ -134,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
     roles,
+    betHandoff,
     healthPort,
     logLevel,
     betTraceDir: env.BET_TRACE_DIR || undefined,

@@ -45,6 +45,32 @@ describe('bench bet steps (--trace-bets)', () => {
     expect(report.receivedToAcceptedMs).to.include({ count: 201, p50: 6, max: 55 });
   });
 
+  it('where the realtime node debits its own bets (no queue hop), goes from placed straight to audited', () => {
+    const bets = Array.from({ length: 10 }, (_, i) => tracedBet(`b${i}`, 1000 * i, [1, 2, 0, 0, 3, 4, 5, 6], 1));
+    const times: BetStepTimes = new Map(
+      bets.map((bet) => {
+        const { queued: _queued, picked_up: _pickedUp, ...steps } = bet.steps;
+        return [bet.betId, steps];
+      }),
+    );
+    const report = betSteps(
+      times,
+      bets.map((bet) => bet.acked),
+    );
+    expect(report.bets).to.equal(10);
+    expect(report.steps.map((step) => `${step.from}>${step.to}`)).to.deep.equal([
+      'sent>received',
+      'received>placed',
+      'placed>audited',
+      'audited>debited',
+      'debited>accepted',
+      'accepted>acked',
+      'acked>at the player',
+    ]);
+    expect(report.steps.find((step) => step.to === 'audited')!.ms.p50).to.equal(3);
+    expect(report.receivedToAcceptedMs.p50).to.equal(14);
+  });
+
   it('reads every process file, keeping the first time a step was recorded', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'rgs-steps-'));
     try {

@@ -93,15 +93,19 @@ describe('npm run bench -- --smoke', function () {
     }
     expect(report.throughput.acceptedBetsPerS).to.be.above(0);
 
+    // the all-in-one process debits its own players' bets: no queue hop, in the service's
+    // path nor in its skeleton
+    expect(report.run.betHandoff).to.equal('local');
+    expect(run.stdout).to.include('all-in-one (bets debited by the realtime node)');
+    expect(Object.keys(report.floorsWhileBetting.betPathSkeleton!.stepsMs)).to.deep.equal(['placed', 'audited', 'debited', 'accepted']);
+
     // --trace-bets: every accepted bet's path, step by step, from the player's send to its ack
     const steps = report.betSteps!;
     expect(steps.bets, 'every accepted bet traced').to.equal(report.betAck.latencyMs.count);
     expect(steps.steps.map(({ from, to }) => `${from}>${to}`)).to.deep.equal([
       'sent>received',
       'received>placed',
-      'placed>queued',
-      'queued>picked_up',
-      'picked_up>audited',
+      'placed>audited',
       'audited>debited',
       'debited>accepted',
       'accepted>acked',

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { placeBet } from '../../src/shared/game/placement.js';
-import { recoverPendingWork } from '../../src/shared/game/recovery.js';
+import { placeBets } from '../../src/shared/game/placement.js';
+import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { recoverPendingWork, resolveOrphanBets } from '../../src/shared/game/recovery.js';
 import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { seatPlayer, until } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, seatPlayer, until } from '../support/game.js';
 
 // Work a stopped process or a lost queue left behind is re-derived from Postgres: a debit
 // left PENDING is rolled back with its own transactionUuid, and a pending wallet job with
@@ -13,26 +14,29 @@ import { seatPlayer, until } from '../support/game.js';
 describe('recovery of pending work from Postgres', function () {
   this.timeout(30_000);
   let h: Harness;
+  // no scheduler: its sweeps would race the test's own recovery runs; the test opens the
+  // betting window itself
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
   });
   after(() => h.close());
 
   // a session seated at an open betting window, and a bet row placed as the realtime node
-  // places it, whose bet job never ran (its process died)
-  async function orphanedBet(balance: bigint) {
+  // places it, whose bet job never ran (its process died); with debitNode, placed as a node
+  // that debits its own bets places it (local-debits.ts), whose debit never ran
+  async function orphanedBet(balance: bigint, debitNode: string | null = null) {
     const operator = await h.onboard();
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 5000, rollingWindowMs: 300, cooldownMs: 200 });
     const { player, playerRef, sessionId } = await seatPlayer(h, operator, balance);
-    await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
-    const placed = await placeBet(h.svc, sessionId, { side: 'LOW', amountMicro: 1_000_000n });
-    if (!placed.ok) throw new Error(placed.reason);
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+    const [placed] = await placeBets(h.svc, [{ sessionId, side: 'LOW', amountMicro: 1_000_000n }], debitNode);
+    if (!placed!.ok) throw new Error(placed!.reason);
     player.close();
-    return { playerRef, betId: placed.ticket.betId, sessionId };
+    return { playerRef, betId: placed!.ticket.betId, sessionId };
   }
 
-  const age = (betId: string) =>
-    h.svc.db.bet.update({ where: { id: betId }, data: { createdAt: new Date(Date.now() - 60_000) } });
+  const age = (betId: string, ms = 60_000) => h.svc.db.bet.update({ where: { id: betId }, data: { createdAt: new Date(Date.now() - ms) } });
 
   it('rolls back a debit the wallet booked but nobody recorded, once', async () => {
     const { playerRef, betId } = await orphanedBet(5_000_000n);
@@ -63,6 +67,35 @@ describe('recovery of pending work from Postgres', function () {
     ]);
     // the bet worker, were it to run now, books nothing more
     expect(await h.svc.db.round.count({ where: { betId } })).to.equal(0);
+    expect(h.wallet.violations).to.deep.equal([]);
+  });
+
+  it("leaves a bet its own node debits alone while the node's heartbeat lives, and rolls it back once the node is gone", async () => {
+    // this harness runs the realtime and the bet role together: its node debits its own
+    // bets and keeps its heartbeat (roles.ts)
+    const live = await orphanedBet(5_000_000n, h.svc.emitter.nodeId);
+    const gone = await orphanedBet(5_000_000n, 'a-node-that-stopped');
+    const queued = await orphanedBet(5_000_000n);
+    // older than a queued bet is given, younger than any wallet call can last
+    for (const bet of [live, gone, queued]) await age(bet.betId, 10_000);
+    const status = async (betId: string) => (await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } })).status;
+
+    // the leader's every-second sweep looks only at the bets their own node debits
+    expect(await resolveOrphanBets(h.svc, 'self-debited')).to.equal(1);
+    expect([await status(live.betId), await status(gone.betId), await status(queued.betId)]).to.deep.equal(['PENDING', 'REJECTED', 'PENDING']);
+    expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: gone.betId } })).to.include({ rejectReason: 'wallet_timeout' });
+    // the rollback of a debit the wallet never booked completes with nothing moved
+    await until('the rollback', async () => (await h.svc.db.walletJob.findFirst({ where: { betId: gone.betId, completedAt: { not: null } } })) ?? null);
+    expect(h.wallet.balanceOf(gone.playerRef, 'EUR')).to.equal(5_000_000n);
+
+    // the full sweep also finds the bet no queue job carries
+    expect((await recoverPendingWork(h.svc)).orphanBets).to.equal(1);
+    expect([await status(live.betId), await status(queued.betId)]).to.deep.equal(['PENDING', 'REJECTED']);
+
+    // past the wallet timeout and a margin, no call can still be in flight, whatever the heartbeat says
+    await age(live.betId);
+    expect(await resolveOrphanBets(h.svc, 'self-debited')).to.equal(1);
+    expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: live.betId } })).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
     expect(h.wallet.violations).to.deep.equal([]);
   });
 

@@ -28,6 +28,8 @@ describe('config (D12)', () => {
     expect(config.trustProxy).to.equal(false);
     expect(config.nodeEnv).to.equal('development');
     expect(config.botChallenge).to.equal(undefined);
+    // issue 6: a process with the realtime and the bet role debits its own players' bets
+    expect(config.betHandoff).to.equal('local');
     // the development master key is a usable 32-byte AES key
     expect(config.masterKey).to.be.instanceOf(Buffer);
     expect(config.masterKey.length).to.equal(32);
@@ -49,6 +51,7 @@ describe('config (D12)', () => {
       WALLET_CALL_TIMEOUT_MS: '1234',
       TRUST_PROXY: 'true',
       ROLES: 'api',
+      BET_HANDOFF: 'queue',
       MASTER_KEY: HEX_KEY,
       JWT_SECRET: JWT,
     });
@@ -58,6 +61,7 @@ describe('config (D12)', () => {
     expect(config.walletCallTimeoutMs).to.equal(1234);
     expect(config.trustProxy).to.equal(true);
     expect(config.roles).to.deep.equal(['api']);
+    expect(config.betHandoff).to.equal('queue');
     expect(config.jwtSecret).to.equal(JWT);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(true);
@@ -70,6 +74,7 @@ describe('config (D12)', () => {
       MASTER_KEY: 'too-short',
       ROLES: 'api,croupier',
       TRUST_PROXY: 'maybe',
+      BET_HANDOFF: 'pigeon',
     });
     const named = (name: string) => problems.filter((problem) => problem.includes(name));
     expect(named('PORT'), problems.join('\n')).to.have.length(1);
@@ -78,7 +83,8 @@ describe('config (D12)', () => {
     expect(named('ROLES'), problems.join('\n')).to.have.length(1);
     expect(named('croupier'), 'the unknown role is named').to.have.length(1);
     expect(named('TRUST_PROXY'), problems.join('\n')).to.have.length(1);
-    expect(problems).to.have.length(5);
+    expect(named('BET_HANDOFF'), problems.join('\n')).to.have.length(1);
+    expect(problems).to.have.length(6);
   });
 
   it('refuses out-of-range and non-integer numbers', () => {

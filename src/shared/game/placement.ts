@@ -92,9 +92,9 @@ const INSERT_BETS = statement(
   'placement_insert',
   `WITH ${DEFERRED_FLUSH}
    INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                     status, bet_transaction_uuid, client_bet_id, demo)
+                     status, bet_transaction_uuid, client_bet_id, demo, debit_node)
    SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.amount_micro,
-          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo
+          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text
    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
                $10::bigint[], $11::uuid[], $12::text[], $13::bool[])
      AS u(id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
@@ -115,9 +115,9 @@ const PLACE_PLAIN = statement(
   'placement_plain',
   `WITH ${DEFERRED_FLUSH}
    INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                     status, bet_transaction_uuid, client_bet_id, demo)
+                     status, bet_transaction_uuid, client_bet_id, demo, debit_node)
    SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
-          'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO'
+          'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text
    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
      AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id)
    CROSS JOIN deferred_flush
@@ -132,7 +132,9 @@ const PLACE_PLAIN = statement(
 
 type Written = { id: string; cycle_id: string; operator_id: string; player_ref: string; game_code: string; currency: string; demo: boolean };
 
-export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[]): Promise<Placed[]> {
+// debitNode: the node that debits these bets itself (local-debits.ts); none when they go
+// to the bet queue
+export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
   const now = svc.now();
   const ids = placements.map(freshIds);
   const written = new Map(
@@ -146,11 +148,12 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placem
         placements.map((p) => p.amountMicro),
         placements.map((p) => p.clientBetId ?? null),
         now,
+        debitNode,
       ])
     ).map((row) => [row.id, row]),
   );
   const rest = placements.filter((_, i) => !written.has(ids[i]!.betId));
-  const careful = rest.length > 0 ? await placeCarefully(svc, rest, now) : [];
+  const careful = rest.length > 0 ? await placeCarefully(svc, rest, now, debitNode) : [];
   let next = 0;
   return placements.map((placement, i): Placed => {
     const row = written.get(ids[i]!.betId);
@@ -181,7 +184,7 @@ const ticketFor = (
 });
 
 // every rule in order, on what one read finds
-async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date): Promise<Placed[]> {
+async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date, debitNode: string | null): Promise<Placed[]> {
   const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
   const verdicts = placements.map((placement, i): Placed => {
     const fact = facts[i]!;
@@ -207,6 +210,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
         tickets.map((t) => t.betTransactionUuid),
         tickets.map((t) => t.clientBetId ?? null),
         tickets.map((t) => t.demo),
+        debitNode,
       ])
     ).map((row) => row.id),
   );

@@ -6,6 +6,7 @@ import { rejectWithRollback, ticketOf } from './bets.js';
 import { resumeClocks, stopClock } from './engine.js';
 import { settleRounds } from './settlement.js';
 import { voidRound } from './voids.js';
+import { liveDebitNodes } from './local-debits.js';
 import { enqueueWalletJob } from './wallet-jobs.js';
 
 // Postgres is the record, Redis the transport (issue 4): work that a crash, a lost queue or
@@ -35,8 +36,8 @@ export async function recoverOnElection(svc: ServiceContext, kind: ElectionKind)
   return { interruptedCycles: interrupted.length, ...rounds, ...(await recoverPendingWork(svc)) };
 }
 
-// Run by the leader every few seconds: queue jobs whose queue entry was lost and resolve
-// debits left in flight by a process that died.
+// Run on election and by the leader every few seconds: queue jobs whose queue entry was
+// lost and resolve debits left in flight by a process that died.
 export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Recovered, 'walletJobs' | 'orphanBets'>> {
   return { walletJobs: await requeueWalletJobs(svc), orphanBets: await resolveOrphanBets(svc) };
 }
@@ -119,7 +120,9 @@ async function carried(queue: Queue<WalletJobRef>): Promise<Set<string>> {
 }
 
 // A bet is queued right after its row is written; one still PENDING this long without a
-// live queue job lost it (Redis restarted, or its job failed after stalling too often).
+// live queue job lost it (Redis restarted, or its job failed after stalling too often). A
+// bet its own node debits (debit_node, local-debits.ts) is in flight while that node's
+// heartbeat lives.
 const ORPHAN_AFTER_MS = 3000;
 // Whatever the queue says, a debit PENDING this long past the wallet timeout has outlived
 // any call and any lock: the process that made it is gone.
@@ -128,16 +131,22 @@ const STALE_BET_MARGIN_MS = 30_000;
 // contract 7.1 and issue 4: a debit whose outcome nobody recorded is uncertain: the bet is
 // rejected and the same transactionUuid rolled back (a rollback of a debit the wallet never
 // booked is answered TRANSACTION_DOES_NOT_EXIST, which completes it).
-async function resolveOrphanBets(svc: ServiceContext): Promise<number> {
+// which: 'all', or only the bets their own node debits ('self-debited'), whose check is one
+// Redis read where the others' reads every live job of the bet queue
+export async function resolveOrphanBets(svc: ServiceContext, which: 'all' | 'self-debited' = 'all'): Promise<number> {
   // real time, not the service clock: what went stale is a real HTTP call and a real lock
   const now = Date.now();
-  const pending = await svc.db.bet.findMany({ where: { status: 'PENDING', createdAt: { lt: new Date(now - ORPHAN_AFTER_MS) } } });
+  const pending = await svc.db.bet.findMany({
+    where: { status: 'PENDING', createdAt: { lt: new Date(now - ORPHAN_AFTER_MS) }, ...(which === 'self-debited' ? { debitNode: { not: null } } : {}) },
+  });
   if (pending.length === 0) return 0;
-  const live = await liveBetIds(svc);
+  const queued = pending.some((bet) => bet.debitNode === null) ? await liveBetIds(svc) : new Set<string>();
+  const liveNodes = await liveDebitNodes(svc.redis, [...new Set(pending.flatMap((bet) => (bet.debitNode ? [bet.debitNode] : [])))]);
   let resolved = 0;
   for (const bet of pending) {
     const stale = bet.createdAt.getTime() < now - svc.config.walletCallTimeoutMs - STALE_BET_MARGIN_MS;
-    if (!stale && live.has(bet.id)) continue;
+    const inFlight = bet.debitNode ? liveNodes.has(bet.debitNode) : queued.has(bet.id);
+    if (!stale && inFlight) continue;
     const ack = await rejectWithRollback(svc, ticketOf(bet), 'wallet_timeout', 'uncertain_bet');
     if (!ack.ok && ack.reason === 'wallet_timeout') resolved += 1;
   }

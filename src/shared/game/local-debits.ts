@@ -1,0 +1,80 @@
+import type { ServiceContext } from '../context.js';
+import type { Redis } from '../redis.js';
+import { BetDesk, type BetAck } from './bets.js';
+import type { BetTicket } from './placement.js';
+
+// issue 6: a process that runs both the realtime and the bet role debits the bets its own
+// players place itself, with no queue between: the BullMQ add, the bet worker's pick-up
+// and the verdict's way back cost 2.4-8 ms of an acknowledgement's p99 at 2,000 players
+// (README, Performance). Each such bet row names the node (bets.debit_node, written with
+// the row), and the node keeps a heartbeat key in Redis while it lives. Recovery leaves a
+// PENDING bet alone while its node's heartbeat lives; once the node is gone (killed, or its
+// heartbeat lapsed) the debit is uncertain and rolled back (contract 7.1), as it is for a
+// bet worker's job whose queue lock lapsed (recovery.ts).
+
+// as BullMQ's job lock (pools.ts LOCKING, issue 4's recovery time): renewed every second,
+// lapsing 3 s after the process stops renewing it
+const HEARTBEAT_EVERY_MS = 1000;
+const HEARTBEAT_TTL_MS = 3000;
+
+// D12: at shutdown the debits in flight get this long to finish (a wallet call ends within
+// its timeout); one still running after is left to recovery, as a bet worker's job is
+const FINISH_IN_FLIGHT_MS = 7000;
+
+const heartbeatKey = (node: string) => `debit-node:${node}`;
+
+// the nodes among these whose heartbeat lives (keys under the deployment's prefix)
+export async function liveDebitNodes(redis: Redis, nodes: string[]): Promise<Set<string>> {
+  if (nodes.length === 0) return new Set();
+  const beats = await redis.mget(nodes.map(heartbeatKey));
+  return new Set(nodes.filter((_, i) => beats[i] !== null));
+}
+
+export class LocalDebits {
+  readonly node: string;
+  private readonly desk: BetDesk;
+  private readonly inFlight = new Set<Promise<BetAck>>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly svc: ServiceContext) {
+    this.node = svc.emitter.nodeId;
+    this.desk = new BetDesk(svc);
+  }
+
+  // the heartbeat lives before the first bet names this node
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_EVERY_MS);
+  }
+
+  // A bet whose handling fails is answered wallet_timeout and stays PENDING: recovery
+  // resolves it as uncertain once this node is gone, or once it is stale (recovery.ts).
+  debit(ticket: BetTicket): Promise<BetAck> {
+    const { svc } = this;
+    const verdict = this.desk.process(ticket).catch((err: unknown): BetAck => {
+      svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
+      return { ok: false, reason: 'wallet_timeout' };
+    });
+    this.inFlight.add(verdict);
+    void verdict.finally(() => this.inFlight.delete(verdict));
+    return verdict;
+  }
+
+  async close(): Promise<void> {
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      deadline = setTimeout(() => resolve('late'), FINISH_IN_FLIGHT_MS);
+    });
+    const finished = await Promise.race([Promise.all(this.inFlight).then(() => 'done' as const), late]);
+    clearTimeout(deadline);
+    clearInterval(this.timer);
+    if (finished === 'late') this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
+    await this.svc.redis.del(heartbeatKey(this.node)).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    await this.svc.redis
+      .set(heartbeatKey(this.node), '1', 'PX', HEARTBEAT_TTL_MS)
+      .catch((err: Error) => this.svc.logger.warn({ err: err.message }, 'debit node heartbeat not renewed'));
+  }
+}

@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { createDb } from '../../src/shared/db/client.js';
+import { liveDebitNodes } from '../../src/shared/game/local-debits.js';
+import { createRedis } from '../../src/shared/redis.js';
+import { operatorWith, seatPlayer, until } from '../support/game.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { TEST_REDIS_URL } from '../support/env.js';
+
+// issue 6: a process with both the realtime and the bet role debits its own players' bets,
+// without the bet queue (BET_HANDOFF=local, the default); BET_HANDOFF=queue, or a realtime
+// node without the bet role, hands them to the bet pool. Either way the player sees the
+// same thing: the ack, bet_placed, the balance, the wallet debited once.
+const ALL = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
+
+describe('bet handoff: the node debits its own bets, or the bet queue carries them', function () {
+  this.timeout(30_000);
+
+  async function betThrough(h: Harness) {
+    const operator = await operatorWith(h, { bettingWindowMs: 3000 });
+    const { player, playerRef } = await seatPlayer(h, operator, 5_000_000n);
+    await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
+    const ack = await player.request('place_bet', { side: 'LOW', amountMicro: '1000000' });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    expect((await player.waitFor('balance_update')).balanceMicro).to.equal('4000000');
+    player.close();
+    expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(4_000_000n);
+    expect(h.wallet.requests.filter((r) => r.endpoint === 'bet' && (r.body as { playerRef?: string }).playerRef === playerRef)).to.have.length(1);
+    return h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } });
+  }
+
+  describe('BET_HANDOFF=local (the default)', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({}, ALL);
+    });
+    after(() => h?.close());
+
+    it('the bet row names this node, no bet job is queued, and the node keeps its heartbeat', async () => {
+      const bet = await betThrough(h);
+      expect(bet).to.include({ status: 'ACCEPTED', debitNode: h.svc.emitter.nodeId });
+      expect(await h.svc.queues.bet.getJob(bet.id)).to.equal(undefined);
+      expect([...(await liveDebitNodes(h.svc.redis, [h.svc.emitter.nodeId, 'another-node']))]).to.deep.equal([h.svc.emitter.nodeId]);
+    });
+  });
+
+  describe('BET_HANDOFF=queue', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ BET_HANDOFF: 'queue' }, ALL);
+    });
+    after(() => h?.close());
+
+    it('the bet row names no node and its bet job went through the queue', async () => {
+      const bet = await betThrough(h);
+      expect(bet).to.include({ status: 'ACCEPTED', debitNode: null });
+      const job = await h.svc.queues.bet.getJob(bet.id);
+      expect(await job?.getState()).to.equal('completed');
+      expect([...(await liveDebitNodes(h.svc.redis, [h.svc.emitter.nodeId]))], 'no heartbeat: this node debits nothing itself').to.deep.equal([]);
+    });
+  });
+
+  it('on close (D12), the debit in flight finishes before the heartbeat goes', async () => {
+    const h = await startHarness({}, ALL);
+    const node = h.svc.emitter.nodeId;
+    const redis = createRedis(TEST_REDIS_URL, { keyPrefix: `${h.svc.config.redisKeyPrefix}:`, enableOfflineQueue: true });
+    try {
+      const operator = await operatorWith(h, { bettingWindowMs: 3000 });
+      const { player, sessionId } = await seatPlayer(h, operator, 5_000_000n);
+      await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
+      h.wallet.setFault('bet', { kind: 'delay', ms: 700 }, 1);
+      player.socket.emit('place_bet', { side: 'LOW', amountMicro: '1000000' });
+      await until('the debit at the wallet', async () => h.wallet.requests.some((r) => r.endpoint === 'bet' && r.response === 'pending'));
+      await h.close();
+      const bet = await readBetAfterClose(h, sessionId);
+      expect(bet, 'the debit finished: accepted, not left to recovery').to.include({ status: 'ACCEPTED', debitNode: node });
+      expect([...(await liveDebitNodes(redis, [node]))], 'the heartbeat is gone').to.deep.equal([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+// the harness is closed, its database connections too: the bet is read on a fresh one
+async function readBetAfterClose(h: Harness, sessionId: string) {
+  const db = createDb(h.svc.config.databaseUrl, 1);
+  try {
+    return await db.bet.findFirstOrThrow({ where: { sessionId } });
+  } finally {
+    await db.$disconnect();
+  }
+}
