@@ -102,15 +102,7 @@ describe('npm run bench -- --smoke', function () {
     // --trace-bets: every accepted bet's path, step by step, from the player's send to its ack
     const steps = report.betSteps!;
     expect(steps.bets, 'every accepted bet traced').to.equal(report.betAck.latencyMs.count);
-    expect(steps.steps.map(({ from, to }) => `${from}>${to}`)).to.deep.equal([
-      'sent>received',
-      'received>placed',
-      'placed>audited',
-      'audited>debited',
-      'debited>accepted',
-      'accepted>acked',
-      'acked>at the player',
-    ]);
+    expect(['sent', ...steps.steps.map(({ to }) => to)].join(' > ')).to.equal('sent > received > placed > audited > debited > accepted > acked > at the player');
     expect(steps.receivedToAcceptedMs.count).to.equal(steps.bets);
     for (const { from, to, ms } of steps.steps) {
       expect(ms.count, `${from}>${to}`).to.equal(steps.bets);
