@@ -40,6 +40,8 @@ describe('bet handoff: the node debits its own bets, or the bet queue carries th
       expect(bet).to.include({ status: 'ACCEPTED', debitNode: h.svc.emitter.nodeId });
       expect(await h.svc.queues.bet.getJob(bet.id)).to.equal(undefined);
       expect([...(await liveDebitNodes(h.svc.redis, [h.svc.emitter.nodeId, 'another-node']))]).to.deep.equal([h.svc.emitter.nodeId]);
+      const metrics = await fetch(`${h.baseUrl}/metrics`).then((response) => response.text());
+      expect(metrics, 'nothing left in flight').to.match(/^rgs_local_debits_in_flight 0$/m);
     });
   });
 
@@ -70,6 +72,8 @@ describe('bet handoff: the node debits its own bets, or the bet queue carries th
       h.wallet.setFault('bet', { kind: 'delay', ms: 700 }, 1);
       player.socket.emit('place_bet', { side: 'LOW', amountMicro: '1000000' });
       await until('the debit at the wallet', async () => h.wallet.requests.some((r) => r.endpoint === 'bet' && r.response === 'pending'));
+      const metrics = await fetch(`${h.baseUrl}/metrics`).then((response) => response.text());
+      expect(metrics).to.match(/^rgs_local_debits_in_flight 1$/m);
       await h.close();
       const bet = await readBetAfterClose(h, sessionId);
       expect(bet, 'the debit finished: accepted, not left to recovery').to.include({ status: 'ACCEPTED', debitNode: node });

@@ -56,7 +56,11 @@ export class LocalDebits {
       return { ok: false, reason: 'wallet_timeout' };
     });
     this.inFlight.add(verdict);
-    void verdict.finally(() => this.inFlight.delete(verdict));
+    svc.metrics.localDebitsInFlight.inc();
+    void verdict.finally(() => {
+      this.inFlight.delete(verdict);
+      svc.metrics.localDebitsInFlight.dec();
+    });
     return verdict;
   }
 
