@@ -39,12 +39,16 @@ export class BetIntake {
     }
   }
 
+  // the verdict answers as the pool's would, under the same time limit
   private async placeAndDebit(batch: Placement[], localDebits: LocalDebits): Promise<Intake[]> {
     const placed = await placeBets(this.svc, batch, localDebits.node);
     return placed.map((p) => {
       if (!p.ok) return { placed: p };
-      this.svc.betTrace.step(p.ticket.betId, 'placed');
-      return { placed: p, verdict: localDebits.debit(p.ticket) };
+      const { betId } = p.ticket;
+      this.svc.betTrace.step(betId, 'placed');
+      const verdict = this.await(betId);
+      void localDebits.debit(p.ticket).then((ack) => this.answer(betId, ack));
+      return { placed: p, verdict };
     });
   }
 
@@ -75,8 +79,9 @@ export class BetIntake {
     this.answer(ticket.betId, ack);
   }
 
-  // the pool answers within the wallet timeout; past that and a margin the player is told
-  // the debit timed out (the bet itself is resolved by the pool or by recovery)
+  // the pool (or this node's own debit) answers within the wallet timeout; past that and a
+  // margin the player is told the debit timed out (the bet itself is resolved by the pool,
+  // the node, or recovery)
   private await(betId: string): Promise<BetAck> {
     return new Promise<BetAck>((resolve) => {
       const timer = setTimeout(() => {
