@@ -48,7 +48,7 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS)]);
     await nextWindow(seats[0]!);
     const acks = await Promise.all(seats.map((s) => bet(s)));
-    expect(acks.every((a) => a.ok)).to.equal(true);
+    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
 
     await replace('scheduler', async () => (await d.db.round.count({ where: { id: { in: acks.map((a) => a.roundId) }, settled: false } })) === 0);
     expect(await d.settle()).to.deep.equal([]);
