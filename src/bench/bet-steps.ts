@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BET_STEPS, type BetStep } from '../shared/bet-trace.js';
+import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../shared/bet-trace.js';
 import { round, summarize, type Summary } from './stats.js';
 
 // `--trace-bets`: the time between consecutive steps of each accepted bet, from the player's
@@ -14,9 +14,6 @@ export type BetStepTimes = Map<string, Partial<Record<BetStep, number>>>;
 
 // the player's side of the path around the service's steps
 type PathPoint = 'sent' | BetStep | 'at the player';
-
-// the bet job's queue hop: absent where the realtime node debits its own bets (local-debits.ts)
-const QUEUE_HOP: readonly BetStep[] = ['queued', 'picked_up'];
 
 export type BetStepsReport = {
   // accepted bets with every step recorded (a demo bet has no `audited` nor `debited` and is left out)
@@ -48,7 +45,7 @@ export type AckedBet = { betId: string; sentAt: number; ackAt: number };
 
 export function betSteps(times: BetStepTimes, acked: readonly AckedBet[]): BetStepsReport {
   const queued = acked.some((bet) => times.get(bet.betId)?.queued !== undefined);
-  const serviceSteps = BET_STEPS.filter((step) => queued || !QUEUE_HOP.includes(step));
+  const serviceSteps = BET_STEPS.filter((step) => queued || !QUEUE_HOP_STEPS.includes(step));
   const PATH: PathPoint[] = ['sent', ...serviceSteps, 'at the player'];
   const paths = acked.flatMap((bet) => {
     const steps = times.get(bet.betId);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
+import { QUEUE_HOP_STEPS } from '../shared/bet-trace.js';
 import { DEFERRED_FLUSH } from '../shared/db/sql.js';
 import { createRedis } from '../shared/redis.js';
 import { loopbackHttp } from './floors.js';
@@ -30,7 +31,7 @@ export type SkeletonStep = (typeof SKELETON_STEPS)[number];
 // each step's milliseconds, in SKELETON_STEPS order (without the queue hop, no queued nor picked_up)
 export type SkeletonSample = Partial<Record<SkeletonStep, number>>;
 export const skeletonSteps = (queueHop: boolean): SkeletonStep[] =>
-  SKELETON_STEPS.filter((step) => queueHop || (step !== 'queued' && step !== 'picked_up'));
+  SKELETON_STEPS.filter((step) => queueHop || !QUEUE_HOP_STEPS.includes(step));
 
 export type Skeleton = { once: () => Promise<SkeletonSample>; close: () => Promise<void> };
 

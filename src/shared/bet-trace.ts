@@ -21,6 +21,8 @@ import { epochMs } from './clock.js';
 // A demo bet has no audited and no debited step.
 export const BET_STEPS = ['received', 'placed', 'queued', 'picked_up', 'audited', 'debited', 'accepted', 'acked'] as const;
 export type BetStep = (typeof BET_STEPS)[number];
+// the bet job's queue hop: absent where the realtime node debits its own bets (local-debits.ts)
+export const QUEUE_HOP_STEPS: readonly BetStep[] = ['queued', 'picked_up'];
 
 const FLUSH_EVERY_MS = 250;
 

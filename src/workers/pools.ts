@@ -4,6 +4,7 @@ import { BetDesk, type BetAck } from '../shared/game/bets.js';
 import { BATCH_JOB, WalletJobDesk, enqueueWalletJob } from '../shared/game/wallet-jobs.js';
 import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type WalletJobRef } from '../shared/queues.js';
 import { createRedis, type Redis } from '../shared/redis.js';
+import { finishedInTime } from '../shared/shutdown.js';
 
 // The bet, settle and rollback worker pools (design card): each calls the operator wallet
 // for the Postgres row its job names. BullMQ delivers at least once; every handler is
@@ -21,20 +22,12 @@ export const workerConnection = (svc: ServiceContext): Redis =>
 // again and again) before BullMQ fails it; the recovery sweep picks up even that.
 export const LOCKING = { lockDuration: 3000, stalledInterval: 1000, maxStalledCount: 5 };
 
-// D12: on SIGTERM a worker stops taking jobs and lets the running ones finish (a wallet
-// call ends within its timeout). A job still running after this is handed back: the
-// caller then drops the connection, the lock is no longer renewed, and once it lapses
-// another worker takes the job (every handler is fenced, so nothing is booked twice).
-const FINISH_IN_FLIGHT_MS = 7000;
-
+// D12: on SIGTERM a worker stops taking jobs and lets the running ones finish. A job still
+// running after that is handed back: the caller then drops the connection, the lock is no
+// longer renewed, and once it lapses another worker takes the job (every handler is
+// fenced, so nothing is booked twice).
 export async function closeWorker(worker: Worker, logger: ServiceContext['logger']): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), FINISH_IN_FLIGHT_MS);
-  });
-  const finished = await Promise.race([worker.close().then(() => 'done' as const), deadline]);
-  clearTimeout(timer);
-  if (finished === 'late') logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
+  if (!(await finishedInTime(worker.close()))) logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
 }
 
 // Each bet of a job is debited on its own, and its verdict goes back to the realtime node

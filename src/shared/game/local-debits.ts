@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import type { Redis } from '../redis.js';
+import { finishedInTime } from '../shutdown.js';
 import { BetDesk, type BetAck } from './bets.js';
 import type { BetTicket } from './placement.js';
 
@@ -16,10 +17,6 @@ import type { BetTicket } from './placement.js';
 // lapsing 3 s after the process stops renewing it
 const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 3000;
-
-// D12: at shutdown the debits in flight get this long to finish (a wallet call ends within
-// its timeout); one still running after is left to recovery, as a bet worker's job is
-const FINISH_IN_FLIGHT_MS = 7000;
 
 const heartbeatKey = (node: string) => `debit-node:${node}`;
 
@@ -64,15 +61,12 @@ export class LocalDebits {
     return verdict;
   }
 
+  // D12: the debits in flight finish first; one still running after that is left to
+  // recovery, as a bet worker's job is left to another worker
   async close(): Promise<void> {
-    let deadline: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      deadline = setTimeout(() => resolve('late'), FINISH_IN_FLIGHT_MS);
-    });
-    const finished = await Promise.race([Promise.all(this.inFlight).then(() => 'done' as const), late]);
-    clearTimeout(deadline);
+    const finished = await finishedInTime(Promise.all(this.inFlight));
     clearInterval(this.timer);
-    if (finished === 'late') this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
+    if (!finished) this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
     await this.svc.redis.del(heartbeatKey(this.node)).catch(() => undefined);
   }
 
