@@ -14,10 +14,10 @@ import { startThread } from './thread.js';
 // - placed: a row inserted without waiting for the disk (the bet row, placement.ts);
 // - queued: a BullMQ job added (the bet job);
 // - picked_up: a BullMQ worker starts it (the bet worker);
-//   (these two only where the service's bets go through the bet queue: not where the
-//   realtime node debits its own, local-debits.ts)
 // - audited: a row inserted, fenced on the first row, committed to the disk (the debit's
 //   audit row, contract 2.13);
+//   (where the realtime node debits its own bets, local-debits.ts, there is no queue hop and
+//   placed is both rows inserted by one statement, committed to the disk: no audited step)
 // - debited: a signed loopback HTTP call answered (/wallet/bet);
 // - accepted: the first row updated, committed to the disk (the acceptance).
 // Timed while the players bet, from a thread of its own (skeleton-thread.ts), it is the least
@@ -31,7 +31,7 @@ export type SkeletonStep = (typeof SKELETON_STEPS)[number];
 // each step's milliseconds, in SKELETON_STEPS order (without the queue hop, no queued nor picked_up)
 export type SkeletonSample = Partial<Record<SkeletonStep, number>>;
 export const skeletonSteps = (queueHop: boolean): SkeletonStep[] =>
-  SKELETON_STEPS.filter((step) => queueHop || !QUEUE_HOP_STEPS.includes(step));
+  SKELETON_STEPS.filter((step) => queueHop || (!QUEUE_HOP_STEPS.includes(step) && step !== 'audited'));
 
 export type Skeleton = { once: () => Promise<SkeletonSample>; close: () => Promise<void> };
 
@@ -58,16 +58,20 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
   const connection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
   const workerConnection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
   const queue = new Queue<{ betId: string }>(QUEUE, { connection, prefix: redisPrefix });
-  // the debit and the acceptance, as a bet worker (or the node itself) runs them
+  const requestBody = () => JSON.stringify({ requestUuid: randomUUID(), amountMicro: '1000000' });
+  // the debit and the acceptance, as a bet worker (or the node itself, whose placement
+  // wrote the audit row) runs them
   const debit = async (betId: string) => {
     const bet = inFlight.get(betId);
     if (!bet) return;
     try {
-      await pool.query(
-        `INSERT INTO ${audits} (id, bet_id, request_body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${bets} WHERE id = $2 AND status = 'PENDING')`,
-        [randomUUID(), betId, JSON.stringify({ requestUuid: randomUUID(), amountMicro: '1000000' })],
-      );
-      mark(betId, 'audited');
+      if (queueHop) {
+        await pool.query(
+          `INSERT INTO ${audits} (id, bet_id, request_body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${bets} WHERE id = $2 AND status = 'PENDING')`,
+          [randomUUID(), betId, requestBody()],
+        );
+        mark(betId, 'audited');
+      }
       await wallet.step();
       mark(betId, 'debited');
       await pool.query(`UPDATE ${bets} SET status = 'ACCEPTED' WHERE id = $1 AND status = 'PENDING'`, [betId]);
@@ -95,7 +99,15 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
     const betId = randomUUID();
     const done = new Promise<void>((resolve, reject) => inFlight.set(betId, { started: performance.now(), at: {}, resolve, reject }));
     try {
-      await pool.query(`WITH ${DEFERRED_FLUSH} INSERT INTO ${bets} (id, status) SELECT $1, 'PENDING' FROM deferred_flush`, [betId]);
+      if (queueHop) {
+        await pool.query(`WITH ${DEFERRED_FLUSH} INSERT INTO ${bets} (id, status) SELECT $1, 'PENDING' FROM deferred_flush`, [betId]);
+      } else {
+        await pool.query(`WITH bet AS (INSERT INTO ${bets} (id, status) VALUES ($1, 'PENDING')) INSERT INTO ${audits} (id, bet_id, request_body) VALUES ($2, $1, $3)`, [
+          betId,
+          randomUUID(),
+          requestBody(),
+        ]);
+      }
       mark(betId, 'placed');
       if (queueHop) {
         await queue.add('bet', { betId }, { jobId: betId, removeOnComplete: true });

@@ -1,4 +1,5 @@
 import { Batcher, HOT_PATH_BATCH } from '../shared/batch.js';
+import { epochMs } from '../shared/clock.js';
 import type { ServiceContext } from '../shared/context.js';
 import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
 import type { LocalDebits } from '../shared/game/local-debits.js';
@@ -45,9 +46,12 @@ export class BetIntake {
     return placed.map((p) => {
       if (!p.ok) return { placed: p };
       const { betId } = p.ticket;
-      this.svc.betTrace.step(betId, 'placed');
+      const placedAt = epochMs();
+      this.svc.betTrace.step(betId, 'placed', placedAt);
+      // the same commit wrote the debit's audit row
+      if (p.audited) this.svc.betTrace.step(betId, 'audited', placedAt);
       const verdict = this.await(betId);
-      void localDebits.debit(p.ticket).then((ack) => this.answer(betId, ack));
+      void localDebits.debit(p.ticket, p.audited).then((ack) => this.answer(betId, ack));
       return { placed: p, verdict };
     });
   }

@@ -6,6 +6,7 @@ import { statement } from '../shared/db/sql.js';
 import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
 import type { LocalDebits } from '../shared/game/local-debits.js';
+import type { Payer } from '../shared/game/placement.js';
 import type { EngineKey } from '../shared/game/engine-key.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
@@ -128,6 +129,9 @@ function refusalOf(svc: ServiceContext, session: Pick<SessionRow, 'state' | 'exp
 async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: BetIntake, nowSeconds: () => number, accepting: { open: boolean }) {
   const { claims, engine } = socket.data;
   const sessionId = claims.sessionId;
+  // whom a real-money bet's debit names (contract 2.6), so that it can be prepared with the bet row
+  const payer: Payer | undefined =
+    claims.mode === 'real' ? { operatorId: engine.operatorId, playerRef: claims.sub, currency: engine.currency, gameCode: engine.gameCode } : undefined;
   socket.join([engineRoom(engine.operatorId, engine.gameCode, engine.currency), sessionRoom(sessionId)]);
   // presence first, then the clock: see engine.ts finish()
   await markPresent(svc.redis, engine, socket.id);
@@ -198,7 +202,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     const receivedAt = epochMs();
     const parsed = parsePlaceBet(payload);
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
-    const { placed, verdict } = await intake.place({ ...parsed.request, sessionId });
+    const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
     if (placed.ok) {
       const { betId } = placed.ticket;
       svc.betTrace.step(betId, 'received', receivedAt);

@@ -14,7 +14,9 @@ import { epochMs } from './clock.js';
 // - queued: its bet job is in the queue;
 // - picked_up: a bet worker started the job;
 //   (neither where the realtime node debits its own bets: local-debits.ts)
-// - audited: the debit's audit row is committed (contract 2.13), just before the call;
+// - audited: the debit's audit row is committed (contract 2.13), just before the call (where
+//   the realtime node debits its own bets, by the statement that placed the bet: the same
+//   moment as placed);
 // - debited: the wallet answered /wallet/bet;
 // - accepted: the acceptance statement returned;
 // - acked: the realtime node wrote the ack to the player's socket.

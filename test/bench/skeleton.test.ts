@@ -64,8 +64,8 @@ describe('bench bet path skeleton', () => {
     });
   }
 
-  it('without the queue hop, skips only the bet job: placed, then the audit row, the wallet call, the acceptance', () => {
-    expect(skeletonSteps(false)).to.deep.equal(['placed', 'audited', 'debited', 'accepted']);
+  it('without the queue hop, skips the bet job and places the bet with its audit row: placed, the wallet call, the acceptance', () => {
+    expect(skeletonSteps(false)).to.deep.equal(['placed', 'debited', 'accepted']);
     expect(skeletonSteps(true)).to.deep.equal([...SKELETON_STEPS]);
   });
 

@@ -93,17 +93,18 @@ describe('npm run bench -- --smoke', function () {
     }
     expect(report.throughput.acceptedBetsPerS).to.be.above(0);
 
-    // the all-in-one process debits its own players' bets: no queue hop, in the service's
-    // path nor in its skeleton
+    // the all-in-one process debits its own players' bets: no queue hop, and each bet's audit
+    // row is written with its bet row, in the service's path and in its skeleton
     expect(report.run.betHandoff).to.equal('local');
     expect(run.stdout).to.include('all-in-one (bets debited by the realtime node)');
-    expect(Object.keys(report.floorsWhileBetting.betPathSkeleton!.stepsMs)).to.deep.equal(['placed', 'audited', 'debited', 'accepted']);
+    expect(Object.keys(report.floorsWhileBetting.betPathSkeleton!.stepsMs)).to.deep.equal(['placed', 'debited', 'accepted']);
 
     // --trace-bets: every accepted bet's path, step by step, from the player's send to its ack
     const steps = report.betSteps!;
     expect(steps.bets, 'every accepted bet traced').to.equal(report.betAck.latencyMs.count);
     expect(['sent', ...steps.steps.map(({ to }) => to)].join(' > ')).to.equal('sent > received > placed > audited > debited > accepted > acked > at the player');
     expect(steps.receivedToAcceptedMs.count).to.equal(steps.bets);
+    expect(steps.steps.find(({ to }) => to === 'audited')!.ms.max, 'audited by the placing statement').to.equal(0);
     for (const { from, to, ms } of steps.steps) {
       expect(ms.count, `${from}>${to}`).to.equal(steps.bets);
       expect(ms.p50, `${from}>${to}`).to.be.at.least(0);

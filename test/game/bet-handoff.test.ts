@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createDb } from '../../src/shared/db/client.js';
 import { liveDebitNodes } from '../../src/shared/game/local-debits.js';
+import { placeBets } from '../../src/shared/game/placement.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { operatorWith, seatPlayer, until } from '../support/game.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -38,10 +39,55 @@ describe('bet handoff: the node debits its own bets, or the bet queue carries th
     it('the bet row names this node, no bet job is queued, and the node keeps its heartbeat', async () => {
       const bet = await betThrough(h);
       expect(bet).to.include({ status: 'ACCEPTED', debitNode: h.svc.emitter.nodeId });
+      // contract 2.13: the debit's audit row, written by the statement that wrote the bet row
+      // (one transaction: the same created_at), holds the bytes the wallet received
+      const [audit] = await h.svc.db.walletCall.findMany({ where: { transactionUuid: bet.betTransactionUuid, endpoint: 'bet' } });
+      expect(audit, 'one audit row').to.not.equal(undefined);
+      expect(audit!.createdAt.getTime()).to.equal(bet.createdAt.getTime());
+      expect(audit).to.include({ attempt: 1, status: 'RS_OK', httpStatus: 200, sessionId: bet.sessionId });
+      const received = h.wallet.requests.find((r) => r.endpoint === 'bet' && (r.body as { transactionUuid?: string }).transactionUuid === bet.betTransactionUuid);
+      expect(received?.rawBody).to.equal(audit!.requestBody);
+      expect(JSON.parse(audit!.requestBody)).to.deep.equal({
+        requestUuid: audit!.requestUuid,
+        operatorId: bet.operatorId,
+        playerRef: bet.playerRef,
+        currency: 'EUR',
+        gameCode: bet.gameCode,
+        transactionUuid: bet.betTransactionUuid,
+        amountMicro: '1000000',
+        roundId: bet.roundId,
+      });
       expect(await h.svc.queues.bet.getJob(bet.id)).to.equal(undefined);
       expect([...(await liveDebitNodes(h.svc.redis, [h.svc.emitter.nodeId, 'another-node']))]).to.deep.equal([h.svc.emitter.nodeId]);
       const metrics = await fetch(`${h.baseUrl}/metrics`).then((response) => response.text());
       expect(metrics, 'nothing left in flight').to.match(/^rgs_local_debits_in_flight 0$/m);
+    });
+
+    it('the placement writes the audit row only for a node debiting a bet of the player the token names', async () => {
+      const operator = await operatorWith(h, { bettingWindowMs: 3000 });
+      const seated = await Promise.all([0, 1, 2].map(() => seatPlayer(h, operator, 5_000_000n)));
+      await seated[0]!.player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
+      const payer = (playerRef: string) => ({ operatorId: operator.operatorId, playerRef, currency: 'EUR', gameCode: 'dice' });
+      const place = async (i: number, playerRef: string, debitNode: string | null) => {
+        const [placed] = await placeBets(h.svc, [{ sessionId: seated[i]!.sessionId, side: 'LOW', amountMicro: 1_000_000n, payer: payer(playerRef) }], debitNode);
+        if (!placed!.ok) throw new Error(placed!.reason);
+        const audits = await h.svc.db.walletCall.findMany({ where: { transactionUuid: placed!.ticket.betTransactionUuid } });
+        return { placed: placed!, audits };
+      };
+      const node = h.svc.emitter.nodeId;
+
+      const debited = await place(0, seated[0]!.playerRef, node);
+      expect(debited.audits.map((a) => a.requestBody)).to.deep.equal([debited.placed.audited?.bytes]);
+      expect(debited.placed.audited?.target.wallet_url).to.equal(h.wallet.url);
+
+      const otherPlayer = await place(1, 'someone-else', node);
+      expect(otherPlayer.placed.audited, 'a payer the session does not name').to.equal(undefined);
+      expect(otherPlayer.audits).to.deep.equal([]);
+
+      const queued = await place(2, seated[2]!.playerRef, null);
+      expect(queued.placed.audited, 'a bet for the bet queue').to.equal(undefined);
+      expect(queued.audits).to.deep.equal([]);
+      for (const { player } of seated) player.close();
     });
   });
 

@@ -5,7 +5,7 @@ import type { Bet } from '../db/client.js';
 import { statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { endSession } from '../session/end.js';
-import { auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
+import { auditParams, completeAuditsSql, type AuditCompletion, type AuditedDebit, type WalletCallInput } from '../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from './bet-rules.js';
 import type { BetTicket } from './placement.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';
@@ -123,8 +123,9 @@ export class BetDesk {
     return this.rejections.add({ ticket, reason, rollback });
   }
 
-  // redelivered: the queue handed this bet out before (its worker died or stalled)
-  async process(ticket: BetTicket, { redelivered = false } = {}): Promise<BetAck> {
+  // redelivered: the queue handed this bet out before (its worker died or stalled);
+  // audited: the debit's audit row, written with the bet row (placement.ts)
+  async process(ticket: BetTicket, { redelivered = false, audited }: { redelivered?: boolean; audited?: AuditedDebit } = {}): Promise<BetAck> {
     const { svc } = this;
     // D8: the service keeps the demo balance; the same rules, no wallet. The demo debit is
     // part of acceptance, so a demo bet still PENDING was never debited.
@@ -135,26 +136,8 @@ export class BetDesk {
     // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
     if (redelivered && (await hasDebitAttempt(svc, ticket))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
 
-    const result = await svc.wallet.debitDeferringAudit(
-      {
-        operatorId: ticket.operatorId,
-        endpoint: 'bet',
-        sessionId: ticket.sessionId,
-        transactionUuid: ticket.betTransactionUuid,
-        // contract 2.6
-        fields: {
-          operatorId: ticket.operatorId,
-          playerRef: ticket.playerRef,
-          currency: ticket.currency,
-          gameCode: ticket.gameCode,
-          transactionUuid: ticket.betTransactionUuid,
-          amountMicro: ticket.amountMicro,
-          roundId: ticket.roundId,
-          ...(ticket.isFree ? { isFree: true } : {}),
-        },
-      },
-      ticket.betId,
-    );
+    const debit = debitCall(ticket);
+    const result = audited ? await svc.wallet.debitAudited(debit, audited) : await svc.wallet.debitDeferringAudit(debit, ticket.betId);
     svc.betTrace.step(ticket.betId, 'debited');
     // a delivery running beside this one already decided the bet
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
@@ -210,6 +193,26 @@ export class BetDesk {
     return { ok: true, betId: ticket.betId, roundId: ticket.roundId };
   }
 }
+
+// the /wallet/bet call of a bet (contract 2.6)
+export const debitCall = (
+  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree'>,
+): WalletCallInput => ({
+  operatorId: ticket.operatorId,
+  endpoint: 'bet',
+  sessionId: ticket.sessionId,
+  transactionUuid: ticket.betTransactionUuid,
+  fields: {
+    operatorId: ticket.operatorId,
+    playerRef: ticket.playerRef,
+    currency: ticket.currency,
+    gameCode: ticket.gameCode,
+    transactionUuid: ticket.betTransactionUuid,
+    amountMicro: ticket.amountMicro,
+    roundId: ticket.roundId,
+    ...(ticket.isFree ? { isFree: true } : {}),
+  },
+});
 
 // One bet by its id, as a single delivery of the bet pool handles it.
 export async function processBet(svc: ServiceContext, betId: string, options: { redelivered?: boolean } = {}): Promise<BetAck> {

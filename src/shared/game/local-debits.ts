@@ -2,6 +2,7 @@ import type { ServiceContext } from '../context.js';
 import type { Redis } from '../redis.js';
 import { finishedInTime } from '../shutdown.js';
 import { BetDesk, type BetAck } from './bets.js';
+import type { AuditedDebit } from '../wallet/client.js';
 import type { BetTicket } from './placement.js';
 
 // issue 6: a process that runs both the realtime and the bet role debits the bets its own
@@ -46,9 +47,10 @@ export class LocalDebits {
 
   // A bet whose handling fails is answered wallet_timeout and stays PENDING: recovery
   // resolves it as uncertain once this node is gone, or once it is stale (recovery.ts).
-  debit(ticket: BetTicket): Promise<BetAck> {
+  // audited: the debit's audit row, written with the bet row (placement.ts)
+  debit(ticket: BetTicket, audited?: AuditedDebit): Promise<BetAck> {
     const { svc } = this;
-    const verdict = this.desk.process(ticket).catch((err: unknown): BetAck => {
+    const verdict = this.desk.process(ticket, { audited }).catch((err: unknown): BetAck => {
       svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
       return { ok: false, reason: 'wallet_timeout' };
     });

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { DEFERRED_FLUSH, statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
+import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../wallet/client.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from './bet-rules.js';
+import { debitCall } from './bets.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
@@ -16,6 +18,11 @@ import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '
 // contract 2.13, or a demo bet's acceptance), which waits for the disk and so makes the bet
 // row durable too. A crash in between loses a bet that nothing was done for (its job finds
 // no bet, and the player is answered wallet_timeout). One disk flush less per bet (issue 6).
+//
+// Where the placing node debits its bets itself (debitNode, local-debits.ts), the common
+// case writes each real-money bet's debit audit row (2.13) in the same statement as the bet
+// row, and that statement waits for the disk: one statement and one commit less per bet
+// than writing the audit row when the debit starts (issue 6).
 
 export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
 
@@ -37,7 +44,8 @@ export type BetTicket = {
   clientBetId?: string;
 };
 
-export type Placed = { ok: true; ticket: BetTicket } | { ok: false; reason: BetRejectReason };
+// audited: the debit's audit row, written with the bet row (debitNode and payer given)
+export type Placed = { ok: true; ticket: BetTicket; audited?: AuditedDebit } | { ok: false; reason: BetRejectReason };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -104,39 +112,74 @@ const INSERT_BETS = statement(
    RETURNING id`,
 );
 
-export type Placement = PlaceBetRequest & { sessionId: string };
+// payer: given by a realtime node for a real-money session, so that the debit's request can
+// be prepared before the bet row is written
+export type Placement = PlaceBetRequest & { sessionId: string; payer?: Payer };
 
 // The common case in one statement: a bet of an active session without responsible-gambling
 // limits, in an open betting window, with a stake in range, is written at once. These
 // conditions are a strict subset of what refuse() allows, so a bet written here is one it
 // would have written too; every bet not written here (a refusal, a conflict with rule 4, a
 // session with limits) is placed by placeCarefully(), which also says why it was refused.
+//
+// The debit's audit row is written for a bet whose prepared request (built from the payer
+// the token names) names the operator, player, currency and game the bet row has, and only
+// for real money; with it, what the debit needs of the operator's wallet is read.
 const PLACE_PLAIN = statement(
   'placement_plain',
-  `WITH ${DEFERRED_FLUSH}
-   INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                     status, bet_transaction_uuid, client_bet_id, demo, debit_node)
-   SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
-          'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text
-   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
-     AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id)
-   CROSS JOIN deferred_flush
-   JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
-     AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
-   JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
-   JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
-     AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
-   ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
-   RETURNING id, cycle_id, operator_id, player_ref, game_code, currency, demo`,
+  `WITH flush AS (SELECT set_config('synchronous_commit', CASE WHEN $10::bool THEN current_setting('synchronous_commit') ELSE 'off' END, true)),
+   u AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[], $11::uuid[], $12::uuid[],
+                          $13::text[])
+       AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id, audit_id, request_uuid, request_body)
+   ),
+   placed AS (
+     INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
+                       status, bet_transaction_uuid, client_bet_id, demo, debit_node)
+     SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
+            'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text
+     FROM u
+     CROSS JOIN flush
+     JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
+       AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
+     JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+     JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
+       AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
+     ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
+     RETURNING id, cycle_id, operator_id, player_ref, game_code, currency, demo
+   ),
+   debit AS (
+     SELECT u.audit_id AS id, placed.operator_id, u.session_id, u.request_uuid, u.bet_transaction_uuid, u.request_body, placed.id AS bet_id,
+            $8::timestamptz AS at
+     FROM placed JOIN u ON u.id = placed.id
+     WHERE NOT placed.demo
+       AND u.request_body::jsonb @> jsonb_build_object('operatorId', placed.operator_id, 'playerRef', placed.player_ref,
+                                                       'currency', placed.currency, 'gameCode', placed.game_code)
+   ),
+   target AS (${walletTargetSql('debit')}),
+   audit AS (
+     INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
+     SELECT debit.id, debit.operator_id, debit.session_id, 'OUT', 'bet', debit.request_uuid, debit.bet_transaction_uuid, 1, debit.request_body
+     FROM debit JOIN target ON target.id = debit.id
+   )
+   SELECT placed.*, target.wallet_url, target.kid, target.encrypted_secret, target.wrapped_data_key
+   FROM placed LEFT JOIN debit ON debit.bet_id = placed.id LEFT JOIN target ON target.id = debit.id`,
 );
 
-type Written = { id: string; cycle_id: string; operator_id: string; player_ref: string; game_code: string; currency: string; demo: boolean };
+type Written = { id: string; cycle_id: string; operator_id: string; player_ref: string; game_code: string; currency: string; demo: boolean } & (
+  | WalletTargetRow
+  | { [K in keyof WalletTargetRow]: null }
+);
+
+// the player a session's token names, as the debit's request names them (contract 2.6)
+export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode'>;
 
 // debitNode: the node that debits these bets itself (local-debits.ts); none when they go
 // to the bet queue
 export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
   const now = svc.now();
   const ids = placements.map(freshIds);
+  const debits = placements.map((placement, i) => (debitNode && placement.payer ? prepareDebit(placement, placement.payer, ids[i]!) : null));
   const written = new Map(
     (
       await svc.sql.query<Written>(PLACE_PLAIN, [
@@ -149,6 +192,10 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placem
         placements.map((p) => p.clientBetId ?? null),
         now,
         debitNode,
+        debits.some((debit) => debit !== null),
+        debits.map((debit) => debit?.auditId ?? null),
+        debits.map((debit) => debit?.requestUuid ?? null),
+        debits.map((debit) => debit?.bytes ?? null),
       ])
     ).map((row) => [row.id, row]),
   );
@@ -157,9 +204,17 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placem
   let next = 0;
   return placements.map((placement, i): Placed => {
     const row = written.get(ids[i]!.betId);
-    return row ? { ok: true, ticket: ticketFor(placement, ids[i]!, row) } : careful[next++]!;
+    if (!row) return careful[next++]!;
+    const ticket = ticketFor(placement, ids[i]!, row);
+    if (row.wallet_url === null) return { ok: true, ticket };
+    const target = { wallet_url: row.wallet_url, kid: row.kid, encrypted_secret: row.encrypted_secret, wrapped_data_key: row.wrapped_data_key };
+    return { ok: true, ticket, audited: { ...debits[i]!, target } };
   });
 }
+
+// the debit's request as the bet row will have it, if the session is the payer's
+const prepareDebit = (placement: Placement, payer: Payer, ids: ReturnType<typeof freshIds>): PreparedCall =>
+  prepareCall(debitCall({ ...payer, ...ids, sessionId: placement.sessionId, amountMicro: placement.amountMicro.toString(), isFree: false }));
 
 // a bet's own ids: its row, its round-to-be (sent to the wallet, 2.6) and its debit
 const freshIds = () => ({ betId: randomUUID(), roundId: randomUUID(), betTransactionUuid: randomUUID() });

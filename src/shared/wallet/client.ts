@@ -23,7 +23,8 @@ export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 // issue 6: the audit rows of calls made at the same moment are written by one statement,
 // which also reads where each operator's wallet is and which credential signs for it, and
 // completed by another; requests go over kept-alive connections. A call still waits for its
-// own audit row to be durable before it is sent.
+// own audit row to be durable before it is sent. A debit may come with its audit row
+// already written by the statement that placed its bet (debitAudited, placement.ts).
 
 type WalletTarget = { walletUrl: string; keyId: string; secret: string };
 
@@ -102,8 +103,21 @@ export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.respondedAt),
 ];
 
-// contract 2.13: the audit row, before the call, with its wallet's address and the newest
-// credential valid now (D6: a rotation or a revocation applies to the very next call)
+// The operator's wallet address and the newest credential valid at the row's moment (D6: a
+// rotation or a revocation applies to the very next call), for each row of `rows` (a CTE
+// with id, operator_id and at columns).
+export const walletTargetSql = (rows: string) =>
+  `SELECT ${rows}.id, o.wallet_url, c.kid, c.encrypted_secret, c.wrapped_data_key
+   FROM ${rows} JOIN operators o ON o.id = ${rows}.operator_id
+   JOIN LATERAL (
+     SELECT kid, encrypted_secret, wrapped_data_key FROM credentials
+     WHERE operator_id = ${rows}.operator_id AND kind = 'WALLET' AND revoked_at IS NULL
+       AND not_before <= ${rows}.at AND (not_after IS NULL OR ${rows}.at <= not_after)
+     ORDER BY not_before DESC
+     LIMIT 1
+   ) c ON true`;
+
+// contract 2.13: the audit row, before the call, with its wallet's target
 const INSERT_AUDIT_ROWS = statement(
   'wallet_audit_insert',
   `WITH u AS (
@@ -111,17 +125,7 @@ const INSERT_AUDIT_ROWS = statement(
                           $10::timestamptz[])
        AS u(id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, pending_bet_id, at)
    ),
-   target AS (
-     SELECT u.id, o.wallet_url, c.kid, c.encrypted_secret, c.wrapped_data_key
-     FROM u JOIN operators o ON o.id = u.operator_id
-     JOIN LATERAL (
-       SELECT kid, encrypted_secret, wrapped_data_key FROM credentials
-       WHERE operator_id = u.operator_id AND kind = 'WALLET' AND revoked_at IS NULL
-         AND not_before <= u.at AND (not_after IS NULL OR u.at <= not_after)
-       ORDER BY not_before DESC
-       LIMIT 1
-     ) c ON true
-   ),
+   target AS (${walletTargetSql('u')}),
    written AS (
      INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
      SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
@@ -135,7 +139,27 @@ const INSERT_AUDIT_ROWS = statement(
 // ... and completed with the response
 const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(1));
 
-type TargetRow = { id: string; wallet_url: string; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer; written: boolean };
+// what walletTargetSql reads of one row
+export type WalletTargetRow = { wallet_url: string; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer };
+type TargetRow = WalletTargetRow & { id: string; written: boolean };
+
+// A call's request before its audit row is written: the body is serialised once, and those
+// exact bytes are audited, signed and sent (D6: a retry of a timed-out call resends them).
+export type PreparedCall = { auditId: string; requestUuid: string; attempt: number; bytes: string };
+
+export function prepareCall(input: Pick<WalletCallInput, 'fields' | 'retryOf'>): PreparedCall {
+  const requestUuid = input.retryOf?.requestUuid ?? randomUUID();
+  return {
+    auditId: randomUUID(),
+    requestUuid,
+    attempt: input.retryOf ? input.retryOf.attempt + 1 : 1,
+    bytes: input.retryOf?.bytes ?? JSON.stringify({ requestUuid, ...input.fields }),
+  };
+}
+
+// a debit whose audit row the statement that placed its bet wrote (placement.ts), with the
+// wallet target that statement read (walletTargetSql)
+export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
 
 type SendOutcome = { kind: 'response'; httpStatus: number; text: string } | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
 
@@ -151,7 +175,7 @@ export class WalletClient {
 
   constructor(
     sql: Sql,
-    masterKey: Buffer,
+    private readonly masterKey: Buffer,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
@@ -180,8 +204,7 @@ export class WalletClient {
         const row = targets.get(r.id);
         if (!row) return { kind: 'no_target' };
         if (!row.written) return { kind: 'not_pending' };
-        const secret = revealSecret(masterKey, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });
-        return { kind: 'written', target: { walletUrl: row.wallet_url, keyId: row.kid, secret } };
+        return { kind: 'written', target: this.reveal(row) };
       });
     }, HOT_PATH_BATCH);
     this.auditCompletions = new Batcher(async (rows) => {
@@ -208,6 +231,11 @@ export class WalletClient {
     return (await this.perform(input, betId)) ?? 'not_pending';
   }
 
+  // A debit whose audit row is already written (AuditedDebit), completed by the caller.
+  async debitAudited(input: WalletCallInput, debit: AuditedDebit): Promise<DeferredAudit> {
+    return this.exchange(input, debit, this.reveal(debit.target));
+  }
+
   completeAudit(audit: AuditCompletion): Promise<undefined> {
     return this.auditCompletions.add(audit);
   }
@@ -217,33 +245,41 @@ export class WalletClient {
     this.agents.https.destroy();
   }
 
+  private reveal(row: WalletTargetRow): WalletTarget {
+    const secret = revealSecret(this.masterKey, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });
+    return { walletUrl: row.wallet_url, keyId: row.kid, secret };
+  }
+
   private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<DeferredAudit | undefined> {
-    const requestUuid = input.retryOf?.requestUuid ?? randomUUID();
-    const attempt = input.retryOf ? input.retryOf.attempt + 1 : 1;
-    const bytes = input.retryOf?.bytes ?? JSON.stringify({ requestUuid, ...input.fields });
-    const auditId = randomUUID();
+    const call = prepareCall(input);
     const audited = await this.auditInserts.add({
-      id: auditId,
+      id: call.auditId,
       operatorId: input.operatorId,
       sessionId: input.sessionId ?? null,
       endpoint: input.endpoint,
-      requestUuid,
+      requestUuid: call.requestUuid,
       transactionUuid: input.transactionUuid ?? null,
-      attempt,
-      requestBody: bytes,
+      attempt: call.attempt,
+      requestBody: call.bytes,
       pendingBetId,
       at: this.now(),
     });
     if (audited.kind === 'not_pending') return undefined;
     if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
     if (pendingBetId) this.betTrace.step(pendingBetId, 'audited');
-    const url = new URL(`${audited.target.walletUrl}/wallet/${input.endpoint}`);
+    return this.exchange(input, call, audited.target);
+  }
+
+  // the call whose audit row is written: sent (unless the circuit is open), answered and classified
+  private async exchange(input: WalletCallInput, call: PreparedCall, target: WalletTarget): Promise<DeferredAudit> {
+    const { auditId, requestUuid, attempt, bytes } = call;
+    const url = new URL(`${target.walletUrl}/wallet/${input.endpoint}`);
 
     const started = performance.now();
     // contract 3.4: an open circuit fails the call at once with RS_ERROR_TIMEOUT
     const admission = await this.circuit.admit(input.operatorId, input.endpoint);
     const outcome: SendOutcome =
-      admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, audited.target);
+      admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, target);
     const latencyMs = Math.round(performance.now() - started);
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
     const status: RsStatus =
