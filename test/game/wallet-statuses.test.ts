@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Bet, WalletJob } from '../../src/shared/db/client.js';
+import { revokeCredential } from '../../src/shared/operators/credentials.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
@@ -313,6 +314,27 @@ describe('wallet statuses (contract 7.1, D13)', function () {
       // the refund is a wallet answer that changes the balance (6.4)
       expect((await player.waitFor('balance_update', (p) => p.balanceMicro === START.toString())).currency).to.equal('EUR');
       expect(h.wallet.violations).to.deep.equal([]);
+      player.close();
+    });
+  });
+
+  describe('with no wallet credential to sign the bet call', () => {
+    it('a credential revoked since the session began: the bet is refused service_unavailable, nothing is sent nor rolled back', async () => {
+      const operator = await operatorRolling('HIGH', 3000);
+      const session = await seated(operator);
+      const { player, playerRef } = session;
+      const seen = alerts();
+      await revokeCredential(h.svc.db, operator.walletKeyId);
+      const { ack, bet } = await placeBet(session, 'unsigned');
+      expect(ack).to.deep.equal({ ok: false, reason: 'service_unavailable' });
+      expect(bet).to.include({ status: 'REJECTED', rejectReason: 'service_unavailable', rollbackTransactionUuid: null });
+      expect(await player.waitFor('bet_rejected')).to.include({ reason: 'service_unavailable', clientBetId: 'unsigned' });
+      expect(requestsTo('bet', 'transactionUuid', bet.betTransactionUuid)).to.deep.equal([]);
+      expect(await h.svc.db.walletCall.count({ where: { transactionUuid: bet.betTransactionUuid } }), 'no audit row: no call').to.equal(0);
+      expect(await jobsOf(bet.id, 'rollback')).to.deep.equal([]);
+      expect(ledgerOf(playerRef)).to.deep.equal([]);
+      expect(seen.seen.map((a) => a.msg)).to.include(`operator ${operator.operatorId} has no valid wallet credential`);
+      expect(player.socket.connected, 'the session goes on').to.equal(true);
       player.close();
     });
   });

@@ -13,7 +13,8 @@ export type BetRejectReason =
   | 'wallet_timeout'
   | `wallet_rejected:${RsStatus}`
   | 'invalid_payload'
-  // not an 8.2 code: Postgres or Redis is away, or the node is shutting down; retry shortly
+  // not an 8.2 code: Postgres or Redis is away, or the node is shutting down (retry
+  // shortly), or the operator has no valid wallet credential (no call could be made)
   | 'service_unavailable';
 
 // 8.2 rule 1: the session is active (not terminated, not expired).

@@ -5,7 +5,15 @@ import type { Bet } from '../db/client.js';
 import { statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { endSession } from '../session/end.js';
-import { auditParams, completeAuditsSql, type AuditCompletion, type AuditedDebit, type WalletCallInput } from '../wallet/client.js';
+import {
+  WalletTargetError,
+  auditParams,
+  completeAuditsSql,
+  type AuditCompletion,
+  type AuditedDebit,
+  type DeferredAudit,
+  type WalletCallInput,
+} from '../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from './bet-rules.js';
 import type { BetTicket } from './placement.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';
@@ -137,7 +145,17 @@ export class BetDesk {
     if (redelivered && (await hasDebitAttempt(svc, ticket))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
 
     const debit = debitCall(ticket);
-    const result = audited ? await svc.wallet.debitAudited(debit, audited) : await svc.wallet.debitDeferringAudit(debit, ticket.betId);
+    let result: DeferredAudit | 'not_pending';
+    try {
+      result = audited ? await svc.wallet.debitAudited(debit, audited) : await svc.wallet.debitDeferringAudit(debit, ticket.betId);
+    } catch (err) {
+      // contract 5.3, D6: the operator's wallet credential was revoked (or has expired) since
+      // the session began. No audit row was written and no call made: nothing moved, so the
+      // bet is refused outright rather than left PENDING for recovery to roll back
+      if (!(err instanceof WalletTargetError)) throw err;
+      svc.logger.error({ betId: ticket.betId, operatorId: ticket.operatorId }, err.message);
+      return this.reject(ticket, 'service_unavailable', null);
+    }
     svc.betTrace.step(ticket.betId, 'debited');
     // a delivery running beside this one already decided the bet
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
