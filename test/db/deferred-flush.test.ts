@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { DEFERRED_FLUSH } from '../../src/shared/db/sql.js';
+import { DEFERRED_FLUSH, deferredFlushUnless } from '../../src/shared/db/sql.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 
 // A write that a later synchronous commit makes durable (the bet row, placement.ts) commits
@@ -41,6 +41,13 @@ describe('statements that defer their disk flush', () => {
     expect(await syncsOf(text, 50)).to.be.below(10);
     const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM deferred_flush_probe');
     expect(Number(rows[0]!.n)).to.equal(100);
+  });
+
+  it('deferredFlushUnless defers only when its condition is false (placement.ts: a batch that writes no audit row)', async () => {
+    const text = (durable: boolean) =>
+      `WITH ${deferredFlushUnless(`${durable}`)} INSERT INTO deferred_flush_probe (n) SELECT $1::int FROM deferred_flush`;
+    expect(await syncsOf(text(true), 50), 'durable: a sync per commit').to.be.at.least(50);
+    expect(await syncsOf(text(false), 50), 'deferred').to.be.below(10);
   });
 
   it('leaves the connection committing synchronously afterwards', async () => {

@@ -28,6 +28,12 @@ const statements = new Map<string, Statement>();
 // durable too. A statement names it in its FROM list, so that it runs.
 export const DEFERRED_FLUSH = `deferred_flush AS (SELECT set_config('synchronous_commit', 'off', true))`;
 
+// DEFERRED_FLUSH unless `durable` (a boolean expression of the statement's parameters) is
+// true: then the statement commits as the connection does, waiting for the disk. For a
+// statement that sometimes writes what something outside Postgres acts on next.
+export const deferredFlushUnless = (durable: string) =>
+  `deferred_flush AS (SELECT set_config('synchronous_commit', CASE WHEN ${durable} THEN current_setting('synchronous_commit') ELSE 'off' END, true))`;
+
 export function statement(name: string, text: string): Statement {
   const known = statements.get(name);
   if (known && known.text !== text) throw new Error(`statement ${name} is already defined with another text`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
-import { DEFERRED_FLUSH, statement } from '../db/sql.js';
+import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../wallet/client.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from './bet-rules.js';
@@ -124,10 +124,12 @@ export type Placement = PlaceBetRequest & { sessionId: string; payer?: Payer };
 //
 // The debit's audit row is written for a bet whose prepared request (built from the payer
 // the token names) names the operator, player, currency and game the bet row has, and only
-// for real money; with it, what the debit needs of the operator's wallet is read.
+// for real money; with it, what the debit needs of the operator's wallet is read. A batch
+// that may write audit rows waits for the disk (contract 2.13: the row is durable before
+// the call); one that cannot, defers its flush as the bet rows alone may.
 const PLACE_PLAIN = statement(
   'placement_plain',
-  `WITH flush AS (SELECT set_config('synchronous_commit', CASE WHEN $10::bool THEN current_setting('synchronous_commit') ELSE 'off' END, true)),
+  `WITH ${deferredFlushUnless('$10::bool')},
    u AS (
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[], $11::uuid[], $12::uuid[],
                           $13::text[])
@@ -139,7 +141,7 @@ const PLACE_PLAIN = statement(
      SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
             'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text
      FROM u
-     CROSS JOIN flush
+     CROSS JOIN deferred_flush
      JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
        AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
      JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
