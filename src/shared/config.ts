@@ -1,4 +1,4 @@
-// Configuration (DECISIONS D12, D20), read from the environment once and validated as a
+// Configuration (DECISIONS D12, D20, D25), read from the environment once and validated as a
 // whole: a bad start lists every bad variable by name, not only the first.
 
 export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
@@ -18,6 +18,8 @@ export type Config = {
   port: number;
   publicUrl: string;
   masterKey: Buffer;
+  // D25: the master key is one of DEVELOPMENT_MASTER_KEYS (the CLI warns before sealing under it)
+  developmentMasterKey: boolean;
   jwtSecret: string;
   walletCallTimeoutMs: number;
   trustProxy: boolean;
@@ -27,6 +29,8 @@ export type Config = {
   betHandoff: BetHandoff;
   // D20: where a process without the api role serves health and metrics
   healthPort: number | undefined;
+  // D25: in production, the bearer token that opens /metrics on the public port
+  metricsToken: string | undefined;
   logLevel: string;
   // the benchmark's step trace of each bet (bet-trace.ts); unset in service
   betTraceDir: string | undefined;
@@ -44,9 +48,11 @@ export class ConfigError extends Error {
   }
 }
 
-// Development-only defaults: usable on a laptop, refused in production (D12).
-const DEV_MASTER_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
-const DEV_JWT_SECRET = 'development-only-jwt-secret-do-not-use-in-production-0123456789abcdef';
+// Development-only defaults: usable on a laptop, refused in production (D12), even when set
+// explicitly (D25: they are published in this repository). The first entry is the current
+// default; a changed default goes first and the old value stays on its list, still refused.
+export const DEVELOPMENT_MASTER_KEYS: readonly string[] = ['00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff'];
+export const DEVELOPMENT_JWT_SECRETS: readonly string[] = ['development-only-jwt-secret-do-not-use-in-production-0123456789abcdef'];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -94,12 +100,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer('PORT', 3000, 0, 65535);
   const healthPort = env.HEALTH_PORT ? integer('HEALTH_PORT', 0, 0, 65535) : undefined;
 
-  const masterKeyText = secret('MASTER_KEY', DEV_MASTER_KEY);
+  const masterKeyText = secret('MASTER_KEY', DEVELOPMENT_MASTER_KEYS[0]!);
   const masterKey = parseMasterKey(masterKeyText);
   if (!masterKey) problems.push('MASTER_KEY must be 32 bytes as 64 hex characters or base64');
+  // compared as bytes: the same key in upper-case hex or in base64 is the same key
+  const developmentMasterKey = masterKey !== undefined && DEVELOPMENT_MASTER_KEYS.some((key) => parseMasterKey(key)!.equals(masterKey));
+  if (production && env.MASTER_KEY && developmentMasterKey) {
+    problems.push('MASTER_KEY is a development key published in this repository: refused when NODE_ENV=production');
+  }
 
-  const jwtSecret = secret('JWT_SECRET', DEV_JWT_SECRET);
+  const jwtSecret = secret('JWT_SECRET', DEVELOPMENT_JWT_SECRETS[0]!);
   if (jwtSecret.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
+  if (production && env.JWT_SECRET && DEVELOPMENT_JWT_SECRETS.includes(jwtSecret)) {
+    problems.push('JWT_SECRET is a development secret published in this repository: refused when NODE_ENV=production');
+  }
+
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 32) problems.push('METRICS_TOKEN must be at least 32 characters');
 
   const roles: Role[] = [];
   for (const name of (env.ROLES || ROLE_NAMES.join(',')).split(',').map((r) => r.trim()).filter(Boolean)) {
@@ -138,12 +155,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     publicUrl: url('PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
     masterKey: masterKey ?? Buffer.alloc(32),
+    developmentMasterKey,
     jwtSecret,
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
     roles,
     betHandoff,
     healthPort,
+    metricsToken,
     logLevel,
     betTraceDir: env.BET_TRACE_DIR || undefined,
     botChallenge,

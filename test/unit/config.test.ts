@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/shared/config.js';
+import { ConfigError, DEVELOPMENT_JWT_SECRETS, DEVELOPMENT_MASTER_KEYS, loadConfig } from '../../src/shared/config.js';
 
 // DECISIONS D12 (and D20): configuration is read from the environment once and validated as
 // a whole; a bad start names every bad variable, not only the first.
@@ -139,6 +139,52 @@ describe('config (D12)', () => {
     // with both, production starts and warns about nothing
     const config = loadConfig({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY, JWT_SECRET: JWT });
     expect(config.warnings).to.deep.equal([]);
+  });
+
+  // D25: the development defaults are published in this repository; explicitly set, they
+  // are as good as none. These are the values the repository has shipped.
+  const SHIPPED_MASTER_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+  const SHIPPED_JWT_SECRET = 'development-only-jwt-secret-do-not-use-in-production-0123456789abcdef';
+
+  it('refuses in production the development MASTER_KEY and JWT_SECRET even when set explicitly, however spelled (D25)', () => {
+    const both = problemsOf({ NODE_ENV: 'production', MASTER_KEY: SHIPPED_MASTER_KEY, JWT_SECRET: SHIPPED_JWT_SECRET });
+    expect(both.filter((p) => p.includes('MASTER_KEY')), both.join('\n')).to.have.length(1);
+    expect(both.filter((p) => p.includes('JWT_SECRET')), both.join('\n')).to.have.length(1);
+    expect(both.join('\n')).to.include('development');
+    // the same key bytes in upper-case hex or in base64 are the same key
+    for (const spelling of [SHIPPED_MASTER_KEY.toUpperCase(), Buffer.from(SHIPPED_MASTER_KEY, 'hex').toString('base64')]) {
+      const problems = problemsOf({ NODE_ENV: 'production', MASTER_KEY: spelling, JWT_SECRET: JWT });
+      expect(problems, spelling).to.have.length(1);
+      expect(problems[0]).to.include('MASTER_KEY');
+    }
+    expect(problemsOf({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY, JWT_SECRET: SHIPPED_JWT_SECRET })).to.have.length(1);
+  });
+
+  it('keeps refusing every development value ever shipped, not only the current default (D25)', () => {
+    expect(DEVELOPMENT_MASTER_KEYS).to.include(SHIPPED_MASTER_KEY);
+    expect(DEVELOPMENT_JWT_SECRETS).to.include(SHIPPED_JWT_SECRET);
+    // the current defaults are on the lists
+    const defaults = loadConfig({});
+    expect(DEVELOPMENT_MASTER_KEYS.map((key) => Buffer.from(key, 'hex').toString('hex'))).to.include(defaults.masterKey.toString('hex'));
+    expect(DEVELOPMENT_JWT_SECRETS).to.include(defaults.jwtSecret);
+    for (const key of DEVELOPMENT_MASTER_KEYS) {
+      expect(problemsOf({ NODE_ENV: 'production', MASTER_KEY: key, JWT_SECRET: JWT }).join(), key).to.include('MASTER_KEY');
+    }
+    for (const jwt of DEVELOPMENT_JWT_SECRETS) {
+      expect(problemsOf({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY, JWT_SECRET: jwt }).join(), jwt).to.include('JWT_SECRET');
+    }
+  });
+
+  it('says whether the master key in use is a development key (the CLI warns on it, D25)', () => {
+    expect(loadConfig({}).developmentMasterKey).to.equal(true);
+    expect(loadConfig({ MASTER_KEY: SHIPPED_MASTER_KEY.toUpperCase() }).developmentMasterKey).to.equal(true);
+    expect(loadConfig({ MASTER_KEY: HEX_KEY }).developmentMasterKey).to.equal(false);
+  });
+
+  it('reads METRICS_TOKEN, at least 32 characters (D25)', () => {
+    expect(loadConfig({}).metricsToken).to.equal(undefined);
+    expect(loadConfig({ METRICS_TOKEN: 'm'.repeat(32) }).metricsToken).to.equal('m'.repeat(32));
+    expect(problemsOf({ METRICS_TOKEN: 'short' }).join()).to.include('METRICS_TOKEN');
   });
 
   it('warns loudly in development when the secrets are defaulted', () => {
