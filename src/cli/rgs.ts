@@ -34,6 +34,7 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 const OPERATOR_OPTIONS: Options = {
   id: { type: 'string' },
   'wallet-url': { type: 'string' },
+  'wallet-url-private-allowed': { type: 'string' },
   currency: { type: 'string' },
   'ip-allow': { type: 'string' },
   'jurisdictions-blocked': { type: 'string' },
@@ -60,7 +61,8 @@ const GAME_CONFIG_OPTIONS: Options = {
 
 const USAGE = `usage:
   rgs migrate
-  rgs operator create --id ID --wallet-url URL [--currency EUR,USD] [--ip-allow CIDR,...]
+  rgs operator create --id ID --wallet-url URL [--wallet-url-private-allowed true|false]
+                      [--currency EUR,USD] [--ip-allow CIDR,...]
                       [--jurisdictions-blocked XX,...] [--frame-ancestors ORIGIN,...]
                       [--rg-max JUR:sessionTimeSeconds=N,dailyLossMicro=N,dailyWagerMicro=N]...
                       [--signature-window-seconds N]
@@ -83,15 +85,16 @@ const COMMANDS: Record<string, Command> = {
   },
   'operator create': {
     options: OPERATOR_OPTIONS,
-    run: (values, db) =>
-      createOperator(db(), loadConfig().masterKey, required(values, 'id'), {
-        ...operatorSettings(values),
-        walletUrl: required(values, 'wallet-url'),
-      }),
+    run: (values, db) => {
+      const id = required(values, 'id');
+      const settings = { ...operatorSettings(values), walletUrl: required(values, 'wallet-url') };
+      return sealing((masterKey, production) => createOperator(db(), masterKey, id, settings, { production }));
+    },
   },
   'operator update': {
     options: OPERATOR_OPTIONS,
-    run: (values, db) => updateOperator(db(), required(values, 'id'), operatorSettings(values)),
+    run: (values, db) =>
+      updateOperator(db(), required(values, 'id'), operatorSettings(values), { production: loadConfig().nodeEnv === 'production' }),
   },
   'operator show': {
     options: { id: { type: 'string' } },
@@ -118,7 +121,8 @@ const COMMANDS: Record<string, Command> = {
     run: (values, db) => {
       const kind = required(values, 'kind');
       if (kind !== 'api' && kind !== 'wallet') throw new UsageError('--kind must be api or wallet');
-      return rotateCredential(db(), loadConfig().masterKey, required(values, 'operator'), kind === 'api' ? 'API' : 'WALLET');
+      const operatorId = required(values, 'operator');
+      return sealing((masterKey) => rotateCredential(db(), masterKey, operatorId, kind === 'api' ? 'API' : 'WALLET'));
     },
   },
   'credential revoke': {
@@ -155,6 +159,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+// D25: commands that seal new secrets under MASTER_KEY. In production loadConfig has refused
+// the development key already; elsewhere the secrets are still minted (tests, the demo), and
+// once they are, stderr says that anyone with this repository can open them.
+async function sealing<T>(seal: (masterKey: Buffer, production: boolean) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const sealed = await seal(config.masterKey, config.nodeEnv === 'production');
+  if (config.developmentMasterKey) {
+    const warning = {
+      warning: 'development_master_key',
+      message: 'MASTER_KEY is the development key published in this repository and these secrets are sealed under it; set MASTER_KEY before onboarding a real operator',
+    };
+    process.stderr.write(`${JSON.stringify(warning)}\n`);
+  }
+  return sealed;
+}
 
 async function readProof(file: Values[string]): Promise<unknown> {
   const source = typeof file === 'string' && file !== '-' ? file : 'stdin';
@@ -194,18 +214,24 @@ function bigintOption(values: Values, name: string): bigint | undefined {
   return BigInt(value);
 }
 
+function booleanOption(values: Values, name: string): boolean | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`--${name} must be true or false`);
+  return value === 'true';
+}
+
 function operatorSettings(values: Values): OperatorSettings {
-  const suspended = values.suspended;
-  if (suspended !== undefined && suspended !== 'true' && suspended !== 'false') throw new UsageError('--suspended must be true or false');
   const rgMax = values['rg-max'];
   return {
     walletUrl: typeof values['wallet-url'] === 'string' ? values['wallet-url'] : undefined,
+    walletUrlPrivateAllowed: booleanOption(values, 'wallet-url-private-allowed'),
     currencies: list(values.currency),
     ipAllowList: list(values['ip-allow']),
     jurisdictionsBlocked: list(values['jurisdictions-blocked']),
     frameAncestors: list(values['frame-ancestors']),
     signatureWindowSeconds: integerOption(values, 'signature-window-seconds'),
-    suspended: suspended === undefined ? undefined : suspended === 'true',
+    suspended: booleanOption(values, 'suspended'),
     rgMax: Array.isArray(rgMax) ? rgMax.map(parseRgMaxSpec) : undefined,
   };
 }

@@ -15,6 +15,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rgs.js', import.meta.url));
 const HEX_SECRET = /^[0-9a-f]{128}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
+// the service and the CLI share a master key that is not the development one, which the
+// CLI would warn about on stderr (D25; test/cli/production.test.ts)
+const SECRETS = { MASTER_KEY: '5a'.repeat(32), JWT_SECRET: 'cli-test-jwt-secret-'.padEnd(48, 'x') };
 
 type CliResult = { code: number; stdout: string; stderr: string };
 
@@ -23,7 +26,7 @@ function rgs(...args: string[]): Promise<CliResult> {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL }, timeout: 15_000 },
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, ...SECRETS }, timeout: 15_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(error);
         resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
@@ -58,7 +61,7 @@ describe('rgs CLI (D11)', () => {
   let createResult: CliResult;
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness(SECRETS);
     createResult = await rgs('operator', 'create', '--id', cliOperatorId, '--wallet-url', `${h.wallet.url}/`, '--currency', 'EUR,USD');
   });
   after(() => h.close());

@@ -137,7 +137,7 @@ export class CredentialError extends Error {
 const CREDENTIAL_WITH_OPERATOR = statement(
   'credential_with_operator',
   `SELECT c.kid, c.operator_id, c.kind, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
-          c.created_at, o.wallet_url, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
+          c.created_at, o.wallet_url, o.wallet_url_private_allowed, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
           o.signature_window_seconds, o.suspended, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
    FROM credentials c JOIN operators o ON o.id = c.operator_id
    WHERE c.kid = $1`,
@@ -154,6 +154,7 @@ type CredentialOperatorRow = {
   revoked_at: Date | null;
   created_at: Date;
   wallet_url: string;
+  wallet_url_private_allowed: boolean;
   currencies: string[];
   ip_allow_list: string[];
   jurisdictions_blocked: string[];
@@ -183,6 +184,7 @@ export async function credentialWithOperator(sql: Sql, kid: string): Promise<(Cr
     operator: {
       id: row.operator_id,
       walletUrl: row.wallet_url,
+      walletUrlPrivateAllowed: row.wallet_url_private_allowed,
       currencies: row.currencies,
       ipAllowList: row.ip_allow_list,
       jurisdictionsBlocked: row.jurisdictions_blocked,

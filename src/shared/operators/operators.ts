@@ -3,11 +3,14 @@ import type { Db } from '../db/client.js';
 import { Prisma } from '../db/client.js';
 import { type StoredRgMaxima, type RgField } from '../session/rg-limits.js';
 import { CredentialError, sealedCredential } from './credentials.js';
+import { frameAncestorProblem, walletUrlFormatProblem, walletUrlProductionProblem } from './settings-policy.js';
 
-// Operator onboarding and settings (contract 5.3, 5.4, DECISIONS D7, D11, D16).
+// Operator onboarding and settings (contract 5.3, 5.4, DECISIONS D7, D11, D16, D25).
 
 export type OperatorSettings = {
   walletUrl?: string;
+  // D25: in production the wallet URL may resolve to a non-public address
+  walletUrlPrivateAllowed?: boolean;
   currencies?: string[];
   ipAllowList?: string[];
   jurisdictionsBlocked?: string[];
@@ -25,17 +28,13 @@ const OPERATOR_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const CURRENCY = /^[A-Z0-9]{3,10}$/;
 const JURISDICTION = /^[A-Za-z0-9-]{1,16}$/;
 
+// The CLI's environment (D25): production adds the wallet URL's production rules.
+export type SettingsPolicy = { production?: boolean };
+
 function checkSettings(settings: OperatorSettings): void {
   if (settings.walletUrl !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(settings.walletUrl);
-    } catch {
-      url = undefined;
-    }
-    if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
-      throw new OperatorInputError(`wallet URL must be an http(s) URL without query or fragment: ${settings.walletUrl}`);
-    }
+    const problem = walletUrlFormatProblem(settings.walletUrl);
+    if (problem) throw new OperatorInputError(problem);
   }
   for (const currency of settings.currencies ?? []) {
     if (!CURRENCY.test(currency)) throw new OperatorInputError(`invalid currency code: ${currency}`);
@@ -47,14 +46,19 @@ function checkSettings(settings: OperatorSettings): void {
     if (!JURISDICTION.test(jurisdiction)) throw new OperatorInputError(`invalid jurisdiction code: ${jurisdiction}`);
   }
   for (const origin of settings.frameAncestors ?? []) {
-    if (!/^https?:\/\/[A-Za-z0-9.*-]+(:[0-9]{1,5})?$/.test(origin)) {
-      throw new OperatorInputError(`frame ancestor must be an origin such as https://casino.example: ${origin}`);
-    }
+    const problem = frameAncestorProblem(origin);
+    if (problem) throw new OperatorInputError(problem);
   }
   const window = settings.signatureWindowSeconds;
   if (window !== undefined && (!Number.isInteger(window) || window < 1 || window > 300)) {
     throw new OperatorInputError('signature window must be 1 to 300 seconds');
   }
+}
+
+// D25: the wallet URL and the flag as they will be stored, checked together.
+async function checkWalletUrlInProduction(walletUrl: string, privateAllowed: boolean): Promise<void> {
+  const problem = await walletUrlProductionProblem(walletUrl, privateAllowed);
+  if (problem) throw new OperatorInputError(problem);
 }
 
 function isCidrOrIp(value: string): boolean {
@@ -81,10 +85,12 @@ export async function createOperator(
   masterKey: Buffer,
   id: string,
   settings: OperatorSettings & { walletUrl: string },
+  { production = false }: SettingsPolicy = {},
   now = new Date(),
 ): Promise<OnboardedOperator> {
   if (!OPERATOR_ID.test(id)) throw new OperatorInputError('operator id must be 1-64 of A-Z a-z 0-9 _ . -');
   checkSettings(settings);
+  if (production) await checkWalletUrlInProduction(settings.walletUrl, settings.walletUrlPrivateAllowed ?? false);
   const api = sealedCredential(masterKey, 'API', now);
   const wallet = sealedCredential(masterKey, 'WALLET', now);
   try {
@@ -92,6 +98,7 @@ export async function createOperator(
       data: {
         id,
         walletUrl: settings.walletUrl.replace(/\/+$/, ''),
+        walletUrlPrivateAllowed: settings.walletUrlPrivateAllowed ?? false,
         currencies: settings.currencies ?? [],
         ipAllowList: settings.ipAllowList ?? [],
         jurisdictionsBlocked: settings.jurisdictionsBlocked ?? [],
@@ -117,14 +124,18 @@ export async function createOperator(
   };
 }
 
-export async function updateOperator(db: Db, id: string, settings: OperatorSettings) {
+export async function updateOperator(db: Db, id: string, settings: OperatorSettings, { production = false }: SettingsPolicy = {}) {
   checkSettings(settings);
   const existing = await db.operator.findUnique({ where: { id } });
   if (!existing) throw new CredentialError(`operator ${id} does not exist`);
+  if (production && (settings.walletUrl !== undefined || settings.walletUrlPrivateAllowed !== undefined)) {
+    await checkWalletUrlInProduction(settings.walletUrl ?? existing.walletUrl, settings.walletUrlPrivateAllowed ?? existing.walletUrlPrivateAllowed);
+  }
   const updated = await db.operator.update({
     where: { id },
     data: {
       walletUrl: settings.walletUrl?.replace(/\/+$/, ''),
+      walletUrlPrivateAllowed: settings.walletUrlPrivateAllowed,
       currencies: settings.currencies,
       ipAllowList: settings.ipAllowList,
       jurisdictionsBlocked: settings.jurisdictionsBlocked,
@@ -146,6 +157,7 @@ function mergeRgMaxima(current: unknown, specs: OperatorSettings['rgMax']): Stor
 export function describeOperator(operator: {
   id: string;
   walletUrl: string;
+  walletUrlPrivateAllowed: boolean;
   currencies: string[];
   ipAllowList: string[];
   jurisdictionsBlocked: string[];
@@ -157,6 +169,7 @@ export function describeOperator(operator: {
   return {
     operatorId: operator.id,
     walletUrl: operator.walletUrl,
+    walletUrlPrivateAllowed: operator.walletUrlPrivateAllowed,
     currencies: operator.currencies,
     ipAllowList: operator.ipAllowList,
     jurisdictionsBlocked: operator.jurisdictionsBlocked,

@@ -1,0 +1,67 @@
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+// D25: what an operator's settings may point at. A wallet URL is called by the service from
+// inside its own network, so in production it must not reach that network (loopback, cloud
+// metadata, private ranges) unless the operator is explicitly flagged; a frame-ancestors entry
+// goes into the launch page's CSP (D16), so it must be one origin, never "anyone".
+
+// a host label (RFC 1123), and an origin: scheme://host[:port], `*.` only as the left-most
+// label and followed by at least two labels (`https://*.com` would be every .com site)
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const FRAME_ANCESTOR = new RegExp(`^https?://(?:\\*\\.${LABEL}\\.${LABEL}(?:\\.${LABEL})*|${LABEL}(?:\\.${LABEL})*)(?::([0-9]{1,5}))?$`);
+
+export function frameAncestorProblem(entry: string): string | undefined {
+  const match = FRAME_ANCESTOR.exec(entry);
+  const port = match?.[1] === undefined ? undefined : Number(match[1]);
+  if (!match || (port !== undefined && (port < 1 || port > 65535))) {
+    return `frame ancestor must be an origin such as https://casino.example or https://*.casino.example, never a bare * or scheme: ${entry}`;
+  }
+  return undefined;
+}
+
+// Every environment: an http(s) URL without query or fragment, and without credentials
+// (fetch refuses a URL with user:pass@, and a secret has no place in a setting printed back).
+export function walletUrlFormatProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `wallet URL must be an http(s) URL without query or fragment: ${raw}`;
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
+    return `wallet URL must be an http(s) URL without query or fragment: ${raw}`;
+  }
+  if (url.username || url.password) return 'wallet URL must not carry credentials (user:password@)';
+  return undefined;
+}
+
+// ipaddr.js names every special-purpose range; only plain 'unicast' is public. IPv4-mapped
+// IPv6 is judged as the IPv4 address it carries.
+export function nonPublicRange(address: string): string | undefined {
+  const range = ipaddr.process(address).range();
+  return range === 'unicast' ? undefined : range;
+}
+
+// Production only: https:, and unless privateAllowed, every address the host resolves to
+// (as the wallet client's connection will resolve it) is public.
+export async function walletUrlProductionProblem(raw: string, privateAllowed: boolean): Promise<string | undefined> {
+  const url = new URL(raw);
+  if (url.protocol !== 'https:') return `wallet URL must be https: in production: ${raw}`;
+  if (privateAllowed) return undefined;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  try {
+    // getaddrinfo, as the wallet client's connections resolve it (hosts file included)
+    addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch (err) {
+    return `wallet URL host ${host} does not resolve (${(err as { code?: string }).code ?? 'error'}); its addresses cannot be checked`;
+  }
+  for (const address of addresses) {
+    const range = nonPublicRange(address);
+    if (range) {
+      return `wallet URL host ${host} resolves to ${address} (${range}), not a public address; a test wallet on a private network needs --wallet-url-private-allowed true`;
+    }
+  }
+  return undefined;
+}
