@@ -26,7 +26,7 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
     const player = roles.includes('realtime') ? [launchPageRoutes(svc)] : [];
     const http = roles.includes('api')
       ? await startApi(svc, port, player)
-      : await startHttpServer(port, createHealthApp(svc, player).callback());
+      : await startHttpServer(port, createHealthApp(svc, 'public', player).callback());
     if (roles.includes('realtime')) {
       // issue 6: with the bet role here too, this node debits its own players' bets
       const localDebits = roles.includes('bet') && config.betHandoff === 'local' ? new LocalDebits(svc) : undefined;
@@ -38,8 +38,11 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
     }
     front.push(http);
     url = http.url;
-  } else if (config.healthPort !== undefined) {
-    front.push(await startHttpServer(config.healthPort, createHealthApp(svc).callback()));
+  }
+  // D20, D25: HEALTH_PORT serves health and metrics to the deployment's own network, also
+  // next to a public listener (in production /metrics is closed there without METRICS_TOKEN)
+  if (config.healthPort !== undefined) {
+    front.push(await startHttpServer(config.healthPort, createHealthApp(svc, 'health').callback()));
   }
   if (roles.includes('scheduler')) back.push(startScheduler(svc));
   if (roles.includes('bet')) back.push(startBetWorkers(svc));

@@ -8,7 +8,7 @@ import { rawBody } from './middleware/raw-body.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
-import { healthRoutes } from './routes/health.js';
+import { healthRoutes, type Listener } from './routes/health.js';
 import { proofRoutes } from './routes/proof.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { roundRoutes } from './routes/rounds.js';
@@ -17,7 +17,8 @@ import type { ApiMiddleware, ApiState } from './state.js';
 
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
 // (IP allow-list, raw body, signature; contract 5.2-5.4) before any route matches, so no
-// request reaches a handler unsigned; only /healthz, /readyz and /metrics are open.
+// request reaches a handler unsigned; only /healthz, /readyz and /metrics are open (/metrics
+// in production only to METRICS_TOKEN's bearer, D25).
 // `player` routes (the launch page of the realtime role) are mounted before the signed
 // stage: they are authenticated by the session token (D16).
 type Routes = { routes: () => Koa.Middleware<any, any> };
@@ -34,7 +35,7 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
     return path === '/v1' || path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
   };
 
-  const health = healthRoutes(svc);
+  const health = healthRoutes(svc, 'public');
   const sessions = sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger));
   const rounds = roundRoutes(svc);
   const proofs = proofRoutes(svc);
@@ -52,13 +53,14 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
   return app;
 }
 
-// Processes without the api role answer only /healthz, /readyz and /metrics (D20).
-export function createHealthApp(svc: ServiceContext, player: Routes[] = []): Koa<ApiState> {
+// Processes without the api role answer only /healthz, /readyz and /metrics (D20), on PORT
+// (with the launch page of the realtime role) or on HEALTH_PORT.
+export function createHealthApp(svc: ServiceContext, listener: Listener, player: Routes[] = []): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.silent = true;
   app.use(securityHeaders());
   app.use(errorBodies(svc.logger));
-  app.use(healthRoutes(svc).routes());
+  app.use(healthRoutes(svc, listener).routes());
   for (const routes of player) app.use(routes.routes());
   return app;
 }

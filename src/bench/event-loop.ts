@@ -3,7 +3,7 @@ import { round } from './stats.js';
 
 // How late an event loop ran its callbacks while the players bet: a delay here is added to
 // every message that loop handles at that moment. Node's histogram records whole intervals
-// between its timer's ticks (prom-client's rgs_nodejs_eventloop_lag_* gauges report the
+// between its timer's ticks (prom-client's nodejs_eventloop_lag_* gauges report the
 // same histogram, reset at every scrape); the delay is what exceeds the resolution.
 
 export const EVENT_LOOP_RESOLUTION_MS = 10;
@@ -37,7 +37,7 @@ export async function scrapeServiceLoopDelay(baseUrl: string): Promise<LoopDelay
   if (!response.ok) throw new Error(`the service's /metrics answered ${response.status}`);
   const text = await response.text();
   const gauge = (name: string) => {
-    const match = new RegExp(`^rgs_nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
+    const match = new RegExp(`^nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
     return match ? Number(match[1]) * 1000 : undefined;
   };
   const p99 = gauge('p99');

@@ -124,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     else problems.push(`ROLES has an unknown role "${name}" (known: ${ROLE_NAMES.join(', ')})`);
   }
   if (roles.length === 0 && problems.length === 0) problems.push('ROLES selects no role');
+  // D20, D25: a process that listens on PORT serves HEALTH_PORT beside it
+  if (healthPort && healthPort === port && (roles.includes('api') || roles.includes('realtime'))) {
+    problems.push('HEALTH_PORT must differ from PORT in a process with the api or realtime role');
+  }
 
   const betHandoff = (env.BET_HANDOFF || 'local') as BetHandoff;
   if (!BET_HANDOFFS.includes(betHandoff)) problems.push(`BET_HANDOFF must be one of ${BET_HANDOFFS.join(', ')} (got "${betHandoff}")`);

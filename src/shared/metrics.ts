@@ -5,7 +5,9 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'rgs_' });
+  // D25: Node's default metrics under their standard names (process_*, nodejs_*), which
+  // dashboards and alerts written for any Node service expect; the service's own are rgs_*
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
     httpRequestDuration: new Histogram({

@@ -187,6 +187,14 @@ describe('config (D12)', () => {
     expect(problemsOf({ METRICS_TOKEN: 'short' }).join()).to.include('METRICS_TOKEN');
   });
 
+  it('HEALTH_PORT is another port than PORT where PORT is listened on (D20, D25)', () => {
+    expect(problemsOf({ PORT: '8080', HEALTH_PORT: '8080' }).join()).to.include('HEALTH_PORT');
+    expect(problemsOf({ PORT: '8080', HEALTH_PORT: '8080', ROLES: 'realtime' }).join()).to.include('HEALTH_PORT');
+    expect(loadConfig({ PORT: '8080', HEALTH_PORT: '8081' }).healthPort).to.equal(8081);
+    // a worker process does not listen on PORT
+    expect(loadConfig({ PORT: '8080', HEALTH_PORT: '8080', ROLES: 'bet,settle' }).healthPort).to.equal(8080);
+  });
+
   it('warns loudly in development when the secrets are defaulted', () => {
     const { warnings } = loadConfig({ NODE_ENV: 'development' });
     expect(warnings.some((w) => w.includes('MASTER_KEY'))).to.equal(true);

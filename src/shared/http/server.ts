@@ -1,8 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// One HTTP listener per process; the api role answers on it, the realtime role attaches
-// Socket.IO to it, and processes with neither serve health and metrics on HEALTH_PORT.
+// One public HTTP listener per process; the api role answers on it, the realtime role
+// attaches Socket.IO to it. HEALTH_PORT, when set, serves health and metrics (D20, D25).
 export type RunningHttp = { server: Server; url: string; close: () => Promise<void> };
 
 export async function startHttpServer(port: number, handler: RequestListener): Promise<RunningHttp> {
