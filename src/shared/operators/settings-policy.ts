@@ -21,7 +21,8 @@ export function frameAncestorProblem(entry: string): string | undefined {
 }
 
 // Every environment: an http(s) URL without query or fragment, and without credentials
-// (fetch refuses a URL with user:pass@, and a secret has no place in a setting printed back).
+// (node's http.request would send user:pass@ as Basic auth, and `operator show` prints the
+// URL back; our calls are authenticated by the signature, contract 5.1).
 export function walletUrlFormatProblem(raw: string): string | undefined {
   let url: URL;
   try {
