@@ -24,7 +24,10 @@ import type { ApiMiddleware, ApiState } from './state.js';
 type Routes = { routes: () => Koa.Middleware<any, any> };
 
 export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<ApiState> {
-  const app = new Koa<ApiState>({ proxy: svc.config.trustProxy });
+  // D12, D24: behind TRUST_PROXY_HOPS proxies, ctx.ip is the X-Forwarded-For entry that many
+  // places from the right (Koa keeps the last maxIpsCount entries and takes the first of
+  // those); what the client wrote further left is never the caller IP
+  const app = new Koa<ApiState>({ proxy: svc.config.trustProxy, maxIpsCount: svc.config.trustProxyHops });
   app.silent = true;
 
   const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now)]) as ApiMiddleware;

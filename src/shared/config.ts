@@ -23,6 +23,9 @@ export type Config = {
   jwtSecret: string;
   walletCallTimeoutMs: number;
   trustProxy: boolean;
+  // D12, D24: how many proxies stand in front; the caller IP is the X-Forwarded-For entry
+  // that many places from the right (the left-most entries are chosen by the client)
+  trustProxyHops: number;
   roles: Role[];
   // issue 6: where a process with both the realtime and the bet role debits its players'
   // bets: itself ('local', local-debits.ts) or through the bet queue ('queue')
@@ -163,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
+    trustProxyHops: integer('TRUST_PROXY_HOPS', 1, 1, 16),
     roles,
     betHandoff,
     healthPort,

@@ -223,29 +223,58 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
     });
   });
 
-  describe('with TRUST_PROXY=true (D12)', () => {
+  describe('with TRUST_PROXY=true (D12, D24)', () => {
     let trusted: Harness;
     before(async () => {
       trusted = await startHarness({ TRUST_PROXY: 'true' });
     });
     after(() => trusted.close());
 
-    const forwarded = { 'x-forwarded-for': '203.0.113.7, 127.0.0.1' };
+    const sessions = (operator: TestOperator) => trusted.svc.db.session.count({ where: { operatorId: operator.operatorId } });
 
-    it('judges the left-most X-Forwarded-For address: allowed when it is on the list', async () => {
+    it('judges the right-most X-Forwarded-For address (the one the proxy appended): allowed when it is on the list', async () => {
       const operator = await trusted.onboard({ ipAllowList: ['203.0.113.0/24'] });
-      const response = await operator.launch({}, { headers: forwarded });
+      const response = await operator.launch({}, { headers: { 'x-forwarded-for': '198.51.100.9, 203.0.113.7' } });
       expect(response.status, response.text).to.equal(200);
-      expect(await trusted.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(1);
+      expect(await sessions(operator)).to.equal(1);
     });
 
-    it('judges the left-most X-Forwarded-For address: refused when it is not, even if the socket is', async () => {
-      const elsewhere = await trusted.onboard({ ipAllowList: ['198.51.100.0/24'] });
-      expectError(await elsewhere.launch({}, { headers: forwarded }), 403, 'ip_not_allowed');
+    it('never trusts the left-most address: a client that names an allowed IP ahead of its own is refused', async () => {
+      const operator = await trusted.onboard({ ipAllowList: ['203.0.113.0/24'] });
+      // what a proxy makes of a client at 198.51.100.9 that sent "X-Forwarded-For: 203.0.113.7"
+      const spoofed = await operator.launch({}, { headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' } });
+      expectError(spoofed, 403, 'ip_not_allowed');
+      expect(await sessions(operator)).to.equal(0);
+    });
+
+    it('refuses when the right-most address is not on the list, even if the socket is', async () => {
       const socketOnly = await trusted.onboard({ ipAllowList: ['127.0.0.1'] });
-      expectError(await socketOnly.launch({}, { headers: forwarded }), 403, 'ip_not_allowed');
-      for (const operator of [elsewhere, socketOnly]) {
-        expect(await trusted.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(0);
+      expectError(await socketOnly.launch({}, { headers: { 'x-forwarded-for': '127.0.0.1, 203.0.113.7' } }), 403, 'ip_not_allowed');
+      expect(await sessions(socketOnly)).to.equal(0);
+    });
+  });
+
+  describe('with TRUST_PROXY=true and TRUST_PROXY_HOPS=2 (D12)', () => {
+    let twoHops: Harness;
+    before(async () => {
+      twoHops = await startHarness({ TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '2' });
+    });
+    after(() => twoHops.close());
+
+    // client -> CDN (appends the client) -> load balancer (appends the CDN) -> service
+    const forwarded = { 'x-forwarded-for': '203.0.113.7, 198.51.100.9, 10.0.0.2' };
+
+    it('judges the address two hops from the right', async () => {
+      const operator = await twoHops.onboard({ ipAllowList: ['198.51.100.0/24'] });
+      const response = await operator.launch({}, { headers: forwarded });
+      expect(response.status, response.text).to.equal(200);
+    });
+
+    it('refuses an allowed address further left (client-chosen) or the nearest proxy', async () => {
+      for (const list of [['203.0.113.0/24'], ['10.0.0.0/8']]) {
+        const operator = await twoHops.onboard({ ipAllowList: list });
+        expectError(await operator.launch({}, { headers: forwarded }), 403, 'ip_not_allowed');
+        expect(await twoHops.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(0);
       }
     });
   });

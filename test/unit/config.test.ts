@@ -67,6 +67,12 @@ describe('config (D12)', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(true);
   });
 
+  it('reads TRUST_PROXY_HOPS: 1 by default, an integer from 1 (D12)', () => {
+    expect(loadConfig({}).trustProxyHops).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '3' }).trustProxyHops).to.equal(3);
+    for (const bad of ['0', '-1', '1.5', 'two']) expect(problemsOf({ TRUST_PROXY_HOPS: bad }).join(), bad).to.include('TRUST_PROXY_HOPS');
+  });
+
   it('lists every bad variable at once in ConfigError.problems', () => {
     const problems = problemsOf({
       PORT: 'eighty',
