@@ -187,4 +187,40 @@ describe('inbound idempotency (D17, contract 4.1 rule 2)', () => {
     expect(relaunch.headers.get(REPLAYED)).to.equal('true');
     expect(await sessionsOf(h, operator)).to.have.length(1);
   });
+
+  it('the key is the matched route, not the raw path (D26): /v1/session, /V1/session and /v1/session/ make one session', async () => {
+    const operator = await h.onboard();
+    const body = operator.sessionBody({ requestUuid: randomUUID() });
+    const t = nowSeconds();
+    const spellings = ['/v1/session', '/V1/session', '/v1/session/'];
+    const responses: ApiResponse[] = [];
+    for (const [i, path] of spellings.entries()) responses.push(await operator.request('POST', path, body, { timestamp: t + i }));
+
+    for (const response of responses) expectSame(response, responses[0]!);
+    expect(responses[0]!.status, responses[0]!.text).to.equal(200);
+    expect(responses.map((r) => r.headers.get(REPLAYED))).to.deep.equal([null, 'true', 'true']);
+    expect(await sessionsOf(h, operator)).to.have.length(1);
+    expect(walletRequestsOf(h, operator)).to.have.length(1);
+    const entries = await h.svc.db.idempotencyEntry.findMany({ where: { operatorId: operator.operatorId } });
+    expect(entries.map((e) => e.endpoint)).to.deep.equal(['POST /v1/session']);
+  });
+
+  it('a terminate retried with another spelling of its path (case, trailing slash) gets the stored 200 (D26)', async () => {
+    const operator = await h.onboard();
+    const launched = await operator.launch();
+    expect(launched.status, launched.text).to.equal(200);
+    const sessionId = launched.body.sessionId as string;
+    const body = { requestUuid: randomUUID(), reason: 'operator_close' };
+    const t = nowSeconds();
+    const first = await operator.request('POST', `/v1/session/${sessionId}/terminate`, body, { timestamp: t });
+    expect(first.status, first.text).to.equal(200);
+    const spellings = [`/V1/Session/${sessionId.toUpperCase()}/terminate`, `/v1/session/${sessionId}/terminate/`];
+    for (const [i, path] of spellings.entries()) {
+      const retry = await operator.request('POST', path, body, { timestamp: t + 1 + i });
+      expectSame(retry, first);
+      expect(retry.headers.get(REPLAYED), path).to.equal('true');
+    }
+    const entries = await h.svc.db.idempotencyEntry.findMany({ where: { operatorId: operator.operatorId, requestUuid: body.requestUuid } });
+    expect(entries.map((e) => e.endpoint)).to.deep.equal([`POST /v1/session/${sessionId}/terminate`]);
+  });
 });

@@ -3,10 +3,10 @@ import { statement, type Sql } from '../../shared/db/sql.js';
 import { conflict, toAppError } from '../../shared/errors.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../shared/idempotency.js';
 import { sha256Hex } from '../../shared/signing/signer.js';
-import type { ApiMiddleware } from '../state.js';
+import type { ApiContext, ApiMiddleware } from '../state.js';
 
 // DECISIONS D17 (contract 4.1 rule 2, 4.3): responses are kept for 24 hours under
-// (operatorId, requestUuid, endpoint). The first request claims the key with an INSERT that
+// (operatorId, requestUuid, endpoint), the endpoint being the matched route (D26). The first request claims the key with an INSERT that
 // the primary key makes exclusive, so two concurrent requests run the handler once; the
 // other waits for the stored response. A claim whose process died is taken over after
 // its lease. Answers that a retry might change (5xx, 429, and the 401 of a failed bot
@@ -23,7 +23,7 @@ export const REPLAY_HEADER = 'Idempotent-Replayed';
 export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMiddleware => async (ctx, next) => {
   const requestUuid = readRequestUuid(ctx.state.body);
   if (!requestUuid) return next() as Promise<void>;
-  const key: IdempotencyKey = [ctx.state.operator.id, requestUuid, `${ctx.method} ${ctx.path}`];
+  const key: IdempotencyKey = [ctx.state.operator.id, requestUuid, endpointOf(ctx)];
   const bodyHash = sha256Hex(ctx.state.rawBody);
 
   const stored = await claimOrAwait(sql, key, bodyHash, leaseMs, now);
@@ -54,6 +54,16 @@ export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMidd
   if (isFinal(status)) await sql.query(COMPLETE, completionParams(claim, status, body));
   else await sql.query(RELEASE, key);
 };
+
+// D26: the key names the matched route, not the raw path, so that /V1/session and
+// /v1/session/ (the router matches both) find one entry. The route's parameters are filled
+// in lower case: every one of them is a UUID, which the handlers compare lower-cased.
+type Routed = { routerPath?: string; params?: Record<string, string | undefined> };
+function endpointOf(ctx: ApiContext): string {
+  const { routerPath, params = {} } = ctx as unknown as Routed;
+  const route = routerPath ?? ctx.path.toLowerCase();
+  return `${ctx.method} ${route.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? '').toLowerCase())}`;
+}
 
 const isFinal = (status: number) => status < 500 && status !== 429 && status !== 401;
 
