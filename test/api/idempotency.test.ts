@@ -41,7 +41,7 @@ describe('inbound idempotency (D17, contract 4.1 rule 2)', () => {
     // the statement that created the session stored the answer with it
     const entry = await h.svc.db.idempotencyEntry.findFirst({ where: { operatorId: operator.operatorId, requestUuid: body.requestUuid as string } });
     expect(entry).to.include({ state: 'COMPLETED', responseStatus: 200, endpoint: 'POST /v1/session' });
-    expect(entry!.responseBody).to.deep.equal(first.body);
+    expect(entry!.responseBody).to.include({ sessionId: first.body.sessionId, serverSeedHash: first.body.serverSeedHash, expiresAt: first.body.expiresAt });
 
     const retry = await operator.request('POST', '/v1/session', body, { timestamp: t + 1 });
     expectSame(retry, first);
@@ -222,5 +222,38 @@ describe('inbound idempotency (D17, contract 4.1 rule 2)', () => {
     }
     const entries = await h.svc.db.idempotencyEntry.findMany({ where: { operatorId: operator.operatorId, requestUuid: body.requestUuid } });
     expect(entries.map((e) => e.endpoint)).to.deep.equal([`POST /v1/session/${sessionId}/terminate`]);
+  });
+
+  it('the stored launch holds no session token; a retry re-mints the very same one (D25)', async () => {
+    const operator = await h.onboard();
+    // leading zeros: the token carries the limits as sent, so a re-mint must keep them so
+    const body = operator.sessionBody({ requestUuid: randomUUID(), rgLimits: { dailyLossMicro: '0005000000', sessionTimeSeconds: 900 } });
+    const t = nowSeconds();
+    const first = await operator.request('POST', '/v1/session', body, { timestamp: t });
+    expect(first.status, first.text).to.equal(200);
+    const token = first.body.sessionToken as string;
+    expect(first.body.launchUrl).to.equal(`${h.svc.config.publicUrl}/play/dice?token=${token}`);
+
+    // what the database holds, as text: neither the token nor any part that makes it usable
+    const [row] = await h.svc.sql.query<{ stored: string }>(
+      'SELECT response_body::text AS stored FROM idempotency_entries WHERE operator_id = $1 AND request_uuid = $2',
+      [operator.operatorId, body.requestUuid],
+    );
+    expect(row, 'the idempotency row').to.not.equal(undefined);
+    const stored = row!.stored;
+    expect(stored).to.include(first.body.sessionId);
+    expect(stored).not.to.include(token);
+    expect(stored, 'the token signature').not.to.include(token.split('.')[2]);
+    expect(stored, 'the token payload').not.to.include(token.split('.')[1]);
+    expect(stored).not.to.include('token=');
+    expect(stored).not.to.include('sessionToken');
+
+    // the retries answer byte for byte what the first request answered
+    for (const offset of [1, 2]) {
+      const retry = await operator.request('POST', '/v1/session', body, { timestamp: t + offset });
+      expect(retry.headers.get(REPLAYED)).to.equal('true');
+      expect(retry.text).to.equal(first.text);
+    }
+    expect(await sessionsOf(h, operator)).to.have.length(1);
   });
 });

@@ -36,6 +36,15 @@ describe('session token (contract 5.6, D4)', () => {
     expect(SESSION_LIFETIME_SECONDS).to.equal(3600);
   });
 
+  it('is deterministic: the same claims, in any key order (as jsonb gives them back), give the same token (D25)', () => {
+    const first = signSessionToken(SECRET, claims());
+    expect(signSessionToken(SECRET, claims())).to.equal(first);
+    const reordered = Object.fromEntries(Object.entries(claims()).reverse()) as SessionClaims;
+    reordered.rgLimits = { sessionTimeSeconds: 600, dailyLossMicro: '12345678901234567890' };
+    expect(signSessionToken(SECRET, reordered)).to.equal(first);
+    expect(signSessionToken(SECRET, claims({ iat: NOW + 1 }))).not.to.equal(first);
+  });
+
   it('signs HS256 and verifies back to the same claims', () => {
     const token = signSessionToken(SECRET, claims());
     const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));

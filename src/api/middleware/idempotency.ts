@@ -20,7 +20,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const REPLAY_HEADER = 'Idempotent-Replayed';
 
-export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMiddleware => async (ctx, next) => {
+export type StoredResponse = { status: number; body: unknown };
+
+// `replay`: the answer to a retry, from the stored response (a launch re-mints its token, D25)
+export const idempotency = (
+  sql: Sql,
+  leaseMs: number,
+  now: () => Date,
+  replay: (stored: StoredResponse) => unknown = (stored) => stored.body,
+): ApiMiddleware => async (ctx, next) => {
   const requestUuid = readRequestUuid(ctx.state.body);
   if (!requestUuid) return next() as Promise<void>;
   const key: IdempotencyKey = [ctx.state.operator.id, requestUuid, endpointOf(ctx)];
@@ -29,7 +37,7 @@ export const idempotency = (sql: Sql, leaseMs: number, now: () => Date): ApiMidd
   const stored = await claimOrAwait(sql, key, bodyHash, leaseMs, now);
   if (stored) {
     ctx.status = stored.status;
-    ctx.body = stored.body;
+    ctx.body = replay(stored);
     ctx.set(REPLAY_HEADER, 'true');
     return;
   }
@@ -104,7 +112,7 @@ async function claimOrAwait(
   bodyHash: string,
   leaseMs: number,
   now: () => Date,
-): Promise<{ status: number; body: unknown } | undefined> {
+): Promise<StoredResponse | undefined> {
   for (;;) {
     const claimedAt = now();
     const lockedUntil = new Date(claimedAt.getTime() + leaseMs);

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { ServiceContext } from '../../shared/context.js';
 import { notFound } from '../../shared/errors.js';
 import { BUCKETS } from '../../shared/rate-limit.js';
-import { launchSession } from '../../shared/session/launch.js';
+import { launchSession, replayLaunch } from '../../shared/session/launch.js';
 import { terminateSession } from '../../shared/session/terminate.js';
 import type { BotChallenge } from '../bot-challenge.js';
 import { idempotency } from '../middleware/idempotency.js';
@@ -19,13 +19,18 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
   const router = new Router<ApiState>();
   // an idempotency claim outlives the slowest handler: the wallet timeout plus a margin
-  const remember = idempotency(svc.sql, svc.config.walletCallTimeoutMs + 10_000, svc.now);
+  const leaseMs = svc.config.walletCallTimeoutMs + 10_000;
+  const remember = idempotency(svc.sql, leaseMs, svc.now);
+  // D25: a stored launch holds no token; its replay re-mints it
+  const rememberLaunch = idempotency(svc.sql, leaseMs, svc.now, (stored) =>
+    stored.status === 200 ? replayLaunch(svc.config.jwtSecret, stored.body) : stored.body,
+  );
   const validCreate = compile(sessionCreateSchema);
   const validTerminate = compile(sessionTerminateSchema);
 
   router.post(
     '/v1/session',
-    remember,
+    rememberLaunch,
     rateLimit(svc.redis, BUCKETS.session),
     validateBody(validCreate, { emptyIsObject: false }),
     async (ctx) => {

@@ -17,7 +17,7 @@ import { isKnownGame } from '../games.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../idempotency.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
-import { SESSION_LIFETIME_SECONDS, signSessionToken } from './token.js';
+import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
 import { WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
@@ -42,6 +42,30 @@ export type LaunchResponse = {
   expiresAt: string;
   serverSeedHash: string;
 };
+
+// D25: what the idempotency store keeps of a launch: the answer without the token (neither
+// sessionToken nor the token in launchUrl) and the claims that a replay re-mints it from
+export type StoredLaunch = Omit<LaunchResponse, 'sessionToken'> & { sessionClaims: SessionClaims };
+
+// The answer to a launch, from what is stored of it: the first answer and every replay
+// (same claims, same key order, same token)
+function launchResponse(jwtSecret: string, stored: StoredLaunch): LaunchResponse {
+  const sessionToken = signSessionToken(jwtSecret, stored.sessionClaims);
+  return {
+    sessionId: stored.sessionId,
+    sessionToken,
+    launchUrl: `${stored.launchUrl}?token=${sessionToken}`,
+    expiresAt: stored.expiresAt,
+    serverSeedHash: stored.serverSeedHash,
+  };
+}
+
+// A stored 200 of POST /v1/session, as replayed to a retry (D17, D25)
+export function replayLaunch(jwtSecret: string, stored: unknown): unknown {
+  // an entry stored with its token (before D25) holds no claims: replayed as it is
+  if (stored === null || typeof stored !== 'object' || !('sessionClaims' in stored)) return stored;
+  return launchResponse(jwtSecret, stored as StoredLaunch);
+}
 
 // the session and its first seed (D5), in one statement, which also completes the audit
 // row of the balance call that allowed it (2.13) and the request's idempotency key with
@@ -110,7 +134,7 @@ export async function launchSession(
   const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
   const expiresAt = new Date(expiresAtSeconds * 1000);
 
-  const sessionToken = signSessionToken(ctx.config.jwtSecret, {
+  const sessionClaims: SessionClaims = {
     sub: request.playerRef,
     operatorId: operator.id,
     sessionId,
@@ -125,14 +149,15 @@ export async function launchSession(
     },
     iat: issuedAt,
     exp: expiresAtSeconds,
-  });
-  const response: LaunchResponse = {
+  };
+  const stored: StoredLaunch = {
     sessionId,
-    sessionToken,
-    launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}?token=${sessionToken}`,
+    launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}`,
     expiresAt: expiresAt.toISOString(),
     serverSeedHash: hash,
+    sessionClaims,
   };
+  const response = launchResponse(ctx.config.jwtSecret, stored);
 
   await ctx.sql
     .query(CREATE_SESSION, [
@@ -156,7 +181,7 @@ export async function launchSession(
       hash,
       clientSeed,
       ...auditParams(balanceAudit ? [balanceAudit] : []),
-      ...completionParams(claim, 200, response),
+      ...completionParams(claim, 200, stored),
     ])
     // the call's answer is recorded even when the session could not be written
     .catch(async (err: unknown) => {

@@ -33,7 +33,16 @@ function keyOf(secret: string): KeyObject {
 
 export function signSessionToken(secret: string, claims: SessionClaims): string {
   // iat and exp come from the claims (the session's own clock), not from jsonwebtoken's
-  return jwt.sign(claims, keyOf(secret), { algorithm: 'HS256' });
+  return jwt.sign(canonical(claims), keyOf(secret), { algorithm: 'HS256' });
+}
+
+// The payload in one key order whatever order the claims come in: HS256 is deterministic,
+// so claims read back from storage (jsonb reorders keys) re-mint, byte for byte, the token
+// first issued (D25: the idempotency store keeps the claims, never the token).
+function canonical(claims: SessionClaims): SessionClaims {
+  const { sub, operatorId, sessionId, currency, jurisdiction, lang, mode, rgLimits, iat, exp } = claims;
+  const { dailyLossMicro, dailyWagerMicro, sessionTimeSeconds } = rgLimits;
+  return { sub, operatorId, sessionId, currency, jurisdiction, lang, mode, rgLimits: { dailyLossMicro, dailyWagerMicro, sessionTimeSeconds }, iat, exp };
 }
 
 export type TokenCheck =
