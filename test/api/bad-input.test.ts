@@ -910,12 +910,12 @@ function checkBody(body: unknown): 'ok' | 'unsure' | RsStatus {
   }
   let unsure = false;
   const checks: boolean[] = [
-    isString(fields.operatorId, 1, 64),
+    isString(fields.operatorId, 1, 64) && !hasBadUnicode(fields.operatorId),
     isString(fields.playerRef, 1, 128) &&
       !/^[^@\s]+@[^@\s]+\.[^@\s]+$/u.test(fields.playerRef) &&
       !/^\+?[0-9 ()-]{7,}$/u.test(fields.playerRef) &&
       !hasBadUnicode(fields.playerRef),
-    isString(fields.gameCode, 1, 64),
+    isString(fields.gameCode, 1, 64) && !hasBadUnicode(fields.gameCode),
     typeof fields.currency === 'string' && /^[A-Z0-9]{3,10}$/.test(fields.currency),
     isString(fields.lang, 2, 35) && /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(fields.lang),
     isString(fields.jurisdiction, 1, 16) && /^[A-Za-z0-9-]+$/.test(fields.jurisdiction),
@@ -931,7 +931,7 @@ function checkBody(body: unknown): 'ok' | 'unsure' | RsStatus {
   if (present('requestUuid')) {
     checks.push(typeof fields.requestUuid === 'string' && /^(urn:uuid:)?[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(fields.requestUuid));
   }
-  if (present('botChallengeToken')) checks.push(isString(fields.botChallengeToken, 1, 4096));
+  if (present('botChallengeToken')) checks.push(isString(fields.botChallengeToken, 1, 4096) && !hasBadUnicode(fields.botChallengeToken));
   if (present('rgLimits')) {
     const limits = fields.rgLimits;
     if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) checks.push(false);

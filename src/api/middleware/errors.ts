@@ -11,7 +11,7 @@ export function errorBodies(logger: Logger): ApiMiddleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound('not_found', 'no such route'); // D3: the path is not echoed
     } catch (err) {
       const outage = !(err instanceof AppError) && isDependencyFailure(err);
       const appError = outage ? serviceUnavailable('a dependency of the service is unavailable; retry shortly') : toAppError(err);

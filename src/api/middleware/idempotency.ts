@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServiceContext } from '../../shared/context.js';
 import { statement, type Sql } from '../../shared/db/sql.js';
 import { conflict, toAppError } from '../../shared/errors.js';
+import { isDependencyFailure } from '../../shared/health/dependencies.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../shared/idempotency.js';
 import { sha256Hex } from '../../shared/signing/signer.js';
 import type { ApiContext, ApiMiddleware } from '../state.js';
@@ -24,11 +26,11 @@ export type StoredResponse = { status: number; body: unknown };
 
 // `replay`: the answer to a retry, from the stored response (a launch re-mints its token, D25)
 export const idempotency = (
-  sql: Sql,
+  svc: Pick<ServiceContext, 'sql' | 'logger' | 'now'>,
   leaseMs: number,
-  now: () => Date,
   replay: (stored: StoredResponse) => unknown = (stored) => stored.body,
 ): ApiMiddleware => async (ctx, next) => {
+  const { sql, now } = svc;
   const requestUuid = readRequestUuid(ctx.state.body);
   if (!requestUuid) return next() as Promise<void>;
   const key: IdempotencyKey = [ctx.state.operator.id, requestUuid, endpointOf(ctx)];
@@ -54,14 +56,31 @@ export const idempotency = (
     // a key its handler completed holds the effect that happened: it stays
     if (claim.completed) throw err;
     const appError = toAppError(err);
-    if (isFinal(appError.status)) await sql.query(COMPLETE, completionParams(claim, appError.status, appError.body()));
+    if (isFinal(appError.status)) await store(svc, claim, appError.status, appError.body());
     else await sql.query(RELEASE, key);
     throw err;
   }
   if (claim.completed) return;
-  if (isFinal(status)) await sql.query(COMPLETE, completionParams(claim, status, body));
+  if (isFinal(status)) await store(svc, claim, status, body);
   else await sql.query(RELEASE, key);
 };
+
+// Storing the answer never changes it: an answer the store refuses (jsonb holds no NUL or
+// lone surrogate; bodies do not echo input, D3, so this is a defect to fix) releases the
+// key and is answered all the same; a retry then runs again. A lost database is the
+// service's own outage and is answered as one (errors.ts).
+async function store(svc: Pick<ServiceContext, 'sql' | 'logger'>, claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+  try {
+    await svc.sql.query(COMPLETE, completionParams(claim, status, body));
+  } catch (err) {
+    if (isDependencyFailure(err)) throw err;
+    svc.logger.warn({ err: (err as Error).message, endpoint: claim.key[2], status }, 'idempotency: answer not storable; key released');
+    await svc.sql.query(RELEASE, claim.key).catch((released: unknown) => {
+      // left IN_PROGRESS: a retry takes the key over once its lease ends
+      svc.logger.warn({ err: (released as Error).message }, 'idempotency: key not released');
+    });
+  }
+}
 
 // D26: the key names the matched route, not the raw path, so that /V1/session and
 // /v1/session/ (the router matches both) find one entry. The route's parameters are filled

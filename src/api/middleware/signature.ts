@@ -74,12 +74,14 @@ function parseJsonBody(state: { rawBody: Buffer; body: unknown; bodyIsJson: bool
   }
 }
 
-// D3: the 401 body echoes the request's requestUuid when one can be read, else "".
+// D3: the 401 body echoes the request's requestUuid when one can be read, else "": only a
+// UUID, so that nothing else a caller wrote comes back (D24)
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 function requestUuidHint(raw: Buffer): string {
   if (raw.length === 0) return '';
   try {
     const body = JSON.parse(raw.toString('utf8')) as { requestUuid?: unknown };
-    return typeof body?.requestUuid === 'string' && body.requestUuid.length <= 64 ? body.requestUuid : '';
+    return typeof body?.requestUuid === 'string' && UUID.test(body.requestUuid) ? body.requestUuid : '';
   } catch {
     return '';
   }

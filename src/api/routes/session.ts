@@ -20,9 +20,9 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
   const router = new Router<ApiState>();
   // an idempotency claim outlives the slowest handler: the wallet timeout plus a margin
   const leaseMs = svc.config.walletCallTimeoutMs + 10_000;
-  const remember = idempotency(svc.sql, leaseMs, svc.now);
+  const remember = idempotency(svc, leaseMs);
   // D25: a stored launch holds no token; its replay re-mints it
-  const rememberLaunch = idempotency(svc.sql, leaseMs, svc.now, (stored) =>
+  const rememberLaunch = idempotency(svc, leaseMs, (stored) =>
     stored.status === 200 ? replayLaunch(svc.config.jwtSecret, stored.body) : stored.body,
   );
   const validCreate = compile(sessionCreateSchema);

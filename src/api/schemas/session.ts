@@ -8,8 +8,9 @@ const NON_NEGATIVE_MICRO = '^[0-9]{1,20}$';
 // D9: playerRef must not look like an e-mail address or a phone number
 const EMAIL_LIKE = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
 const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
-// playerRef is stored and sent to the wallet as given: no NUL (Postgres text cannot hold it)
-// and no lone surrogate (it would not survive UTF-8 unchanged)
+// Free text that is stored (a row, an idempotency entry, D17) or sent to the wallet as given:
+// no NUL (Postgres text and jsonb cannot hold it) and no lone surrogate (it would not survive
+// UTF-8 unchanged). Fields with an ASCII pattern or a format need no more.
 const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';
 // ajv's JSONSchemaType needs `nullable: true` on every optional property, which would let a
 // JSON null through; null is no 2.2 field's value, so it is a wrong type (D3), not "absent"
@@ -22,7 +23,7 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
   additionalProperties: false,
   required: ['operatorId', 'playerRef', 'gameCode', 'currency', 'lang', 'jurisdiction'],
   properties: {
-    operatorId: { type: 'string', minLength: 1, maxLength: 64 },
+    operatorId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT },
     playerRef: {
       type: 'string',
       minLength: 1,
@@ -30,7 +31,7 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
       pattern: STORABLE_TEXT,
       allOf: [{ not: { type: 'string', pattern: EMAIL_LIKE } }, { not: { type: 'string', pattern: PHONE_LIKE } }],
     },
-    gameCode: { type: 'string', minLength: 1, maxLength: 64 },
+    gameCode: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT },
     currency: { type: 'string', minLength: 3, maxLength: 10, pattern: '^[A-Z0-9]+$' },
     lang: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' },
     jurisdiction: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9-]+$' },
@@ -51,7 +52,7 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
       },
     },
     requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
-    botChallengeToken: { type: 'string', minLength: 1, maxLength: 4096, nullable: true, ...NOT_NULL },
+    botChallengeToken: { type: 'string', minLength: 1, maxLength: 4096, pattern: STORABLE_TEXT, nullable: true, ...NOT_NULL },
   },
 };
 
@@ -62,7 +63,7 @@ export const sessionTerminateSchema: JSONSchemaType<SessionTerminateBody> = {
   additionalProperties: false,
   required: [],
   properties: {
-    reason: { type: 'string', minLength: 1, maxLength: 256, nullable: true, ...NOT_NULL },
+    reason: { type: 'string', minLength: 1, maxLength: 256, pattern: STORABLE_TEXT, nullable: true, ...NOT_NULL },
     requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
   },
 };

@@ -96,9 +96,10 @@ export async function launchSession(
   request: LaunchRequest,
   claim?: IdempotencyClaim,
 ): Promise<LaunchResponse> {
-  // contract 4.1 rule 3
+  // contract 4.1 rule 3. D3: no message below echoes a value of the request (a body may be
+  // stored for replay, D17; only field names and the service's own words appear)
   if (request.operatorId !== operator.id) throw operatorMismatch();
-  if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', `unknown gameCode ${request.gameCode}`);
+  if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', 'unknown gameCode');
   const reject = (reason: SessionRejectionReason, message: string): AppError => {
     ctx.metrics.sessionRejections.inc({ reason });
     return sessionRejected(reason, message);
@@ -106,10 +107,10 @@ export async function launchSession(
   if (operator.suspended) throw reject('operator_suspended', 'the operator is suspended');
   // An empty permitted list places no restriction on currency.
   if (operator.currencies.length > 0 && !operator.currencies.includes(request.currency)) {
-    throw reject('currency_not_permitted', `currency ${request.currency} is not permitted for this operator`);
+    throw reject('currency_not_permitted', 'the currency is not permitted for this operator');
   }
   if (operator.jurisdictionsBlocked.includes(request.jurisdiction)) {
-    throw reject('jurisdiction_blocked', `jurisdiction ${request.jurisdiction} is blocked`);
+    throw reject('jurisdiction_blocked', 'the jurisdiction is blocked');
   }
   const limits = {
     dailyLossMicro: request.rgLimits?.dailyLossMicro === undefined ? undefined : parseMicro(request.rgLimits.dailyLossMicro),
@@ -118,7 +119,7 @@ export async function launchSession(
   };
   const loose = looseRgFields(limits, maximaFor(operator.rgMaxima, request.jurisdiction));
   if (loose.length > 0) {
-    throw reject('rg_limit_set_too_loose', `rgLimits missing or above the ${request.jurisdiction} maximum: ${loose.join(', ')}`);
+    throw reject('rg_limit_set_too_loose', `rgLimits missing or above the jurisdiction's maximum: ${loose.join(', ')}`);
   }
 
   const mode = request.mode ?? 'real';
