@@ -310,11 +310,13 @@ describe('reconciliation reads (D10)', () => {
         createdAt: iso(new Date(T0 + MINUTE - 20_000)),
         settledAt: iso(at(1)),
         voidedAt: null,
+        voidReason: null,
         demo: false,
         bets: [
           {
             betId: round.bet.betId,
             status: 'SETTLED',
+            reason: null,
             side: 'HIGH',
             amountMicro: '2500000',
             isFree: false,
@@ -343,7 +345,7 @@ describe('reconciliation reads (D10)', () => {
       const rollback = await f.walletCall(operator.operatorId, { endpoint: 'rollback', transactionUuid: voided.bet.rollbackTransactionUuid, createdAt: at(3) });
       const detail = await get(operator, `/v1/rounds/${voided.roundId}`);
       expect(detail.status, detail.text).to.equal(200);
-      expect(detail.body).to.include({ state: 'VOIDED', totalBetsMicro: '700000', totalPayoutsMicro: '0', settledAt: null, voidedAt: iso(at(3)), demo: false });
+      expect(detail.body).to.include({ state: 'VOIDED', totalBetsMicro: '700000', totalPayoutsMicro: '0', settledAt: null, voidedAt: iso(at(3)), voidReason: 'terminated', demo: false });
       expect(detail.body.bets).to.have.length(1);
       expect(detail.body.bets[0]).to.include({
         status: 'VOIDED',

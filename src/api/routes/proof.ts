@@ -4,6 +4,7 @@ import { notFound } from '../../shared/errors.js';
 import { isSide } from '../../shared/fairness/dice.js';
 import { buildDiceProof } from '../../shared/fairness/proof.js';
 import { openServerSeed } from '../../shared/fairness/seed-vault.js';
+import { findRejectedBetRound } from '../../shared/reports/rounds.js';
 import { BUCKETS } from '../../shared/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import type { ApiState } from '../state.js';
@@ -12,7 +13,8 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 
 // GET /v1/rounds/{roundId}/proof (contract 4.1, 2.11; DECISIONS D2, D19). 200 only for a
 // round of the calling operator that is SETTLED or VOIDED with an outcome, and whose seed is
-// retired; otherwise 404 round_not_found | round_not_settled | seed_not_revealed.
+// retired; otherwise 404 round_not_found | round_not_settled | seed_not_revealed (D22: also
+// for the roundId of a bet refused at the wallet, which never has an outcome).
 export function proofRoutes(svc: ServiceContext) {
   const router = new Router<ApiState>();
   // D10: the proof endpoint shares the read rate limit
@@ -25,7 +27,14 @@ export function proofRoutes(svc: ServiceContext) {
           include: { seed: true, session: { select: { expiresAt: true } } },
         })
       : null;
-    if (!round) throw notFound('round_not_found', 'round not found');
+    if (!round) {
+      // D22: a roundId sent to the wallet with a bet that never became a round is known, and
+      // never settles
+      if (UUID.test(roundId) && (await findRejectedBetRound(svc.db, ctx.state.operator.id, roundId.toLowerCase()))) {
+        throw notFound('round_not_settled', 'the round is not settled yet');
+      }
+      throw notFound('round_not_found', 'round not found');
+    }
 
     const { outcomeSide, outcomeSum } = round;
     if (outcomeSide === null || outcomeSum === null || (round.state !== 'SETTLED' && round.state !== 'VOIDED')) {

@@ -40,10 +40,39 @@ export function roundView(round: RoundRecord) {
   };
 }
 
+// D22: a bet refused or uncertain at the wallet never became a round, yet its roundId went
+// out with the debit (contract 2.6): it reads as a round VOIDED for bet_rejected, in the
+// fields of roundView. It has no nonce nor outcome; it was decided (voidedAt) when the
+// wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
+export function rejectedBetRoundView(bet: Bet, decidedAt: Date | null) {
+  const totals = roundTotals('VOIDED', bet);
+  return {
+    roundId: bet.roundId,
+    cycleId: bet.cycleId,
+    sessionId: bet.sessionId,
+    playerRef: bet.playerRef,
+    gameCode: bet.gameCode,
+    currency: bet.currency,
+    state: 'VOIDED' as const,
+    nonce: null,
+    outcomeSide: null,
+    outcomeSum: null,
+    totalBetsMicro: totals.totalBetsMicro.toString(),
+    totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
+    createdAt: bet.createdAt.toISOString(),
+    settledAt: null,
+    voidedAt: iso(decidedAt),
+  };
+}
+
+export const BET_REJECTED = 'bet_rejected';
+
 export function betView(bet: Bet) {
   return {
     betId: bet.id,
     status: bet.status,
+    // D22: why a REJECTED bet was refused (the 8.2 reason); null otherwise
+    reason: bet.rejectReason,
     side: bet.side,
     amountMicro: bet.amountMicro.toString(),
     isFree: bet.isFree,

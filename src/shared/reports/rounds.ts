@@ -1,7 +1,7 @@
-import { Prisma, type Db } from '../db/client.js';
+import { Prisma, type Bet, type Db } from '../db/client.js';
 import { encodeCursor, type ListingPosition } from './cursor.js';
 import { FINISHES, finishedWithin, timestamptz, type Finish, type TimeRange } from './finished-rounds.js';
-import { betView, roundView, walletCallView } from './round-view.js';
+import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView } from './round-view.js';
 
 // GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
 
@@ -31,22 +31,45 @@ export async function listFinishedRounds(db: Db, operatorId: string, range: Time
 
 // Any round of the operator, finished or not, demo included (flagged), with its bet (D1: one;
 // a list in the answer, as D10 words it) and the wallet audit rows of the bet's transactions
-// (bet, win, rollback).
+// (bet, win, rollback). D22: a roundId that never became a round but went to the wallet with
+// a refused or uncertain debit reads as a round voided for bet_rejected.
 export async function findRound(db: Db, operatorId: string, roundId: string) {
   const round = await db.round.findFirst({ where: { id: roundId, operatorId }, include: withPlayerAndBet });
-  if (!round) return undefined;
+  if (!round) return findRejectedBetRound(db, operatorId, roundId);
   const { bet } = round;
+  return {
+    ...roundView(round),
+    voidReason: round.voidReason,
+    demo: round.demo,
+    bets: [betView(bet)],
+    walletCalls: (await walletCallsOf(db, operatorId, bet)).map(walletCallView),
+  };
+}
+
+// D22: the bet behind a roundId that was sent to the wallet and never became a round; a
+// roundId of a bet whose debit was never sent (a demo bet, a refusal before the call) is
+// unknown to the wallet and stays unknown here.
+export async function findRejectedBetRound(db: Db, operatorId: string, roundId: string) {
+  const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' } });
+  if (!bet) return undefined;
+  const calls = await walletCallsOf(db, operatorId, bet);
+  const debit = calls.filter((call) => call.endpoint === 'bet' && call.transactionUuid === bet.betTransactionUuid).at(-1);
+  if (!debit) return undefined;
+  return {
+    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt),
+    voidReason: BET_REJECTED,
+    demo: bet.demo,
+    bets: [betView(bet)],
+    walletCalls: calls.map(walletCallView),
+  };
+}
+
+function walletCallsOf(db: Db, operatorId: string, bet: Pick<Bet, 'betTransactionUuid' | 'winTransactionUuid' | 'rollbackTransactionUuid'>) {
   const transactionUuids = [bet.betTransactionUuid, bet.winTransactionUuid, bet.rollbackTransactionUuid].filter(
     (uuid): uuid is string => uuid !== null,
   );
-  const walletCalls = await db.walletCall.findMany({
+  return db.walletCall.findMany({
     where: { operatorId, transactionUuid: { in: transactionUuids } },
     orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }, { id: 'asc' }],
   });
-  return {
-    ...roundView(round),
-    demo: round.demo,
-    bets: [betView(bet)],
-    walletCalls: walletCalls.map(walletCallView),
-  };
 }
