@@ -8,11 +8,12 @@ import { sha256Hex } from '../../shared/signing/signer.js';
 import type { ApiContext, ApiMiddleware } from '../state.js';
 
 // DECISIONS D17 (contract 4.1 rule 2, 4.3): responses are kept for 24 hours under
-// (operatorId, requestUuid, endpoint), the endpoint being the matched route (D26). The first request claims the key with an INSERT that
-// the primary key makes exclusive, so two concurrent requests run the handler once; the
-// other waits for the stored response. A claim whose process died is taken over after
-// its lease. Answers that a retry might change (5xx, 429, and the 401 of a failed bot
-// challenge, which a new challenge token can pass) release the key instead of being stored.
+// (operatorId, requestUuid, endpoint), the endpoint being the matched route (D26). The first
+// request claims the key with an INSERT that the primary key makes exclusive, so two
+// concurrent requests run the handler once; the other waits for the stored response. A
+// claim whose process died is taken over after its lease. Answers that a retry might change
+// (5xx, 429, and the 401 of a failed bot challenge, which a new challenge token can pass)
+// release the key instead of being stored.
 // A handler may complete the key itself, in the statement that makes its effect
 // (ctx.state.idempotency, shared/idempotency.ts); the key is then left as it wrote it.
 

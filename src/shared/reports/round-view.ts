@@ -44,7 +44,7 @@ export function roundView(round: RoundRecord) {
 // out with the debit (contract 2.6): it reads as a round VOIDED for bet_rejected, in the
 // fields of roundView. It has no nonce nor outcome; it was decided (voidedAt) when the
 // wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
-export function rejectedBetRoundView(bet: Bet, decidedAt: Date | null) {
+export function rejectedBetRoundView(bet: Bet, decidedAt: Date) {
   const totals = roundTotals('VOIDED', bet);
   return {
     roundId: bet.roundId,
@@ -61,7 +61,7 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date | null) {
     totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
     createdAt: bet.createdAt.toISOString(),
     settledAt: null,
-    voidedAt: iso(decidedAt),
+    voidedAt: decidedAt.toISOString(),
   };
 }
 
