@@ -1,34 +1,46 @@
 import { Worker } from 'bullmq';
 import type { ServiceContext } from '../shared/context.js';
-import { advanceCycle } from '../shared/game/engine.js';
-import { recoverOnElection, recoverPendingWork, resolveOrphanBets, type ElectionKind, type Recovered } from '../shared/game/recovery.js';
+import { SupersededError, advanceCycle } from '../shared/game/engine.js';
+import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../shared/game/recovery.js';
 import { QUEUE_NAMES, type EngineJob } from '../shared/queues.js';
-import { LeaderLease, type LeaseOptions } from './leader.js';
+import { finishedInTime } from '../shared/shutdown.js';
+import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
 import { LOCKING, closeWorker, workerConnection, type RunningWorkers } from './pools.js';
 
 // The scheduler role (D1): only the lease holder processes engine ticks. On election it
-// recovers from Postgres (recovery.ts): after a crash, the cycles the previous leader was
-// running are interrupted and their rounds settled or voided (contract 3.1); after a clean
-// handover (D12) the clocks simply resume. While it leads it sweeps for wallet work whose
-// queue job was lost and for debits left in flight; on deposition it stops.
+// recovers from Postgres (recovery.ts) before it runs any tick (D29): after a crash, the
+// cycles the previous leader was running are interrupted and their rounds settled or voided
+// (contract 3.1); after a clean handover (D30) its clocks simply resume. A recovery that
+// fails is tried again, and the ticks wait for it. While it leads it sweeps for wallet work
+// whose queue job was lost, for debits left in flight and for cycles a deposed leader's
+// late tick left behind; on deposition it stops.
 const RECOVERY_SWEEP_MS = 10_000;
 // issue 4, recovery time: a debit left in flight by a node that debits its own bets
 // (local-debits.ts) is found within a second of its node's heartbeat lapsing, as a bet
 // worker's job is redelivered within a second of its lock lapsing (pools.ts LOCKING). The
 // query reads the few PENDING bets through the partial index bets_pending.
 const SELF_DEBITED_SWEEP_MS = 1000;
-// written by a leader that stops cleanly, read (and deleted) by its successor
-const HANDOVER_KEY = 'scheduler:handover';
-const HANDOVER_TTL_MS = 60_000;
+// a failed recovery on election is tried again after this, doubling up to the cap
+const RECOVERY_RETRY_MS = 500;
+const RECOVERY_RETRY_CAP_MS = 5000;
 
 export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): RunningWorkers & { lease: LeaderLease } {
   const leader = new LeaderLease(svc.redis, svc.logger, lease);
-  let worker: Worker<EngineJob> | undefined;
-  let sweeps: NodeJS.Timeout[] = [];
+  // the epoch of this process's term once its recovery completed, until it is deposed
+  let recoveredEpoch: bigint | undefined;
+  // the ticks and sweeps of that term
+  let leading: { worker: Worker<EngineJob>; sweeps: NodeJS.Timeout[] } | undefined;
+  // each election and each deposition starts a new generation; an election's recovery
+  // starts the ticks only if no other began meanwhile
+  let generation = 0;
+  let electing: Promise<void> = Promise.resolve();
+  let stopping = false;
+  // ends the wait before a recovery's next attempt, when the term ends meanwhile
+  let wake = () => {};
   const connection = workerConnection(svc);
 
   // each sweep runs again only once its previous run is done
-  const every = (ms: number, sweep: () => Promise<Partial<Pick<Recovered, 'walletJobs' | 'orphanBets'>>>) => {
+  const every = (ms: number, sweep: () => Promise<Partial<Recovered>>) => {
     let running = false;
     const timer = setInterval(() => {
       if (running) return;
@@ -46,45 +58,88 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
     return timer;
   };
 
-  const recover = async () => {
-    const kind: ElectionKind = (await svc.redis.getdel(HANDOVER_KEY)) ? 'handover' : 'crash';
-    const recovered = await recoverOnElection(svc, kind);
-    svc.logger.info({ kind, ...recovered }, 'scheduler recovered on election');
-  };
-
-  leader.on('elected', () => {
-    worker = new Worker<EngineJob>(QUEUE_NAMES.engine, (job) => advanceCycle(svc, job.data), {
+  const startTicks = (epoch: bigint) => {
+    const worker = new Worker<EngineJob>(QUEUE_NAMES.engine, (job) => advanceCycle(svc, job.data, epoch), {
       connection,
       prefix: svc.config.redisKeyPrefix,
       concurrency: 16,
       ...LOCKING,
     });
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
-    recover().catch((err: unknown) => svc.logger.error({ err }, 'recovery on election failed; the sweep retries'));
-    sweeps = [
-      every(RECOVERY_SWEEP_MS, () => recoverPendingWork(svc)),
+    const sweeps = [
+      every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),
       every(SELF_DEBITED_SWEEP_MS, async () => ({ orphanBets: await resolveOrphanBets(svc, 'self-debited') })),
     ];
+    leading = { worker, sweeps };
+  };
+
+  const stopTicks = () => {
+    const stopped = leading;
+    leading = undefined;
+    stopped?.sweeps.forEach(clearInterval);
+    return stopped;
+  };
+
+  // D29: recovery completes before this term runs a tick. It is tried until it succeeds or
+  // the term ends (deposed, stopping); a term that Postgres already knows a later one of
+  // (Redis lost its counter) takes a term above it, as long as it holds the lease.
+  const lead = async (mine: number, term: Term) => {
+    const current = () => mine === generation && !stopping;
+    let epoch = term.epoch;
+    for (let attempt = 0; current(); attempt++) {
+      try {
+        const recovered = await recoverOnElection(svc, { ...term, epoch });
+        svc.logger.info({ kind: term.handedOverBy === null ? 'crash' : 'handover', epoch: epoch.toString(), ...recovered }, 'scheduler recovered on election');
+        if (mine !== generation) return;
+        recoveredEpoch = epoch;
+        if (!stopping) startTicks(epoch);
+        return;
+      } catch (err) {
+        if (err instanceof SupersededError) {
+          const raised = await leader.raiseEpoch(err.current).catch(() => null);
+          if (raised === null) return;
+          epoch = raised;
+          continue;
+        }
+        svc.logger.error({ err, attempt }, 'recovery on election failed; no tick runs until it is retried and completes');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(RECOVERY_RETRY_CAP_MS, RECOVERY_RETRY_MS * 2 ** attempt));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  };
+
+  leader.on('elected', (term: Term) => {
+    const mine = ++generation;
+    electing = lead(mine, term);
   });
   leader.on('deposed', () => {
-    sweeps.forEach(clearInterval);
-    const stopping = worker;
-    worker = undefined;
-    void stopping?.close();
+    generation++;
+    recoveredEpoch = undefined;
+    wake();
+    void stopTicks()?.worker.close();
   });
   leader.start();
 
   return {
     lease: leader,
-    // D12: the running tick finishes, the successor is told this was a clean handover, and
-    // the lease is released so that it takes over at once
+    // D12, D30: the running tick finishes; then, if this process's term had recovered and
+    // still holds the lease, it hands over (the marker and the release are one step,
+    // leader.ts), so that its successor resumes the clocks at once and voids nothing
     close: async () => {
-      sweeps.forEach(clearInterval);
-      if (worker) {
-        await closeWorker(worker, svc.logger);
-        if (leader.isLeader) await svc.redis.set(HANDOVER_KEY, leader.holder, 'PX', HANDOVER_TTL_MS).catch(() => undefined);
-      }
-      await leader.stop();
+      stopping = true;
+      wake();
+      // a recovery under way is let finish: then it hands over what it adopted; a term that
+      // never recovered hands nothing over, and its successor recovers as after a crash
+      await finishedInTime(electing);
+      const stopped = stopTicks();
+      if (stopped) await closeWorker(stopped.worker, svc.logger);
+      const epoch = recoveredEpoch;
+      if (!(epoch !== undefined && (await leader.handOver(epoch)))) await leader.stop();
       connection.disconnect();
     },
   };

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { placeBets } from '../../src/shared/game/placement.js';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { currentCycle } from '../../src/shared/game/engine.js';
 import { recoverPendingWork, resolveOrphanBets } from '../../src/shared/game/recovery.js';
 import { rollbackJobData } from '../../src/shared/game/wallet-jobs.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, seatPlayer, until } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../support/game.js';
 
 // Work a stopped process or a lost queue left behind is re-derived from Postgres: a debit
 // left PENDING is rolled back with its own transactionUuid, and a pending wallet job with
@@ -29,7 +29,7 @@ describe('recovery of pending work from Postgres', function () {
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 5000, rollingWindowMs: 300, cooldownMs: 200 });
     const { player, playerRef, sessionId } = await seatPlayer(h, operator, balance);
     const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
     const [placed] = await placeBets(h.svc, [{ sessionId, side: 'LOW', amountMicro: 1_000_000n }], debitNode);
     if (!placed!.ok) throw new Error(placed!.reason);
     player.close();

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { advanceCycle } from '../../src/shared/game/engine.js';
 import { rollRounds } from '../../src/shared/game/outcome.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets, tick } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 
 // contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
@@ -22,7 +21,7 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
   async function rollingTable(players: number) {
     const operator = await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n });
     const table = await tableWithBets(h, operator, players, FUNDS);
-    await advanceCycle(h.svc, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+    await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
     return { operator, ...table };
   }
 
@@ -57,7 +56,7 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
 
   it('the rolling tick settles and pays every round it rolled, reading none of them again', async () => {
     const table = await rollingTable(3);
-    const names = await statementsDuring(() => advanceCycle(h.svc, { cycleId: table.cycleId, from: 'ROLLING' }));
+    const names = await statementsDuring(() => tick(h, { cycleId: table.cycleId, from: 'ROLLING' }));
     expect(names).to.include.members(['roll_rounds', 'roll_persist', 'settle_apply']);
     expect(names).to.not.include('settle_rounds');
     expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('COOLDOWN');
@@ -69,7 +68,7 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
     // the earlier attempt moved the cycle to RESULT and rolled its rounds, then stopped
     const cycle = await h.svc.db.cycle.update({ where: { id: table.cycleId }, data: { phase: 'RESULT', phaseEndsAt: null } });
     expect(await rollRounds(h.svc, cycle)).to.have.length(2);
-    const names = await statementsDuring(() => advanceCycle(h.svc, { cycleId: table.cycleId, from: 'RESULT' }));
+    const names = await statementsDuring(() => tick(h, { cycleId: table.cycleId, from: 'RESULT' }));
     expect(names).to.include.members(['settle_rounds', 'settle_apply']);
     await expectPaid(table);
   });

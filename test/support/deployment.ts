@@ -41,6 +41,8 @@ export type Deployment = {
   wallet: WalletSimulator;
   databaseUrl: string;
   redisUrl: string;
+  // the namespace of the deployment's keys (REDIS_KEY_PREFIX)
+  redisKeyPrefix: string;
   processes: Map<string, ServiceProcess & { roles: string; port: number | undefined }>;
   start: (name: string, roles: string, env?: NodeJS.ProcessEnv) => Promise<ServiceProcess>;
   kill: (name: string) => Promise<void>;
@@ -92,6 +94,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     wallet,
     databaseUrl,
     redisUrl,
+    redisKeyPrefix: prefix,
     processes,
     operatorIds,
     start: async (processName, roles, env = {}) => {

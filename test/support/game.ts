@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { advanceCycle, currentCycle, currentTerm } from '../../src/shared/game/engine.js';
+import type { EngineJob } from '../../src/shared/queues.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
@@ -57,8 +58,14 @@ export async function bettingWindowWithRoom(player: Player, leftMs: number, time
 }
 
 // every role but the scheduler: no clock runs, so a cycle moves only when the test moves it
-// (advanceCycle)
+// (tick)
 export const ROLES_WITHOUT_CLOCK = ['api', 'realtime', 'bet', 'settle', 'rollback'] as const;
+
+// One tick of a clock the test moves by hand, run as the scheduler whose term Postgres
+// records would run it (D29).
+export async function tick(h: Harness, job: EngineJob): Promise<void> {
+  await advanceCycle(h.svc, job, await currentTerm(h.svc));
+}
 
 // the stake of each bet tableWithBets places: 1.00
 export const TABLE_STAKE_MICRO = 1_000_000n;
@@ -69,7 +76,7 @@ export async function tableWithBets(h: Harness, operator: TestOperator, players:
   const seats = [];
   for (let i = 0; i < players; i++) seats.push(await seatPlayer(h, operator, funds));
   const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
-  await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+  await tick(h, { cycleId: pending.id, from: 'PENDING' });
   const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: TABLE_STAKE_MICRO.toString() })));
   expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
   return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };

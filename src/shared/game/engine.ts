@@ -11,10 +11,20 @@ import { settleRounds } from './settlement.js';
 
 // The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
 // then the next cycle while a player is connected or a round is unsettled. Every phase
-// change is an UPDATE fenced on the expected phase, so a duplicated, late or stalled tick,
-// or a deposed leader, cannot move a cycle twice; only the transaction that moved it goes
-// on to broadcast and schedule the next tick. Ticks run for every engine every few
-// seconds, so each is a handful of raw statements (issue 6).
+// change is an UPDATE fenced on the expected phase, so a duplicated, late or stalled tick
+// cannot move a cycle twice; only the transaction that moved it goes on to broadcast and
+// schedule the next tick. Ticks run for every engine every few seconds, so each is a
+// handful of raw statements (issue 6).
+//
+// D29: a tick runs under the scheduler term (epoch) of the leader that runs it, and each
+// move is also fenced, in its own statement, on that term: the epoch is still the one
+// Postgres records (scheduler_leader: a later leader has not registered), the cycle is its
+// engine's current cycle, and the cycle runs under this term (leader_epoch, set when its
+// betting opens; a successor adopts a cycle handed over, D30, and interrupts one left by a
+// crash, recovery.ts). So a tick left in Redis by a dead leader moves nothing its successor
+// has not adopted, whenever it runs, and a deposed leader's tick moves nothing once its
+// successor registered (one under way at that moment is waited for by recovery's own
+// fenced statements, recovery.ts).
 
 export type RoundStatePayload = { cycleId: string; phase: CyclePhase | 'COOLDOWN'; phaseEndsAt: string | null };
 
@@ -32,6 +42,40 @@ export type ClockCycle = EngineKey & {
 
 const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
   payout_multiplier_scaled, commission_micro`;
+
+// D29: the term $n is current, and the cycle runs under it and is its engine's current cycle
+const inTerm = (n: number) => `cycles.leader_epoch = $${n}::bigint AND ${termIsCurrent(n)} AND ${isEngineCycle}`;
+const termIsCurrent = (n: number) => `$${n}::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)`;
+const isEngineCycle = `EXISTS (SELECT 1 FROM engines e WHERE e.operator_id = cycles.operator_id AND e.game_code = cycles.game_code
+     AND e.currency = cycles.currency AND e.current_cycle_id = cycles.id)`;
+
+// Thrown by a tick whose term is over (a later leader registered): the job fails and is
+// retried, so that the current leader's worker runs it. Thrown too by an election that
+// cannot take its term (recovery.ts).
+export class SupersededError extends Error {
+  override name = 'SupersededError';
+  constructor(
+    readonly epoch: bigint,
+    readonly current: bigint,
+  ) {
+    super(`scheduler term ${epoch} is over: term ${current} is current`);
+  }
+}
+
+const CURRENT_TERM = statement('scheduler_term', 'SELECT epoch FROM scheduler_leader WHERE id = 1');
+
+export async function currentTerm(svc: Pick<ServiceContext, 'sql'>): Promise<bigint> {
+  const [row] = await svc.sql.query<{ epoch: bigint }>(CURRENT_TERM);
+  return row!.epoch;
+}
+
+// A move was refused: a no-op when the cycle had moved on or is not this term's (a stale
+// tick), an error when the term itself is over.
+async function refused(svc: ServiceContext, epoch: bigint): Promise<null> {
+  const current = await currentTerm(svc);
+  if (current !== epoch) throw new SupersededError(epoch, current);
+  return null;
+}
 
 type CycleRow = {
   id: string;
@@ -127,10 +171,14 @@ export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<
   await startClock(svc, of, 'by_tick');
 }
 
+// How a new cycle's betting opens (3.1: PENDING -> BETTING_OPEN): by the scheduler's next
+// tick, or at once under the term of the scheduler that starts the cycle.
+type Opening = 'by_tick' | { nowUnder: bigint };
+
 // A new cycle's PENDING is announced; betting opens (3.1: PENDING -> BETTING_OPEN once the
 // cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
 // the next cycle of a clock it runs.
-async function startClock(svc: ServiceContext, of: EngineKey, open: 'by_tick' | 'now'): Promise<void> {
+async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Promise<void> {
   const d = DEFAULT_GAME_CONFIG;
   const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
     randomUUID(),
@@ -151,37 +199,47 @@ async function startClock(svc: ServiceContext, of: EngineKey, open: 'by_tick' | 
   const cycle = clockCycle(row);
   // the scheduler opening betting at once announces PENDING with BETTING_OPEN (one write
   // per player, realtime/write-coalescing.ts)
-  if (open === 'now') return openBetting(svc, cycle.id, cycle);
+  if (open !== 'by_tick') {
+    return openBetting(svc, cycle.id, open.nowUnder, cycle).catch(async (err: unknown) => {
+      // a term that is over opens nothing: the current one opens the cycle with its tick
+      if (err instanceof SupersededError) await schedule(svc, cycle.id, 'PENDING', 0);
+      throw err;
+    });
+  }
   broadcast(svc, cycle);
   await schedule(svc, cycle.id, 'PENDING', 0);
 }
 
-// One tick: move the cycle out of `from`. Returns without effect when another tick (or
-// another process) already did.
-export async function advanceCycle(svc: ServiceContext, job: EngineJob): Promise<void> {
+// One tick, run under the scheduler term `epoch` (D29): move the cycle out of `from`.
+// Returns without effect when another tick (or another process) already did, or when the
+// cycle is not this term's; throws SupersededError when the term is over.
+export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: bigint): Promise<void> {
   switch (job.from) {
     case 'PENDING':
-      return openBetting(svc, job.cycleId);
+      return openBetting(svc, job.cycleId, epoch);
     case 'BETTING_OPEN':
-      return closeBetting(svc, job.cycleId);
+      return closeBetting(svc, job.cycleId, epoch);
     case 'ROLLING':
-      return roll(svc, job.cycleId);
+      return roll(svc, job.cycleId, epoch);
     case 'RESULT':
-      return settleAndCool(svc, job.cycleId);
+      return settleAndCool(svc, job.cycleId, epoch);
     case 'COOLDOWN':
-      return finish(svc, job.cycleId);
+      return finish(svc, job.cycleId, epoch);
   }
 }
 
-// the phase's end follows from the cycle's own windows
+// the phase's end follows from the cycle's own windows; a PENDING cycle, which no term runs
+// yet, is opened by the current term and runs under it from then on (D29)
 const MOVE = statement(
   'cycle_move',
   `UPDATE cycles SET
      phase = $3::cycle_phase,
      phase_ends_at = $4::timestamptz + (CASE $3::cycle_phase
        WHEN 'BETTING_OPEN' THEN betting_window_ms WHEN 'ROLLING' THEN rolling_window_ms WHEN 'COOLDOWN' THEN cooldown_ms END)
-       * interval '1 millisecond'
+       * interval '1 millisecond',
+     leader_epoch = $5::bigint
    WHERE id = $1 AND phase = $2::cycle_phase
+     AND (CASE WHEN $2::cycle_phase = 'PENDING' THEN ${termIsCurrent(5)} AND ${isEngineCycle} ELSE ${inTerm(5)} END)
    RETURNING ${CYCLE_COLUMNS}`,
 );
 // a statement of its own, after the cycle moved: it sees every round that an acceptance
@@ -194,8 +252,15 @@ const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state =
 // `after` is a phase not yet announced, announced just before the new one
 type Announcement = { announce?: boolean; after?: ClockCycle };
 
-async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: CyclePhase, announcement: Announcement = {}): Promise<ClockCycle | null> {
-  const params = [cycleId, from, to, svc.now()];
+async function move(
+  svc: ServiceContext,
+  epoch: bigint,
+  cycleId: string,
+  from: CyclePhase,
+  to: CyclePhase,
+  announcement: Announcement = {},
+): Promise<ClockCycle | null> {
+  const params = [cycleId, from, to, svc.now(), epoch];
   const [row] =
     to === 'ROLLING'
       ? await svc.sql.transaction(async (tx) => {
@@ -206,37 +271,38 @@ async function move(svc: ServiceContext, cycleId: string, from: CyclePhase, to: 
         })
       : await svc.sql.query<CycleRow>(MOVE, params);
   if (announcement.after) broadcast(svc, announcement.after);
-  if (!row) return null;
+  if (!row) return refused(svc, epoch);
   const moved = clockCycle(row);
   if (announcement.announce !== false) broadcast(svc, moved);
   return moved;
 }
 
-async function openBetting(svc: ServiceContext, cycleId: string, pending?: ClockCycle): Promise<void> {
-  const cycle = await move(svc, cycleId, 'PENDING', 'BETTING_OPEN', { after: pending });
+async function openBetting(svc: ServiceContext, cycleId: string, epoch: bigint, pending?: ClockCycle): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'PENDING', 'BETTING_OPEN', { after: pending });
   if (cycle) await scheduleEnd(svc, cycle);
 }
 
-async function closeBetting(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'BETTING_OPEN', 'ROLLING');
+async function closeBetting(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'BETTING_OPEN', 'ROLLING');
   if (cycle) await scheduleEnd(svc, cycle);
 }
 
 // contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
 // before anything is announced.
-async function roll(svc: ServiceContext, cycleId: string): Promise<void> {
-  const cycle = await move(svc, cycleId, 'ROLLING', 'RESULT', { announce: false });
-  if (cycle) await settleAndCool(svc, cycleId, cycle);
+async function roll(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'ROLLING', 'RESULT', { announce: false });
+  if (cycle) await settleAndCool(svc, cycleId, epoch, cycle);
 }
 
-const READ_CYCLE = statement('cycle_read', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1`);
+// a cycle in RESULT that this term runs
+const READ_RESULT_CYCLE = statement('cycle_read_result', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1 AND phase = 'RESULT' AND ${inTerm(2)}`);
 
 // RESULT: derive and settle every round still waiting (both steps skip what is done, so a
 // tick resumed after a crash finishes the job), then cool down. `moved`: this tick moved the
 // cycle to RESULT and announces it, with the results.
-async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: ClockCycle): Promise<void> {
-  const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_CYCLE, [cycleId]).then(([row]) => row && clockCycle(row)));
-  if (!cycle || cycle.phase !== 'RESULT') return;
+async function settleAndCool(svc: ServiceContext, cycleId: string, epoch: bigint, moved?: ClockCycle): Promise<void> {
+  const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_RESULT_CYCLE, [cycleId, epoch]).then(([row]) => row && clockCycle(row)));
+  if (!cycle) return void (await refused(svc, epoch));
   let announced = !moved;
   const announce = () => {
     if (announced) return;
@@ -249,23 +315,25 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, moved?: Clock
   // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
   // since an earlier attempt may have rolled some
   await settleRounds(svc, cycle, moved ? rolled : undefined);
-  const cooling = await move(svc, cycleId, 'RESULT', 'COOLDOWN');
+  const cooling = await move(svc, epoch, cycleId, 'RESULT', 'COOLDOWN');
   if (cooling) await scheduleEnd(svc, cooling);
 }
 
 // D1: after the cooldown the clock goes on while the engine has a connected player or an
 // unsettled round; otherwise it stops until the next connection.
-async function finish(svc: ServiceContext, cycleId: string): Promise<void> {
-  const [row] = await svc.sql.query<CycleRow & { stopped: boolean }>(FINISH, [cycleId, svc.now()]);
-  if (row?.stopped) await continueClock(svc, clockCycle(row), 'now');
+async function finish(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const [row] = await svc.sql.query<CycleRow & { stopped: boolean }>(FINISH, [cycleId, svc.now(), epoch]);
+  if (!row) return void (await refused(svc, epoch));
+  if (row.stopped) await continueClock(svc, clockCycle(row), { nowUnder: epoch });
 }
 
-// the cycle is FINISHED (fenced on COOLDOWN) and its engine stops, in one statement
+// the cycle is FINISHED (fenced on COOLDOWN and on the term) and its engine stops, in one
+// statement
 const FINISH = statement(
   'cycle_finish',
   `WITH finished AS (
      UPDATE cycles SET phase = 'FINISHED', phase_ends_at = NULL, finished_at = $2
-     WHERE id = $1 AND phase = 'COOLDOWN'
+     WHERE id = $1 AND phase = 'COOLDOWN' AND ${inTerm(3)}
      RETURNING ${CYCLE_COLUMNS}
    ),
    stopped AS (
@@ -301,7 +369,7 @@ export async function stopClock(svc: ServiceContext, cycle: EngineKey & { id: st
 // A player who connects while the clock stops either sees it stopped and starts it, or is
 // seen here (presence is written before a connection asks for the clock), so the engine
 // has been stopped before presence is counted.
-async function continueClock(svc: ServiceContext, key: EngineKey, open: 'by_tick' | 'now'): Promise<void> {
+async function continueClock(svc: ServiceContext, key: EngineKey, open: Opening): Promise<void> {
   if ((await countPresent(svc.redis, key)) > 0 || (await hasUnsettledRounds(svc, key))) await startClock(svc, engineKeyOf(key), open);
 }
 
@@ -341,10 +409,12 @@ async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['f
 // queues): each unfinished cycle gets its next tick at its phase's end.
 export async function resumeClocks(svc: ServiceContext): Promise<number> {
   const cycles = await svc.db.cycle.findMany({ where: { phase: { not: 'FINISHED' } } });
-  const now = svc.now().getTime();
-  for (const cycle of cycles) {
-    const delay = cycle.phaseEndsAt ? Math.max(0, cycle.phaseEndsAt.getTime() - now) : 0;
-    await schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
-  }
+  for (const cycle of cycles) await scheduleTick(svc, cycle);
   return cycles.length;
+}
+
+// the next tick of an unfinished cycle, at its phase's end
+export function scheduleTick(svc: ServiceContext, cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null }): Promise<void> {
+  const delay = cycle.phaseEndsAt ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
 }

@@ -2,8 +2,9 @@ import type { JobType, Queue } from 'bullmq';
 import type { ServiceContext } from '../context.js';
 import type { WalletJobRef } from '../queues.js';
 import type { CyclePhase } from '../db/client.js';
+import { statement } from '../db/sql.js';
 import { rejectWithRollback, ticketOf } from './bets.js';
-import { resumeClocks, stopClock } from './engine.js';
+import { SupersededError, resumeClocks, scheduleTick, stopClock } from './engine.js';
 import { settleRounds } from './settlement.js';
 import { voidRound } from './voids.js';
 import { liveDebitNodes } from './local-debits.js';
@@ -22,18 +23,49 @@ export type Recovered = {
   orphanBets: number;
 };
 
-// 'crash': the previous scheduler stopped without handing over (killed, or Redis lost its
-// lease and queues), so cycles it was running are interrupted and recovered as contract 3.1
-// says. 'handover': it stopped cleanly (D12), so its clocks simply resume.
-export type ElectionKind = 'crash' | 'handover';
+// An elected scheduler's term (leader.ts): its epoch, the election's own id, and the epoch
+// of the leader that handed over to it (D30), or null when the previous one was lost
+// without handing over (killed, lease lapsed, Redis emptied: a crash, contract 3.1).
+export type Election = { epoch: bigint; id: string; handedOverBy: bigint | null };
 
-// Run by a scheduler when it is elected (at start-up, or when leadership changes hands).
-export async function recoverOnElection(svc: ServiceContext, kind: ElectionKind): Promise<Recovered> {
-  const interrupted = kind === 'crash' ? await interruptCycles(svc) : [];
-  const rounds = await recoverRounds(svc);
-  for (const cycle of interrupted) await stopClock(svc, cycle);
+// D29: the term is recorded before anything is recovered. Epochs only grow: a term is taken
+// unless a later one was, or the same epoch by another election (Redis, emptied, issued it
+// again); the same election takes it again when its recovery is retried.
+const TAKE_TERM = statement(
+  'scheduler_take_term',
+  `WITH taken AS (
+     UPDATE scheduler_leader SET epoch = $1, election_id = $2
+     WHERE id = 1 AND (epoch < $1 OR (epoch = $1 AND election_id = $2))
+     RETURNING epoch
+   )
+   SELECT EXISTS (SELECT 1 FROM taken) AS taken, (SELECT epoch FROM scheduler_leader WHERE id = 1) AS epoch`,
+);
+
+export async function takeTerm(svc: ServiceContext, election: Pick<Election, 'epoch' | 'id'>): Promise<void> {
+  const [row] = await svc.sql.query<{ taken: boolean; epoch: bigint }>(TAKE_TERM, [election.epoch, election.id]);
+  if (!row!.taken) throw new SupersededError(election.epoch, row!.epoch);
+}
+
+// Run by a scheduler when it is elected (at start-up, or when leadership changes hands),
+// before it runs any tick (D29). The cycles of a leader that handed over are adopted and
+// go on (D30); those of any other earlier term are interrupted (contract 3.1). Throws
+// SupersededError, touching nothing, when a later term was taken. Safe to run again after
+// a failure: each step picks up what an earlier attempt left.
+export async function recoverOnElection(svc: ServiceContext, election: Election): Promise<Recovered> {
+  await takeTerm(svc, election);
+  const { interrupted } = await endEarlierTerms(svc, election.epoch, election.handedOverBy);
+  const rounds = await recoverInterrupted(svc);
   await resumeClocks(svc);
-  return { interruptedCycles: interrupted.length, ...rounds, ...(await recoverPendingWork(svc)) };
+  return { interruptedCycles: interrupted, ...rounds, ...(await recoverPendingWork(svc)) };
+}
+
+// Run by the leader every few seconds: a tick of a deposed leader that was under way when
+// this term began can leave a cycle under the old term; it is recovered as on election.
+export async function recoverStaleCycles(svc: ServiceContext, epoch: bigint): Promise<Pick<Recovered, 'interruptedCycles' | 'settledRounds' | 'voidedRounds'>> {
+  const { interrupted, adopted } = await endEarlierTerms(svc, epoch, null);
+  for (const cycle of adopted) await scheduleTick(svc, cycle);
+  if (interrupted === 0) return { interruptedCycles: 0, settledRounds: 0, voidedRounds: 0 };
+  return { interruptedCycles: interrupted, ...(await recoverInterrupted(svc)) };
 }
 
 // Run on election and by the leader every few seconds: queue jobs whose queue entry was
@@ -43,25 +75,59 @@ export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Reco
 }
 
 // contract 3.1: a cycle caught by a crash before its outcome was settled does not go on.
-// Moving it to FINISHED (fenced on the phase read) also closes it to late debits: bet
-// acceptance reads the cycle FOR SHARE and accepts only in BETTING_OPEN or ROLLING.
-const INTERRUPTIBLE: CyclePhase[] = ['BETTING_OPEN', 'ROLLING', 'RESULT'];
+// Moving it to FINISHED also closes it to late debits: bet acceptance reads the cycle FOR
+// SHARE and accepts only in BETTING_OPEN or ROLLING. One statement, fenced on the term: a
+// tick of the dead (or deposed) leader that holds the cycle is waited for and its result
+// read again, so a cycle it moved on within these phases is interrupted all the same, and a
+// recovery whose term is over interrupts nothing.
+const INTERRUPT_CYCLES = statement(
+  'recovery_interrupt_cycles',
+  `UPDATE cycles SET phase = 'FINISHED', phase_ends_at = NULL, finished_at = $2
+   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT') AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
+     AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
+   RETURNING id`,
+);
+// D30: the cycles of the leader that handed over go on under this term, as do cycles of any
+// earlier term that were already settled (COOLDOWN: nothing of them is left to recover).
+const ADOPT_CYCLES = statement(
+  'recovery_adopt_cycles',
+  `UPDATE cycles SET leader_epoch = $1::bigint
+   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN') AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
+     AND (phase = 'COOLDOWN' OR leader_epoch = $2::bigint)
+     AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
+   RETURNING id, phase, phase_ends_at`,
+);
 
-async function interruptCycles(svc: ServiceContext) {
-  const cycles = await svc.db.cycle.findMany({
-    where: { phase: { in: INTERRUPTIBLE } },
-    select: { id: true, phase: true, operatorId: true, gameCode: true, currency: true },
-  });
-  const interrupted = [];
-  for (const cycle of cycles) {
-    const { count } = await svc.db.cycle.updateMany({
-      where: { id: cycle.id, phase: cycle.phase },
-      data: { phase: 'FINISHED', phaseEndsAt: null, finishedAt: svc.now() },
-    });
-    if (count > 0) interrupted.push(cycle);
-  }
+type AdoptedCycle = { id: string; phase: CyclePhase; phase_ends_at: Date | null };
+
+// The cycles of terms before `epoch`: the handed-over term's are adopted first, the others
+// interrupted, and the settled ones adopted last, so that a cycle a late tick moved from
+// RESULT to COOLDOWN meanwhile is adopted rather than left under its old term.
+async function endEarlierTerms(svc: ServiceContext, epoch: bigint, handedOverBy: bigint | null) {
+  const handedOver = handedOverBy === null ? [] : await svc.sql.query<AdoptedCycle>(ADOPT_CYCLES, [epoch, handedOverBy]);
+  const interrupted = await svc.sql.query<{ id: string }>(INTERRUPT_CYCLES, [epoch, svc.now()]);
+  const settled = await svc.sql.query<AdoptedCycle>(ADOPT_CYCLES, [epoch, null]);
   if (interrupted.length > 0) svc.logger.warn({ cycles: interrupted.map((c) => c.id) }, 'cycles interrupted by a crash are recovered');
-  return interrupted;
+  const adopted = [...handedOver, ...settled].map((c) => ({ id: c.id, phase: c.phase, phaseEndsAt: c.phase_ends_at }));
+  return { interrupted: interrupted.length, adopted };
+}
+
+// The rounds of interrupted cycles, then their engines: an engine whose current cycle was
+// interrupted stops, and starts again with a new cycle while it has a reason to run. Both
+// steps find their work in the rows, so a recovery that failed half-way is finished by the
+// next attempt.
+const INTERRUPTED_ENGINES = statement(
+  'recovery_interrupted_engines',
+  `SELECT e.operator_id, e.game_code, e.currency, e.current_cycle_id AS id
+   FROM engines e JOIN cycles c ON c.id = e.current_cycle_id
+   WHERE e.running AND c.phase = 'FINISHED'`,
+);
+
+async function recoverInterrupted(svc: ServiceContext): Promise<Pick<Recovered, 'settledRounds' | 'voidedRounds'>> {
+  const rounds = await recoverRounds(svc);
+  const engines = await svc.sql.query<{ operator_id: string; game_code: string; currency: string; id: string }>(INTERRUPTED_ENGINES);
+  for (const e of engines) await stopClock(svc, { id: e.id, operatorId: e.operator_id, gameCode: e.game_code, currency: e.currency });
+  return rounds;
 }
 
 // contract 3.1, crash recovery: rounds with settled=false whose cycle no longer runs. With
