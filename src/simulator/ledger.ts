@@ -247,6 +247,16 @@ type CachedResponse = { rawBody: string; response: WalletResponse };
 
 const accountKey = (playerRef: string, currency: string): string => `${playerRef}\u0000${currency}`;
 
+// D27: a wallet remembers every rollback for at least 24 hours; the simulator keeps them 4
+// calendar months, as large aggregators do.
+export const TOMBSTONE_MONTHS = 4;
+
+const tombstoneExpiry = (at: Date): Date => {
+  const until = new Date(at.getTime());
+  until.setUTCMonth(until.getUTCMonth() + TOMBSTONE_MONTHS);
+  return until;
+};
+
 export class WalletLedger {
   private readonly balances = new Map<string, bigint>();
   private readonly disabled = new Map<string, string>();
@@ -256,7 +266,13 @@ export class WalletLedger {
   private readonly rolledBack = new Set<string>();
   // bet transactionUuid -> transactionUuid of its standing (not rolled back) win
   private readonly winOfBet = new Map<string, string>();
+  // D27: referenced transactionUuid -> when its tombstone expires, for every rollback
+  // received, booked or not; in the order written, so the expired ones are at the front
+  private readonly tombstones = new Map<string, Date>();
   readonly entries: LedgerEntry[] = [];
+
+  // the clock of the tombstones (D27); tests move it
+  constructor(private readonly now: () => Date = () => new Date()) {}
 
   setBalance(playerRef: string, currency: string, balanceMicro: bigint): void {
     this.balances.set(accountKey(playerRef, currency), balanceMicro);
@@ -277,6 +293,7 @@ export class WalletLedger {
     this.booked.clear();
     this.rolledBack.clear();
     this.winOfBet.clear();
+    this.tombstones.clear();
     this.entries.length = 0;
   }
 
@@ -366,6 +383,10 @@ export class WalletLedger {
 
   // contract 4.2, bet rules
   private bet(request: Extract<WalletRequest, { endpoint: 'bet' }>): LedgerOutcome {
+    // D27: the debit arrives after its own rollback (delayed on the way): it moves no money
+    if (this.tombstoned(request.transactionUuid)) {
+      return this.refuse(request, 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', 'transaction was rolled back');
+    }
     const refusal = this.disabledRefusal(request);
     if (refusal) return refusal;
     if (this.balanceOf(request.playerRef, request.currency) < request.amountMicro) {
@@ -407,6 +428,7 @@ export class WalletLedger {
 
   // contract 4.2, rollback rules 1-4
   private rollback(request: Extract<WalletRequest, { endpoint: 'rollback' }>): LedgerOutcome {
+    this.tombstone(request.referenceTransactionUuid);
     const target = this.booked.get(request.referenceTransactionUuid);
     // rule 4
     if (!target) return this.refuse(request, 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
@@ -426,6 +448,25 @@ export class WalletLedger {
       this.winOfBet.delete(target.referenceTransactionUuid);
     }
     return this.ok(request);
+  }
+
+  // D27: a tombstone for every rollback, kept from the first one received
+  private tombstone(transactionUuid: string): void {
+    this.forgetExpiredTombstones();
+    if (!this.tombstones.has(transactionUuid)) this.tombstones.set(transactionUuid, tombstoneExpiry(this.now()));
+  }
+
+  private tombstoned(transactionUuid: string): boolean {
+    this.forgetExpiredTombstones();
+    return this.tombstones.has(transactionUuid);
+  }
+
+  private forgetExpiredTombstones(): void {
+    const now = this.now().getTime();
+    for (const [transactionUuid, expiresAt] of this.tombstones) {
+      if (expiresAt.getTime() > now) return;
+      this.tombstones.delete(transactionUuid);
+    }
   }
 
   // A reference must name an entry of the expected kind, for the same account.

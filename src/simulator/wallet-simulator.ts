@@ -33,6 +33,7 @@ export type SimulatorOptions = {
   port?: number; // default 0: any free port
   host?: string; // default 127.0.0.1
   pathPrefix?: string; // default '': paths are /wallet/bet etc.; with '/op1' they are /op1/wallet/bet
+  now?: () => Date; // the ledger's clock (D27 tombstones); signatures are checked on the real clock
 };
 
 export type SentResponse = {
@@ -65,7 +66,7 @@ export class WalletSimulator {
   readonly requests: RecordedRequest[] = [];
   violations: string[] = [];
 
-  private readonly ledger = new WalletLedger();
+  private readonly ledger: WalletLedger;
   private readonly credentials = new Map<string, string>();
   private readonly faults = new Map<WalletEndpoint, ActiveFault>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -76,7 +77,9 @@ export class WalletSimulator {
     host: string,
     port: number,
     pathPrefix: string,
+    now: (() => Date) | undefined,
   ) {
+    this.ledger = new WalletLedger(now);
     this.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
     this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.receive(req, res));
@@ -93,7 +96,7 @@ export class WalletSimulator {
         resolve();
       });
     });
-    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix);
+    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now);
   }
 
   get transactions(): LedgerEntry[] {

@@ -550,6 +550,75 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
   });
 });
 
+// D27: a debit that arrives after its own rollback (a network delay, a retransmission) must
+// move no money, so every rollback leaves a tombstone for the transactionUuid it references.
+describe('wallet simulator rollback tombstones (D27)', () => {
+  let sim: WalletSimulator;
+  // the simulator's ledger clock, moved by the tests (signatures keep the real clock)
+  let now = new Date('2025-01-31T12:00:00Z');
+
+  before(async () => {
+    sim = await WalletSimulator.start({ now: () => now });
+    sim.addCredential(KID, SECRET);
+  });
+
+  after(async () => {
+    await sim.close();
+  });
+
+  beforeEach(() => {
+    sim.reset();
+    now = new Date('2025-01-31T12:00:00Z');
+    sim.setBalance(PLAYER, CURRENCY, 1_000_000n);
+  });
+
+  it('refuses a debit whose transactionUuid was rolled back before it arrived, moving no money', async () => {
+    const bet = betBody('300000');
+    // the rollback overtakes its debit: nothing is booked yet (4.2 rule 4)
+    const rollback = await call(sim, 'rollback', rollbackBody(bet.transactionUuid));
+    expect(rollback.json).to.include({ status: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', balanceMicro: '1000000' });
+    const late = await call(sim, 'bet', bet);
+    expect(late.json).to.deep.equal({
+      status: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST',
+      requestUuid: bet.requestUuid,
+      balanceMicro: '1000000',
+      currency: CURRENCY,
+      message: 'transaction was rolled back',
+    });
+    // a retry under a new requestUuid is refused alike; a win for it finds no bet
+    expect((await call(sim, 'bet', { ...bet, requestUuid: randomUUID() })).json?.status).to.equal('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
+    expect((await call(sim, 'win', winBody(bet, '100'))).json?.status).to.equal('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
+    expect(sim.transactions).to.deep.equal([]);
+    expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
+    // a race of the network, not something a correct service never sends
+    expect(sim.violations).to.deep.equal([]);
+  });
+
+  it('keeps the tombstone of a booked bet it rolled back: the debit is answered as a duplicate, never booked again', async () => {
+    const bet = betBody('300000');
+    await call(sim, 'bet', bet);
+    await call(sim, 'rollback', rollbackBody(bet.transactionUuid));
+    expect((await call(sim, 'bet', { ...bet, requestUuid: randomUUID() })).json?.status).to.equal('RS_ERROR_DUPLICATE_TRANSACTION');
+    expect(sim.transactions.map((t) => t.type)).to.deep.equal(['bet', 'rollback']);
+    expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
+  });
+
+  it('leaves other transactionUuids alone', async () => {
+    await call(sim, 'rollback', rollbackBody(randomUUID()));
+    expect((await call(sim, 'bet', betBody('300000'))).json).to.include({ status: 'RS_OK', balanceMicro: '700000' });
+  });
+
+  it('keeps a tombstone for 4 months, then forgets it', async () => {
+    const bet = betBody('300000');
+    await call(sim, 'rollback', rollbackBody(bet.transactionUuid));
+    // 4 calendar months after 31 January is 31 May
+    now = new Date('2025-05-31T11:59:59.999Z');
+    expect((await call(sim, 'bet', bet)).json?.status).to.equal('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
+    now = new Date('2025-05-31T12:00:00Z');
+    expect((await call(sim, 'bet', { ...bet, requestUuid: randomUUID() })).json).to.include({ status: 'RS_OK', balanceMicro: '700000' });
+  });
+});
+
 describe('wallet simulator with a path prefix', () => {
   let sim: WalletSimulator;
 
