@@ -27,7 +27,11 @@ export type WalletFault =
   | { kind: 'delay'; ms: number } // process normally but answer after ms
   | { kind: 'hang' } // never answer (until the server closes)
   | { kind: 'drop_after_apply' } // apply the ledger effect, then destroy the socket without answering
-  | { kind: 'wrong_request_uuid' }; // process normally, echo a different requestUuid
+  | { kind: 'wrong_request_uuid' } // process normally, echo a different requestUuid
+  // D24, hostile answers (each processes normally first, so a debit is applied):
+  | { kind: 'oversize'; bytes: number } // the JSON answer padded (in `message`) to at least bytes, with its content-length
+  | { kind: 'endless' } // a chunked answer that never ends: the JSON's start, then padding until the connection closes
+  | { kind: 'trickle'; intervalMs: number }; // the JSON answer with its content-length, one byte per intervalMs
 
 export type SimulatorOptions = {
   port?: number; // default 0: any free port
@@ -39,7 +43,8 @@ export type SimulatorOptions = {
 export type SentResponse = {
   httpStatus: number;
   status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
-  body: string;
+  body: string; // for an endless or trickled answer, what was written before the connection closed (at most its first KiB)
+  bytesSent?: number; // an endless or trickled answer: the body bytes written before the connection closed
 };
 
 export type RecordedRequest = {
@@ -247,6 +252,15 @@ export class WalletSimulator {
         return;
       case 'wrong_request_uuid':
         return this.sendJson(res, record, response.httpStatus, { ...response.body, requestUuid: randomUUID() });
+      case 'oversize': {
+        const text = JSON.stringify(response.body);
+        const pad = Math.max(0, fault.bytes - Buffer.byteLength(text) - ',"message":""'.length);
+        return this.sendJson(res, record, response.httpStatus, { ...response.body, message: 'x'.repeat(pad) });
+      }
+      case 'endless':
+        return this.stream(res, record, response.httpStatus, response.body, { endless: true, intervalMs: 0 });
+      case 'trickle':
+        return this.stream(res, record, response.httpStatus, response.body, { endless: false, intervalMs: fault.intervalMs });
       default:
         return this.sendJson(res, record, response.httpStatus, response.body);
     }
@@ -309,6 +323,53 @@ export class WalletSimulator {
 
   private sendJson(res: ServerResponse, record: RecordedRequest, httpStatus: number, body: WalletResponse): void {
     this.send(res, record, httpStatus, JSON.stringify(body), 'application/json', body.status);
+  }
+
+  // D24 hostile answers: an endless chunked body written as fast as the reader takes it
+  // (the write waits for drain), or the answer one byte per intervalMs; either stops when the
+  // connection closes, and the record counts what was written
+  private stream(
+    res: ServerResponse,
+    record: RecordedRequest,
+    httpStatus: number,
+    body: WalletResponse,
+    how: { endless: boolean; intervalMs: number },
+  ): void {
+    const text = how.endless ? `${JSON.stringify(body).slice(0, -1)},"message":"` : JSON.stringify(body);
+    const sent: SentResponse = { httpStatus, status: body.status, body: '', bytesSent: 0 };
+    record.response = sent;
+    res.writeHead(httpStatus, { 'content-type': 'application/json', ...(how.endless ? {} : { 'content-length': Buffer.byteLength(text) }) });
+    const written = (chunk: string) => {
+      if (sent.body.length < 1024) sent.body += chunk.slice(0, 1024 - sent.body.length);
+      sent.bytesSent! += Buffer.byteLength(chunk);
+    };
+    if (how.endless) {
+      const padding = 'x'.repeat(16 * 1024);
+      const pump = () => {
+        while (!res.destroyed) {
+          written(padding);
+          if (!res.write(padding)) return void res.once('drain', pump);
+        }
+      };
+      written(text);
+      res.write(text);
+      pump();
+      return;
+    }
+    let next = 0;
+    const drip = () => {
+      if (res.destroyed) return;
+      const byte = text.slice(next, ++next);
+      written(byte);
+      if (next >= text.length) return void res.end(byte);
+      res.write(byte);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        drip();
+      }, how.intervalMs);
+      this.timers.add(timer);
+    };
+    drip();
   }
 
   private sendPlain(res: ServerResponse, record: RecordedRequest, httpStatus: number): void {

@@ -523,6 +523,49 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(999_900n);
     });
 
+    it('oversize: applies, then answers valid JSON of at least the given size with its content-length', async () => {
+      sim.setFault('bet', { kind: 'oversize', bytes: 200_000 }, 1);
+      const bet = betBody('100');
+      const reply = await call(sim, 'bet', bet);
+      expect(Buffer.byteLength(reply.text)).to.be.within(200_000, 200_100);
+      expect(reply.json).to.include({ status: 'RS_OK', requestUuid: bet.requestUuid, balanceMicro: '999900' });
+      expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(999_900n);
+    });
+
+    it('endless: applies, then streams an answer without end until the reader goes away, counting what it wrote', async () => {
+      sim.setFault('bet', { kind: 'endless' }, 1);
+      const bet = betBody('100');
+      const raw = JSON.stringify(bet);
+      const response = await fetch(`${sim.url}/wallet/bet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signedHeaders(KID, SECRET, 'POST', '/wallet/bet', raw) },
+        body: raw,
+      });
+      expect(response.headers.get('content-length')).to.equal(null);
+      const reader = response.body!.getReader();
+      let read = 0;
+      let start = '';
+      while (read < 1024 * 1024) {
+        const { value } = await reader.read();
+        if (start.length < 100) start += Buffer.from(value!).toString('utf8');
+        read += value!.length;
+      }
+      await reader.cancel();
+      expect(start).to.match(new RegExp(`^\\{"status":"RS_OK","requestUuid":"${bet.requestUuid}".*"message":"x+`));
+      const sent = sim.requests[0]?.response as { bytesSent: number; body: string };
+      expect(sent.bytesSent).to.be.at.least(read);
+      expect(sent.body).to.have.length(1024);
+      expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(999_900n);
+    });
+
+    it('trickle: applies, then answers one byte at a time', async () => {
+      sim.setFault('bet', { kind: 'trickle', intervalMs: 1 }, 1);
+      const bet = betBody('100');
+      const reply = await call(sim, 'bet', bet);
+      expect(reply.json).to.include({ status: 'RS_OK', requestUuid: bet.requestUuid, balanceMicro: '999900' });
+      expect(sim.requests[0]?.response).to.include({ httpStatus: 200, status: 'RS_OK', body: reply.text, bytesSent: reply.text.length });
+    });
+
     it('rejects a non-positive count', () => {
       expect(() => sim.setFault('bet', { kind: 'hang' }, 0)).to.throw(RangeError);
     });

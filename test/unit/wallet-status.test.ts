@@ -141,4 +141,22 @@ describe('parseWalletResponse (D13)', () => {
     expect(parsed.currency).to.equal(undefined);
     expect(parsed.message).to.equal(undefined);
   });
+
+  it('truncates the strings it hands on, and what it says of an unknown status, to 256 characters (D24)', () => {
+    const long = (char: string) => char.repeat(10_000);
+    const parsed = parseWalletResponse(200, body({ status: 'RS_OK', currency: long('C'), message: long('m') }), uuid);
+    // (lengths compared first: a failure's diff of 10,000 characters helps nobody)
+    expect([parsed.currency?.length, parsed.message?.length]).to.deep.equal([256, 256]);
+    expect([parsed.currency, parsed.message]).to.deep.equal([long('C').slice(0, 256), long('m').slice(0, 256)]);
+    // characters, not UTF-16 units: an emoji is not cut in half
+    const emoji = parseWalletResponse(200, body({ status: 'RS_OK', message: long('😀') }), uuid).message!;
+    expect([...emoji].length).to.equal(256);
+    expect(emoji).to.equal('😀'.repeat(256));
+    const unknown = parseWalletResponse(200, body({ status: long('S') }), uuid).problem!;
+    expect(unknown.length).to.equal('unknown status ""'.length + 256);
+    expect(unknown).to.equal(`unknown status "${long('S').slice(0, 256)}"`);
+    const shape = parseWalletResponse(200, body({ status: { nested: long('n') } }), uuid).problem!;
+    expect(shape.length).to.equal('unknown status '.length + 256);
+    expect(shape).to.equal(`unknown status ${JSON.stringify({ nested: long('n') }).slice(0, 256)}`);
+  });
 });

@@ -15,6 +15,23 @@ import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type Walle
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
 export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
+// D24: a wallet's answer is untrusted in size. One larger than this is cut off and taken as
+// RS_ERROR_UNKNOWN (uncertain); a string from it is truncated before it is logged or stored.
+export const WALLET_ANSWER_MAX_BYTES = 64 * 1024;
+export const WALLET_STRING_MAX_CHARS = 256;
+
+// the first WALLET_STRING_MAX_CHARS characters (code points, not UTF-16 units) of a wallet's string
+export function clipWalletString(text: string): string {
+  if (text.length <= WALLET_STRING_MAX_CHARS) return text;
+  let clipped = '';
+  let count = 0;
+  for (const char of text) {
+    if (count++ === WALLET_STRING_MAX_CHARS) break;
+    clipped += char;
+  }
+  return clipped;
+}
+
 // The one client for the operator's wallet (contract 4.2, 4.3, DECISIONS D6, D13).
 // Every call writes its audit row before the HTTP request and completes it with the
 // response (contract 2.13); the body is serialised once and those exact bytes are signed
@@ -161,7 +178,10 @@ export function prepareCall(input: Pick<WalletCallInput, 'fields' | 'retryOf'>):
 // wallet target that statement read (walletTargetSql)
 export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
 
-type SendOutcome = { kind: 'response'; httpStatus: number; text: string } | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
+type SendOutcome =
+  | { kind: 'response'; httpStatus: number; text: string }
+  | { kind: 'oversize'; httpStatus: number; error: string }
+  | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
 
 export class WalletClient {
   private readonly auditInserts: Batcher<AuditRow, Audited>;
@@ -290,10 +310,11 @@ export class WalletClient {
     if (outcome.kind !== 'circuit_open') await this.circuit.record(input.operatorId, input.endpoint, statusClass !== 'uncertain');
     else this.metrics.circuitRejections.inc({ endpoint: input.endpoint });
     const error = outcome.kind === 'response' ? parsed?.problem : outcome.error;
+    const httpStatus = outcome.kind === 'response' || outcome.kind === 'oversize' ? outcome.httpStatus : undefined;
 
     const audit: AuditCompletion = {
       id: auditId,
-      httpStatus: outcome.kind === 'response' ? outcome.httpStatus : null,
+      httpStatus: httpStatus ?? null,
       status,
       latencyMs,
       error: error ?? null,
@@ -312,7 +333,7 @@ export class WalletClient {
       bytes,
       attempt,
       timedOut: outcome.kind === 'timeout',
-      httpStatus: outcome.kind === 'response' ? outcome.httpStatus : undefined,
+      httpStatus,
       balanceMicro: parsed?.balanceMicro,
       currency: parsed?.currency,
       message: parsed?.message,
@@ -345,11 +366,25 @@ export class WalletClient {
           },
         },
         (response) => {
+          const httpStatus = response.statusCode ?? 0;
+          // D24: an answer over the cap is refused on its content-length, or cut off once the
+          // bytes received pass the cap (a chunked or lying body); nothing past the cap is kept
+          const oversize = (error: string) => {
+            finish({ kind: 'oversize', httpStatus, error });
+            request.destroy();
+          };
+          const declared = Number(response.headers['content-length']);
+          if (declared > WALLET_ANSWER_MAX_BYTES) {
+            return oversize(`answer of ${declared} bytes (content-length) over the ${WALLET_ANSWER_MAX_BYTES}-byte cap`);
+          }
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            finish({ kind: 'response', httpStatus: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
+          let received = 0;
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > WALLET_ANSWER_MAX_BYTES) return oversize(`answer over the ${WALLET_ANSWER_MAX_BYTES}-byte cap: cut off after ${received} bytes`);
+            chunks.push(chunk);
+          });
+          response.on('end', () => finish({ kind: 'response', httpStatus, text: Buffer.concat(chunks).toString('utf8') }));
           response.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
         },
       );
@@ -379,14 +414,21 @@ export function parseWalletResponse(httpStatus: number, text: string, requestUui
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { status: 'RS_ERROR_UNKNOWN', problem: 'response is not a JSON object' };
   const fields = body as Record<string, unknown>;
-  if (!isRsStatus(fields.status)) return { status: 'RS_ERROR_UNKNOWN', problem: `unknown status ${JSON.stringify(fields.status)}` };
+  if (!isRsStatus(fields.status)) return { status: 'RS_ERROR_UNKNOWN', problem: `unknown status ${shownValue(fields.status)}` };
   if (typeof fields.requestUuid !== 'string' || fields.requestUuid.toLowerCase() !== requestUuid) {
     return { status: 'RS_ERROR_UNKNOWN', problem: 'requestUuid does not echo the request' };
   }
   return {
     status: fields.status,
     balanceMicro: isMicroAmount(fields.balanceMicro) ? parseMicro(fields.balanceMicro) : undefined,
-    currency: typeof fields.currency === 'string' ? fields.currency : undefined,
-    message: typeof fields.message === 'string' ? fields.message : undefined,
+    currency: typeof fields.currency === 'string' ? clipWalletString(fields.currency) : undefined,
+    message: typeof fields.message === 'string' ? clipWalletString(fields.message) : undefined,
   };
+}
+
+// D24: what the audit row and the log say of a wallet's value, truncated (a string) or its
+// JSON truncated (any other value)
+function shownValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(clipWalletString(value));
+  return clipWalletString(JSON.stringify(value) ?? String(value));
 }
