@@ -14,7 +14,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 // 7.1; D6, D13), against one all-in-one service process: a timeout, HTTP 5xx, a body that is
 // not JSON, an unknown status, RS_ERROR_TRANSACTION_DOES_NOT_EXIST, a slow answer within the
 // timeout, a connection reset mid-call and a black hole that loses the bytes in flight (a TCP
-// proxy between the service and the simulator), and a movement the wallet applied while its answer was lost. Then the
+// proxy between the service and the simulator), a movement the wallet applied while its answer was lost, and a debit
+// held back until after its own rollback (D27). Then the
 // circuit breaker opening, refusing and closing. After each case the money invariants hold
 // and the player, the operator's ledger and the service's records show what 7.1 says.
 
@@ -179,6 +180,50 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
         expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
       });
     }
+
+    // D27: the debit is delayed on the way (held in the proxy) past the call's timeout; the
+    // service rolls the bet back, the rollback reaches the wallet first, then the debit does.
+    it('a debit that arrives after its own rollback (D27): moves no money, the bet stays REJECTED', async () => {
+      const seat = await table.seat();
+      await inWindow(seat, 300);
+      const held = proxy.holdMatching('POST /wallet/bet');
+      try {
+        expect(await place(seat)).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+        expect(held.connections, 'the debit is held back').to.equal(1);
+        const bet = await betOf(seat);
+        expect(bet).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+
+        // the rollback overtakes the debit: the wallet knows no such debit (4.2 rule 4),
+        // which completes the job and is alerted; it keeps a tombstone (D27)
+        const job = await until('the rollback completed', async () => {
+          const row = await jobOf(bet, 'rollback');
+          return row?.completedAt ? row : null;
+        });
+        expect(job).to.include({ purpose: 'uncertain_bet', attempts: 1, transactionUuid: bet.rollbackTransactionUuid });
+        const answered = (r: { response: unknown }) => (typeof r.response === 'object' ? (r.response as { status?: string }).status : r.response);
+        expect(requestsOf(seat, 'rollback').map(answered)).to.deep.equal(['RS_ERROR_TRANSACTION_DOES_NOT_EXIST']);
+        expect(requestsOf(seat, 'bet'), 'the debit has not reached the wallet yet').to.deep.equal([]);
+        await alerted((line) => line.walletJobId === job.id && line.msg === 'wallet does not know the referenced transaction; treated as settled');
+
+        // now the held debit arrives, the very bytes the service audited
+        held.release();
+        const late = await until('the late debit at the wallet', async () => requestsOf(seat, 'bet').find((r) => r.response !== 'pending'));
+        const [call] = await callsOf(bet.betTransactionUuid);
+        expect(late.rawBody).to.equal(call!.requestBody);
+        expect(call).to.include({ status: 'RS_ERROR_TIMEOUT', httpStatus: null });
+        // D27: refused, nothing booked (the answer finds the service's connection gone)
+        expect(d.wallet.transactions.filter((t) => t.transactionUuid === bet.betTransactionUuid)).to.deep.equal([]);
+        expect(answered(late)).to.equal('RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
+
+        expect(await d.settle(15_000)).to.deep.equal([]);
+        expect(await betOf(seat)).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+        expect(await d.db.round.findUnique({ where: { id: bet.roundId } }), 'no round').to.equal(null);
+        expect(movements(seat)).to.deep.equal([]);
+        expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+      } finally {
+        held.release();
+      }
+    });
 
     it('a slow answer within the timeout: ACCEPTED and settled normally', async () => {
       const seat = await table.seat();

@@ -169,9 +169,13 @@ describe('test support: TCP proxy', function () {
   describe('in front of HTTP', () => {
     let server: Server;
     let proxy: TcpProxy;
+    const seen: string[] = [];
 
     before(async () => {
-      server = createServer((req, res) => res.end(`hello ${req.url}`));
+      server = createServer((req, res) => {
+        seen.push(req.url ?? '');
+        res.end(`hello ${req.url}`);
+      });
       server.listen(0, '127.0.0.1');
       await once(server, 'listening');
       proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: (server.address() as AddressInfo).port } });
@@ -185,6 +189,20 @@ describe('test support: TCP proxy', function () {
     it('carries a request and its answer', async () => {
       const answer = await fetch(`http://${proxy.host}:${proxy.port}/x`, { headers: { connection: 'close' } });
       expect(await answer.text()).to.equal('hello /x');
+    });
+
+    it('holdMatching: a matching request waits, even after its client gave up, and arrives once released; others pass', async () => {
+      const held = proxy.holdMatching('GET /late');
+      const base = `http://${proxy.host}:${proxy.port}`;
+      const given = await fetch(`${base}/late`, { signal: AbortSignal.timeout(300) }).then(() => 'answered', (err: Error) => err.name);
+      expect(given).to.equal('TimeoutError');
+      expect(held.connections).to.equal(1);
+      expect(await (await fetch(`${base}/other`, { headers: { connection: 'close' } })).text()).to.equal('hello /other');
+      expect(seen).to.not.include('/late');
+      held.release();
+      await until('the held request at the server', async () => seen.includes('/late'));
+      // released: the marker is not held any more
+      expect(await (await fetch(`${base}/late`, { headers: { connection: 'close' } })).text()).to.equal('hello /late');
     });
   });
 });

@@ -29,6 +29,11 @@ export type TcpProxy = {
   refuse: (on: boolean) => void;
   // RST on every open client and upstream socket: both peers see ECONNRESET
   resetAll: () => void;
+  // What a router or a retransmission does to a request it delays: from the first chunk a
+  // client sends that contains `marker` (e.g. 'POST /wallet/bet'), that connection's bytes to
+  // the target wait, and still arrive (with the client's FIN) once released, even though the
+  // client has given up and closed meanwhile. Other connections carry on.
+  holdMatching: (marker: string) => HeldTraffic;
   close: () => Promise<void>;
 };
 
@@ -37,15 +42,27 @@ export type TcpProxyOptions = {
   listenPort?: number; // default 0: any free port
 };
 
+export type HeldTraffic = {
+  // connections held so far
+  readonly connections: number;
+  // delivers what was held, in order, and holds nothing more
+  release: () => void;
+};
+
 type Item = { kind: 'data'; chunk: Buffer; due: number } | { kind: 'end'; due: number };
 
-type Faults = { latencyMs: number; blackhole: BlackholeMode | null };
+type HoldRule = { marker: Buffer; pipes: Set<Pipe>; released: boolean };
+
+type Faults = { latencyMs: number; blackhole: BlackholeMode | null; holds: Set<HoldRule> };
 
 // One direction of one connection: what `from` sends is written to `to`, each item no
 // earlier than its due time and never before the items received earlier.
 class Pipe {
   private readonly queue: Item[] = [];
   private readonly held: Item[] = [];
+  // holdMatching: what waits for its rule's release (apart from a black hole's)
+  private readonly kept: Item[] = [];
+  keeping = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -65,13 +82,32 @@ class Pipe {
     for (const item of this.held.splice(0)) this.schedule(item);
   }
 
+  // holdMatching released: what was kept goes on, in order
+  releaseKept(): void {
+    this.keeping = false;
+    for (const item of this.kept.splice(0)) this.schedule(item);
+  }
+
   stop(): void {
     clearTimeout(this.timer);
     this.queue.length = 0;
     this.held.length = 0;
+    this.kept.length = 0;
   }
 
   private receive(item: Item): void {
+    if (!this.keeping && item.kind === 'data') {
+      for (const rule of this.faults.holds) {
+        if (rule.released || !item.chunk.includes(rule.marker)) continue;
+        this.keeping = true;
+        rule.pipes.add(this);
+        break;
+      }
+    }
+    if (this.keeping) {
+      this.kept.push(item);
+      return;
+    }
     if (this.faults.blackhole === 'hold') {
       this.held.push(item);
       return;
@@ -105,7 +141,7 @@ class Pipe {
 type Connection = { client: Socket; upstream: Socket; pipes: [Pipe, Pipe] };
 
 export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy> {
-  const faults: Faults = { latencyMs: 0, blackhole: null };
+  const faults: Faults = { latencyMs: 0, blackhole: null, holds: new Set() };
   let refusing = false;
   const open = new Set<Connection>();
 
@@ -134,7 +170,11 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       open.delete(connection);
       if (!other.destroyed) other.destroy();
     };
-    client.on('close', onClose(upstream));
+    // holdMatching: a client gone with its bytes held leaves the upstream open for them;
+    // the upstream's own close ends the connection
+    client.on('close', () => {
+      if (!connection.pipes[0].keeping) onClose(upstream)();
+    });
     upstream.on('close', onClose(client));
   });
 
@@ -170,6 +210,20 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     },
     refuse: (on) => {
       refusing = on;
+    },
+    holdMatching: (marker) => {
+      const rule: HoldRule = { marker: Buffer.from(marker), pipes: new Set(), released: false };
+      faults.holds.add(rule);
+      return {
+        get connections() {
+          return rule.pipes.size;
+        },
+        release: () => {
+          rule.released = true;
+          faults.holds.delete(rule);
+          for (const pipe of rule.pipes) pipe.releaseKept();
+        },
+      };
     },
     resetAll: () => {
       for (const { client, upstream } of open) {
