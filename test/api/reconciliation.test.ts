@@ -328,6 +328,8 @@ describe('reconciliation reads (D10)', () => {
             acceptedAt: iso(new Date(T0 + MINUTE - 20_000)),
             settledAt: iso(at(1)),
             voidedAt: null,
+            // D23: where the win call stands (no wallet job in this fixture)
+            winCall: null,
           },
         ],
         walletCalls: [debit, winTimeout, winRetry].map(callView),

@@ -406,13 +406,16 @@ describe('wallet statuses (contract 7.1, D13)', function () {
       player.close();
     });
 
-    it('RS_ERROR_TRANSACTION_DOES_NOT_EXIST: alert, bet SETTLED with payout 0, job completed, no retry', async () => {
+    it('RS_ERROR_TRANSACTION_DOES_NOT_EXIST: alert, bet SETTLED with payout 0, job abandoned (a ticket, D23), no retry', async () => {
       const alerted = alerts();
       try {
         h.wallet.setFault('win', { kind: 'status', status: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST' }, 1);
         const { player, playerRef, bet, job } = await winningRound('win-dne');
-        const done = await completedJob(job.id);
-        expect(done).to.include({ attempts: 1, lastError: null, nextAttemptAt: null, abandonedAt: null });
+        const done = await until(`wallet job ${job.id} abandoned`, async () => {
+          const row = await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } });
+          return row.abandonedAt ? row : null;
+        });
+        expect(done).to.include({ attempts: 1, lastError: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', nextAttemptAt: null, completedAt: null });
         // contract 4.2: treated as settled without payout
         await expectSettled(bet, 0n);
         await expectQueueJobDone('settle', job.id);

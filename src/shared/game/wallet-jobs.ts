@@ -10,7 +10,8 @@ import type { WalletEndpoint } from '../wallet/status.js';
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
 // the attempt; completion follows contract 7.1, and a job that keeps failing for 24 hours
-// is abandoned with its row kept as a ticket for a human (`rgs jobs abandoned`).
+// is abandoned with its row kept as a ticket for a human (`rgs jobs abandoned`), as is a
+// win the operator does not know (D23).
 
 export type RollbackPurpose = 'uncertain_bet' | 'round_voided' | 'late_bet' | 'win_exhausted';
 
@@ -84,6 +85,18 @@ export type WalletJobOutcome =
   | { kind: 'retry'; delayMs: number; error: string }
   | { kind: 'abandoned' };
 
+// the last_error of a win the operator did not know (contract 4.2, D23)
+const UNMATCHED_WIN_ERROR = 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST';
+
+// D23: what a connected player is told when a win fails after round_result went out
+type WinFailedReason = `wallet_rejected:${typeof UNMATCHED_WIN_ERROR}` | 'win_exhausted';
+
+function winFailed(svc: ServiceContext, job: { sessionId: string | null; betId: string | null; payload: unknown }, reason: WinFailedReason): void {
+  if (!job.sessionId || !job.betId) return;
+  const { roundId } = job.payload as { roundId?: string };
+  svc.emitter.toSession(job.sessionId, 'win_failed', { roundId, betId: job.betId, reason });
+}
+
 // contract 4.2: rollback warns when stuck over 5 minutes (7.1)
 const ROLLBACK_STUCK_MS = 5 * 60 * 1000;
 
@@ -133,16 +146,20 @@ type JobRow = {
   created_at: Date;
 };
 
-// Completed (fenced on not yet completed) with the audit rows of their calls; a completed
-// win settles its bet and resolves its pending round bet, with payout 0 when the operator
-// did not know the transaction (4.2).
+// Completed (fenced on not yet completed nor abandoned) with the audit rows of their calls;
+// a completed win settles its bet and resolves its pending round bet, with payout 0 when the
+// operator did not know the transaction (4.2). Such a win has failed the player: its job is
+// ended as abandoned, a ticket for a human like one abandoned after 24 hours (D23).
 const COMPLETE_JOBS = statement(
   'wallet_jobs_complete',
   `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS u(id, attempts, unmatched)),
    audit AS (${completeAuditsSql(5)}),
    done AS (
-     UPDATE wallet_jobs j SET attempts = input.attempts, completed_at = $4, next_attempt_at = NULL, last_error = NULL, last_timed_out = false
-     FROM input WHERE j.id = input.id AND j.completed_at IS NULL
+     UPDATE wallet_jobs j SET attempts = input.attempts, next_attempt_at = NULL, last_timed_out = false,
+       completed_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN NULL ELSE $4::timestamptz END,
+       abandoned_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN $4::timestamptz END,
+       last_error = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN '${UNMATCHED_WIN_ERROR}' END
+     FROM input WHERE j.id = input.id AND j.completed_at IS NULL AND j.abandoned_at IS NULL
      RETURNING j.id, j.endpoint, j.bet_id, input.unmatched
    ),
    settled AS (
@@ -218,7 +235,12 @@ export class WalletJobDesk {
       if (result.statusClass === 'treat_as_settled') {
         svc.logger.error({ walletJobId, endpoint, transactionUuid: job.transaction_uuid }, 'wallet does not know the referenced transaction; treated as settled');
       }
-      const done = await this.completions.add({ id: job.id, attempts, unmatched: result.statusClass === 'treat_as_settled', audit });
+      const unmatched = result.statusClass === 'treat_as_settled';
+      const done = await this.completions.add({ id: job.id, attempts, unmatched, audit });
+      if (done && unmatched && endpoint === 'win') {
+        winFailed(svc, { sessionId: job.session_id, betId: job.bet_id, payload: job.payload }, `wallet_rejected:${UNMATCHED_WIN_ERROR}`);
+        return { kind: 'abandoned' };
+      }
       if (done && job.session_id && result.balanceMicro !== undefined) {
         // contract 6.4: a wallet call that changes the balance emits balance_update
         svc.emitter.toSession(job.session_id, 'balance_update', {
@@ -260,13 +282,15 @@ export const runWalletJob = (svc: ServiceContext, walletJobId: string): Promise<
 
 // contract 3.4: abandoned after 24 hours of failed retries, the row kept for a human. A
 // win that exhausts its budget refunds the stake and voids the round (4.2); nothing is
-// reversed for the win itself.
+// reversed for the win itself, and a connected player is told (win_failed, D23).
 async function abandon(svc: ServiceContext, job: WalletJob, attempts: number, error: string, now: Date): Promise<void> {
+  let abandoned = false;
   const refund = await svc.db.$transaction(async (tx) => {
     const { count } = await tx.walletJob.updateMany({
       where: { id: job.id, completedAt: null, abandonedAt: null },
       data: { attempts, lastError: error, abandonedAt: now, nextAttemptAt: null },
     });
+    abandoned = count > 0;
     if (count === 0 || job.endpoint !== 'win' || !job.betId) return null;
     const bet = await tx.bet.findUniqueOrThrow({ where: { id: job.betId } });
     const rollbackTransactionUuid = randomUUID();
@@ -283,5 +307,6 @@ async function abandon(svc: ServiceContext, job: WalletJob, attempts: number, er
     return tx.walletJob.create({ data: rollbackJobData(bet, rollbackTransactionUuid, 'win_exhausted', now) });
   });
   svc.logger.error({ walletJobId: job.id, endpoint: job.endpoint, transactionUuid: job.transactionUuid, attempts, error }, 'wallet job abandoned after 24 hours: a human must look at it');
+  if (abandoned && job.endpoint === 'win') winFailed(svc, job, 'win_exhausted');
   if (refund) await enqueueWalletJob(svc, refund);
 }

@@ -1,4 +1,4 @@
-import type { Bet, Round, WalletCall } from '../db/client.js';
+import type { Bet, Round, WalletCall, WalletJob } from '../db/client.js';
 
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
@@ -98,5 +98,18 @@ export function walletCallView(call: WalletCall) {
     latencyMs: call.latencyMs,
     createdAt: call.createdAt.toISOString(),
     respondedAt: iso(call.respondedAt),
+  };
+}
+
+// D23: where a bet's win call stands: pending (being retried), completed (credited), or
+// abandoned (the operator did not know the bet, or 24 hours of retries failed); null
+// without a win call
+export function winCallView(job: WalletJob | null) {
+  if (!job) return null;
+  return {
+    transactionUuid: job.transactionUuid,
+    state: job.abandonedAt ? 'abandoned' : job.completedAt ? 'completed' : 'pending',
+    attempts: job.attempts,
+    lastError: job.lastError,
   };
 }

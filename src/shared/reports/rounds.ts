@@ -1,7 +1,7 @@
 import { Prisma, type Bet, type Db } from '../db/client.js';
 import { encodeCursor, type ListingPosition } from './cursor.js';
 import { FINISHES, finishedWithin, timestamptz, type Finish, type TimeRange } from './finished-rounds.js';
-import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView } from './round-view.js';
+import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView, winCallView } from './round-view.js';
 
 // GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
 
@@ -37,12 +37,17 @@ export async function findRound(db: Db, operatorId: string, roundId: string) {
   const round = await db.round.findFirst({ where: { id: roundId, operatorId }, include: withPlayerAndBet });
   if (!round) return findRejectedBetRound(db, operatorId, roundId);
   const { bet } = round;
+  const [walletCalls, winJob] = await Promise.all([
+    walletCallsOf(db, operatorId, bet),
+    db.walletJob.findFirst({ where: { betId: bet.id, endpoint: 'win' } }),
+  ]);
   return {
     ...roundView(round),
     voidReason: round.voidReason,
     demo: round.demo,
-    bets: [betView(bet)],
-    walletCalls: (await walletCallsOf(db, operatorId, bet)).map(walletCallView),
+    // D23: where the bet's win call stands
+    bets: [{ ...betView(bet), winCall: winCallView(winJob) }],
+    walletCalls: walletCalls.map(walletCallView),
   };
 }
 
@@ -59,7 +64,8 @@ export async function findRejectedBetRound(db: Db, operatorId: string, roundId: 
     ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt),
     voidReason: BET_REJECTED,
     demo: bet.demo,
-    bets: [betView(bet)],
+    // a refused debit is never followed by a win
+    bets: [{ ...betView(bet), winCall: null }],
     walletCalls: calls.map(walletCallView),
   };
 }
