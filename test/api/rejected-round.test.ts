@@ -104,6 +104,7 @@ describe('a roundId that never became a round (D22)', function () {
           acceptedAt: null,
           settledAt: null,
           voidedAt: null,
+          winCall: null,
         },
       ],
       walletCalls: [debit!].map(callView),
