@@ -31,7 +31,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   );
   // the service clock as the context holds it (tests move it)
   const betTrace = new BetTrace(config.betTraceDir);
-  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), betTrace);
+  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), betTrace, config.nodeEnv === 'production');
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);

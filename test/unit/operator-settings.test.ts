@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/shared/config.js';
 import { createDb, type Db } from '../../src/shared/db/client.js';
 import { createOperator, OperatorInputError, updateOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
+import { NonPublicAddressError, publicOnlyLookup } from '../../src/shared/operators/settings-policy.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { uniqueId } from '../support/harness.js';
 
@@ -121,6 +122,30 @@ describe('operator settings (D25)', () => {
     it('takes http: and private addresses (tests and the demo use 127.0.0.1)', async () => {
       expect((await created({ walletUrl: 'http://127.0.0.1:3001' })).walletUrl).to.equal('http://127.0.0.1:3001');
       expect((await created({ walletUrl: 'http://localhost:3001/w' })).walletUrl).to.equal('http://localhost:3001/w');
+    });
+  });
+
+  // the same rule at connect time (the wallet client's connections in production), in both
+  // shapes a connection may ask for: every address, or the first
+  describe('the wallet connection lookup', () => {
+    const lookedUp = (host: string, all: boolean) =>
+      new Promise<{ err: Error | null; address: unknown; family?: number }>((resolve) =>
+        publicOnlyLookup(host, { all }, (err, address, family) => resolve({ err, address, family })),
+      );
+
+    for (const all of [true, false]) {
+      it(`refuses a name or address that is not public (all: ${all})`, async () => {
+        for (const host of ['localhost', '127.0.0.1', '10.1.2.3', '169.254.169.254', '::1']) {
+          const { err } = await lookedUp(host, all);
+          expect(err, host).to.be.instanceOf(NonPublicAddressError);
+          expect(err!.message, host).to.include('not a public address');
+        }
+      });
+    }
+
+    it('hands a public address out as it was asked for', async () => {
+      expect(await lookedUp('93.184.216.34', false)).to.deep.include({ err: null, address: '93.184.216.34', family: 4 });
+      expect((await lookedUp('93.184.216.34', true)).address).to.deep.equal([{ address: '93.184.216.34', family: 4 }]);
     });
   });
 

@@ -150,8 +150,9 @@ export class BetDesk {
       result = audited ? await svc.wallet.debitAudited(debit, audited) : await svc.wallet.debitDeferringAudit(debit, ticket.betId);
     } catch (err) {
       // contract 5.3, D6: the operator's wallet credential was revoked (or has expired) since
-      // the session began. No audit row was written and no call made: nothing moved, so the
-      // bet is refused outright rather than left PENDING for recovery to roll back
+      // the session began, or (D25) the wallet's address is not one it may call. No call was
+      // made: nothing moved, so the bet is refused outright rather than left PENDING for
+      // recovery to roll back
       if (!(err instanceof WalletTargetError)) throw err;
       svc.logger.error({ betId: ticket.betId, operatorId: ticket.operatorId }, err.message);
       return this.reject(ticket, 'service_unavailable', null);

@@ -164,7 +164,7 @@ const PLACE_PLAIN = statement(
      SELECT debit.id, debit.operator_id, debit.session_id, 'OUT', 'bet', debit.request_uuid, debit.bet_transaction_uuid, 1, debit.request_body
      FROM debit JOIN target ON target.id = debit.id
    )
-   SELECT placed.*, target.wallet_url, target.kid, target.encrypted_secret, target.wrapped_data_key
+   SELECT placed.*, target.wallet_url, target.wallet_url_private_allowed, target.kid, target.encrypted_secret, target.wrapped_data_key
    FROM placed LEFT JOIN debit ON debit.bet_id = placed.id LEFT JOIN target ON target.id = debit.id`,
 );
 
@@ -209,7 +209,8 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placem
     if (!row) return careful[next++]!;
     const ticket = ticketFor(placement, ids[i]!, row);
     if (row.wallet_url === null) return { ok: true, ticket };
-    const target = { wallet_url: row.wallet_url, kid: row.kid, encrypted_secret: row.encrypted_secret, wrapped_data_key: row.wrapped_data_key };
+    const { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key } = row;
+    const target = { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key };
     return { ok: true, ticket, audited: { ...debits[i]!, target } };
   });
 }

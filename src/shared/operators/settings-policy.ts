@@ -1,4 +1,6 @@
+import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 // D25: what an operator's settings may point at. A wallet URL is called by the service from
@@ -58,11 +60,38 @@ export async function walletUrlProductionProblem(raw: string, privateAllowed: bo
   } catch (err) {
     return `wallet URL host ${host} does not resolve (${(err as { code?: string }).code ?? 'error'}); its addresses cannot be checked`;
   }
+  const refused = nonPublicAddress(host, addresses);
+  return refused && `${refused.message}; a test wallet on a private network needs --wallet-url-private-allowed true`;
+}
+
+// An address a production wallet call may not go to (the rule above, applied to the address
+// a connection is about to use: a name may be repointed after the URL was saved).
+export class NonPublicAddressError extends Error {
+  override name = 'NonPublicAddressError';
+  readonly code = 'ERR_NON_PUBLIC_ADDRESS';
+}
+
+// the refusal of the first non-public address among those a host has (a literal IP host is
+// its own only address)
+export function nonPublicAddress(host: string, addresses: string[]): NonPublicAddressError | undefined {
   for (const address of addresses) {
     const range = nonPublicRange(address);
-    if (range) {
-      return `wallet URL host ${host} resolves to ${address} (${range}), not a public address; a test wallet on a private network needs --wallet-url-private-allowed true`;
-    }
+    if (range) return new NonPublicAddressError(`wallet URL host ${host} resolves to ${address} (${range}), not a public address`);
   }
   return undefined;
 }
+
+// dns.lookup for a connection (http.Agent's `lookup`) that only ever hands out public
+// addresses: a name with any non-public address fails the connection before it is made,
+// as the same name is refused when saved.
+export const publicOnlyLookup: LookupFunction = (host, options, callback) => {
+  dns.lookup(host, { ...options, all: true }, (err, entries) => {
+    if (err) return callback(err, '', undefined);
+    const refused = nonPublicAddress(host, entries.map((entry) => entry.address));
+    if (refused) return callback(refused, '', undefined);
+    if (options.all) return callback(null, entries);
+    const [first] = entries;
+    if (!first) return callback(Object.assign(new Error(`no address for ${host}`), { code: 'ENOTFOUND' }), '', undefined);
+    callback(null, first.address, first.family);
+  });
+};

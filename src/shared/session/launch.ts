@@ -18,7 +18,7 @@ import { completeIdempotencySql, completionParams, type IdempotencyClaim } from 
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
-import { WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
+import { WalletAddressRefusedError, WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -211,7 +211,9 @@ async function checkWalletBalance(
     .catch((err: unknown) => {
       if (!(err instanceof WalletTargetError)) throw err;
       ctx.logger.error({ operatorId: operator.id }, err.message);
-      throw badGateway('wallet_unavailable', 'the operator has no valid wallet credential');
+      // D25: a wallet URL whose address is not public is not called in production
+      const why = err instanceof WalletAddressRefusedError ? 'the operator wallet URL does not resolve to a public address' : 'the operator has no valid wallet credential';
+      throw badGateway('wallet_unavailable', why);
     });
   if (result.statusClass === 'success') return audit;
   await ctx.wallet.completeAudit(audit);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { Batcher, HOT_PATH_BATCH } from '../batch.js';
 import type { BetTrace } from '../bet-trace.js';
 import { statement, type Sql } from '../db/sql.js';
@@ -9,6 +10,7 @@ import type { Metrics } from '../metrics.js';
 import { isMicroAmount, parseMicro } from '../money.js';
 import { signedHeaders } from '../signing/signer.js';
 import { revealSecret } from '../operators/credentials.js';
+import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../operators/settings-policy.js';
 import type { CircuitBreaker } from './circuit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from './status.js';
 
@@ -43,10 +45,21 @@ export function clipWalletString(text: string): string {
 // own audit row to be durable before it is sent. A debit may come with its audit row
 // already written by the statement that placed its bet (debitAudited, placement.ts).
 
-type WalletTarget = { walletUrl: string; keyId: string; secret: string };
+// privateAllowed: D25, the operator may have a wallet on a private network
+type WalletTarget = { walletUrl: string; keyId: string; secret: string; privateAllowed: boolean };
 
+// The call cannot go to the operator's wallet, and was not sent: no valid wallet credential,
+// or (WalletAddressRefusedError) an address the operator may not use. An operator's
+// misconfiguration; nothing reached the wallet, so nothing is uncertain.
 export class WalletTargetError extends Error {
   override name = 'WalletTargetError';
+}
+
+// D25: in production, the wallet's address (as connected to, not as saved) is not public and
+// the operator is not flagged wallet_url_private_allowed. The audit row is completed with the
+// refusal (no status: nothing answered).
+export class WalletAddressRefusedError extends WalletTargetError {
+  override name = 'WalletAddressRefusedError';
 }
 
 export type WalletCallInput = {
@@ -95,7 +108,8 @@ type AuditRow = {
 type Audited = { kind: 'written'; target: WalletTarget } | { kind: 'not_pending' } | { kind: 'no_target' };
 
 // what completes a call's audit row (contract 2.13: updated with the response)
-export type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus; latencyMs: number; error: string | null; respondedAt: Date };
+// (status null: the call was refused before it was sent, D25)
+export type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus | null; latencyMs: number; error: string | null; respondedAt: Date };
 
 // a call whose audit row the caller completes in a statement of its own (the one that
 // records what the answer means), so that the two take one round trip and one commit
@@ -122,9 +136,9 @@ export const auditParams = (audits: AuditCompletion[]): unknown[] => [
 
 // The operator's wallet address and the newest credential valid at the row's moment (D6: a
 // rotation or a revocation applies to the very next call), for each row of `rows` (a CTE
-// with id, operator_id and at columns).
+// with id, operator_id and at columns), and whether it may be on a private network (D25).
 export const walletTargetSql = (rows: string) =>
-  `SELECT ${rows}.id, o.wallet_url, c.kid, c.encrypted_secret, c.wrapped_data_key
+  `SELECT ${rows}.id, o.wallet_url, o.wallet_url_private_allowed, c.kid, c.encrypted_secret, c.wrapped_data_key
    FROM ${rows} JOIN operators o ON o.id = ${rows}.operator_id
    JOIN LATERAL (
      SELECT kid, encrypted_secret, wrapped_data_key FROM credentials
@@ -157,7 +171,7 @@ const INSERT_AUDIT_ROWS = statement(
 const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(1));
 
 // what walletTargetSql reads of one row
-export type WalletTargetRow = { wallet_url: string; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer };
+export type WalletTargetRow = { wallet_url: string; wallet_url_private_allowed: boolean; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer };
 type TargetRow = WalletTargetRow & { id: string; written: boolean };
 
 // A call's request before its audit row is written: the body is serialised once, and those
@@ -181,7 +195,9 @@ export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
 type SendOutcome =
   | { kind: 'response'; httpStatus: number; text: string }
   | { kind: 'oversize'; httpStatus: number; error: string }
-  | { kind: 'timeout' | 'network' | 'circuit_open'; error: string };
+  | { kind: 'timeout' | 'network' | 'circuit_open'; error: string }
+  // D25: an address the operator may not use; nothing was sent
+  | { kind: 'refused'; error: string };
 
 export class WalletClient {
   private readonly auditInserts: Batcher<AuditRow, Audited>;
@@ -191,6 +207,14 @@ export class WalletClient {
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
     https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
+  };
+  // D25: in production, the connections of operators not flagged wallet_url_private_allowed.
+  // The check is on the address each connection is opened to (a name repointed at a private
+  // address after it was saved is refused), and these pools are their own: a kept-alive
+  // connection that a flagged operator opened to a private address is never lent to them.
+  private readonly publicAgents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000, lookup: publicOnlyLookup }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000, lookup: publicOnlyLookup }),
   };
 
   constructor(
@@ -202,6 +226,8 @@ export class WalletClient {
     readonly circuit: CircuitBreaker,
     private readonly now: () => Date,
     private readonly betTrace: BetTrace,
+    // D25: wallet connections go to public addresses only, unless the operator is flagged
+    private readonly production = false,
   ) {
     this.auditInserts = new Batcher(async (rows) => {
       const targets = new Map(
@@ -261,13 +287,15 @@ export class WalletClient {
   }
 
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const agents of [this.agents, this.publicAgents]) {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
   }
 
   private reveal(row: WalletTargetRow): WalletTarget {
     const secret = revealSecret(this.masterKey, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });
-    return { walletUrl: row.wallet_url, keyId: row.kid, secret };
+    return { walletUrl: row.wallet_url, keyId: row.kid, secret, privateAllowed: row.wallet_url_private_allowed };
   }
 
   private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<DeferredAudit | undefined> {
@@ -301,6 +329,12 @@ export class WalletClient {
     const outcome: SendOutcome =
       admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, target);
     const latencyMs = Math.round(performance.now() - started);
+    if (outcome.kind === 'refused') {
+      // not an answer (the circuit is not told); an operator's misconfiguration to alert on
+      this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid, error: outcome.error }, 'wallet call refused: not a public address');
+      await this.completeAudit({ id: auditId, httpStatus: null, status: null, latencyMs, error: outcome.error, respondedAt: new Date() });
+      throw new WalletAddressRefusedError(`operator ${input.operatorId}: ${outcome.error}; the call was not sent`);
+    }
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
     const status: RsStatus =
       outcome.kind === 'timeout' || outcome.kind === 'circuit_open' ? 'RS_ERROR_TIMEOUT' : (parsed?.status ?? 'RS_ERROR_UNKNOWN');
@@ -346,6 +380,12 @@ export class WalletClient {
   private send(url: URL, bytes: string, target: WalletTarget): Promise<SendOutcome> {
     const secure = url.protocol === 'https:';
     const body = Buffer.from(bytes, 'utf8');
+    const publicOnly = this.production && !target.privateAllowed;
+    const agents = publicOnly ? this.publicAgents : this.agents;
+    // a literal IP is connected to without a lookup, so it is judged here
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const literal = publicOnly && isIP(host) ? nonPublicAddress(host, [host]) : undefined;
+    if (literal) return Promise.resolve({ kind: 'refused', error: literal.message });
     return new Promise<SendOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: SendOutcome) => {
@@ -358,7 +398,7 @@ export class WalletClient {
         url,
         {
           method: 'POST',
-          agent: secure ? this.agents.https : this.agents.http,
+          agent: secure ? agents.https : agents.http,
           headers: {
             'content-type': 'application/json',
             'content-length': body.length,
@@ -393,7 +433,9 @@ export class WalletClient {
         finish({ kind: 'timeout', error: `no answer within ${this.timeoutMs} ms` });
         request.destroy();
       }, this.timeoutMs);
-      request.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
+      request.on('error', (err) =>
+        finish(err instanceof NonPublicAddressError ? { kind: 'refused', error: err.message } : { kind: 'network', error: `network error: ${err.message}` }),
+      );
       request.end(body);
     });
   }
