@@ -18,22 +18,34 @@ type Waiting = { resolve: (ack: BetAck) => void; timer: NodeJS.Timeout };
 export class BetIntake {
   private readonly waiting = new Map<string, Waiting>();
   private readonly placements: Batcher<Placement, Intake>;
+  private readonly listening: boolean;
 
   // localDebits: this process's own debits, when it also runs the bet role
   constructor(
     private readonly svc: ServiceContext,
     localDebits?: LocalDebits,
   ) {
-    svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
+    // the pool's verdicts come back through the emitter; this node's own debits answer here
+    if (!localDebits) svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
+    this.listening = !localDebits;
     this.placements = new Batcher((batch) => (localDebits ? this.placeAndDebit(batch, localDebits) : this.placeAndQueue(batch)), HOT_PATH_BATCH);
   }
 
-  place(placement: Placement): Promise<Intake> {
-    return this.placements.add(placement);
+  // D24: a placement that fails on its own (the batcher isolates it) because Postgres
+  // refused one of its values is the client's input, answered as the edge would answer it;
+  // logged at debug, without a stack trace
+  async place(placement: Placement): Promise<Intake> {
+    try {
+      return await this.placements.add(placement);
+    } catch (err) {
+      if (!isRefusedValue(err)) throw err;
+      this.svc.logger.debug({ sessionId: placement.sessionId, err: (err as Error).message }, 'bet refused: a value Postgres does not take');
+      return { placed: { ok: false, reason: 'invalid_payload' } };
+    }
   }
 
   close(): void {
-    this.svc.emitter.onVerdict(undefined);
+    if (this.listening) this.svc.emitter.onVerdict(undefined);
     for (const [betId, waiting] of this.waiting) {
       clearTimeout(waiting.timer);
       this.waiting.delete(betId);
@@ -105,3 +117,6 @@ export class BetIntake {
     waiting.resolve(ack);
   }
 }
+
+// SQLSTATE class 22, data exception: a value out of range or of the wrong form for its type
+const isRefusedValue = (err: unknown): boolean => typeof (err as { code?: unknown } | null)?.code === 'string' && (err as { code: string }).code.startsWith('22');

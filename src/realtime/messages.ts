@@ -3,14 +3,15 @@ import { compile } from '../api/schemas/ajv.js';
 import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
 import type { PlaceBetRequest } from '../shared/game/placement.js';
 import type { BetRejectReason } from '../shared/game/bet-rules.js';
-import { MICRO_AMOUNT_PATTERN, parseMicro } from '../shared/money.js';
+import { POSITIVE_MICRO_PATTERN, parsePositiveMicro } from '../shared/money.js';
 
 // Client messages of the player channel (D4), validated before anything else happens.
 
 type PlaceBetPayload = { side: 'LOW' | 'HIGH'; amountMicro: number | string; clientBetId?: string };
 
-// D4: amountMicro is an integer or a MicroAmount string; anything else (floats, decimals,
-// missing side, extra fields) is invalid_payload and never reaches the wallet
+// D4: amountMicro is an integer or a MicroAmount string, D24: a positive one that a bigint
+// holds; anything else (floats, decimals, zero, negatives, 2^63 and beyond, missing side,
+// extra fields) is invalid_payload and never reaches a statement or the wallet
 const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   type: 'object',
   additionalProperties: false,
@@ -18,7 +19,7 @@ const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   properties: {
     side: { type: 'string', enum: ['LOW', 'HIGH'] },
     amountMicro: {
-      anyOf: [{ type: 'integer' }, { type: 'string', pattern: MICRO_AMOUNT_PATTERN }],
+      anyOf: [{ type: 'integer' }, { type: 'string', pattern: POSITIVE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
     clientBetId: { type: 'string', minLength: 1, maxLength: 64, nullable: true },
   },
@@ -44,8 +45,8 @@ export function parsePlaceBet(payload: unknown): ParsedBet {
   if (!validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
   const { side, amountMicro } = payload;
   // D18: a number is accepted only as a safe integer and converted at once
-  if (typeof amountMicro === 'number' && !Number.isSafeInteger(amountMicro)) return { ok: false, reason: 'invalid_payload', clientBetId };
-  const amount = typeof amountMicro === 'number' ? BigInt(amountMicro) : parseMicro(amountMicro);
+  const amount = parsePositiveMicro(amountMicro);
+  if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
   return { ok: true, request: { side, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
 }
 

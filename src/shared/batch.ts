@@ -32,7 +32,7 @@ export class Batcher<I, O> {
   private scheduled = false;
 
   // run gets the items of one batch and answers one result per item, in order; a throw
-  // fails every item of that batch
+  // fails only the items that fail when run on their own (settle)
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly options: BatchOptions<I>,
@@ -87,16 +87,37 @@ export class Batcher<I, O> {
 
   private async execute(batch: Waiting<I, O>[]): Promise<void> {
     try {
-      const results = await this.run(batch.map((w) => w.item));
-      if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
-      batch.forEach((w, i) => w.resolve(results[i]!));
-    } catch (err) {
-      for (const w of batch) w.reject(err);
+      await this.settle(batch);
     } finally {
       this.inFlight -= 1;
       const { keyOf } = this.options;
       if (keyOf) for (const w of batch) this.busyKeys.delete(keyOf(w.item));
       this.schedule();
     }
+  }
+
+  // D24: items of many sessions and operators share a statement, and one item's bad value
+  // (one Postgres refuses) fails the whole statement. A failed run is retried in halves, one
+  // after the other on this flush's connection, down to single items: only an item that
+  // fails alone fails, and one bad item among n costs about 2*log2(n) runs, not n. A run
+  // that throws must have written nothing (one statement, or its own transaction).
+  private async settle(batch: Waiting<I, O>[]): Promise<void> {
+    let results: O[];
+    try {
+      results = await this.run(batch.map((w) => w.item));
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      const half = Math.ceil(batch.length / 2);
+      await this.settle(batch.slice(0, half));
+      await this.settle(batch.slice(half));
+      return;
+    }
+    // a run that answered has done its work: a wrong count is a defect, not retried
+    if (results.length !== batch.length) {
+      const err = new Error(`batch answered ${results.length} results for ${batch.length} items`);
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => w.resolve(results[i]!));
   }
 }

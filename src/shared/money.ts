@@ -10,3 +10,18 @@ export function parseMicro(value: string): bigint {
   if (!MICRO_AMOUNT.test(value)) throw new RangeError(`not a MicroAmount: ${JSON.stringify(value)}`);
   return BigInt(value);
 }
+
+// D24: an amount a client sends (a stake, a limit) is positive and fits a Postgres bigint:
+// a string of digits with no leading zero, at most 2^63-1, or a number that is a safe
+// positive integer. Anything else is refused at the edge, before any statement runs (a
+// value a bigint column refuses fails the whole batched statement it is in).
+export const MAX_MICRO = 2n ** 63n - 1n;
+export const POSITIVE_MICRO_PATTERN = '^[1-9][0-9]{0,18}$';
+const POSITIVE_MICRO = new RegExp(POSITIVE_MICRO_PATTERN);
+
+export function parsePositiveMicro(value: unknown): bigint | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? BigInt(value) : null;
+  if (typeof value !== 'string' || !POSITIVE_MICRO.test(value)) return null;
+  const amount = BigInt(value);
+  return amount <= MAX_MICRO ? amount : null;
+}

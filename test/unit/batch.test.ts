@@ -97,18 +97,64 @@ describe('Batcher (natural batching)', () => {
     expect(await Promise.all(results)).to.deep.equal(['1', '2', '3', '4', '5']);
   });
 
-  it('fails every item of a failed flush, and only those; the next flush runs', async () => {
+  // D24: one item's bad input (a value Postgres refuses fails the whole statement) fails
+  // only that item, whoever else's items share its flush
+  it('retries a failed flush in smaller parts, so that only the failing item fails; the next flush runs', async () => {
     const { flushes, run } = recorder();
-    const batcher = new Batcher(run, { maxBatch: 2, maxInFlight: 1 });
-    const doomed = ['a', 'b'].map((item) => batcher.add(item).then(() => 'resolved', (err: Error) => err.message));
-    const spared = batcher.add('c');
+    const batcher = new Batcher(run, { maxBatch: 4, maxInFlight: 1 });
+    const first = ['a', 'bad', 'c', 'd'].map((item) => batcher.add(item).then((r) => r, (err: Error) => err.message));
+    const spared = batcher.add('e');
     await turn();
-    flushes[0]!.reject(new Error('deadlock detected'));
-    expect(await Promise.all(doomed)).to.deep.equal(['deadlock detected', 'deadlock detected']);
+    expect(flushes.map((f) => f.items)).to.deep.equal([['a', 'bad', 'c', 'd']]);
+    flushes[0]!.reject(new Error('value out of range for type bigint'));
     await turn();
-    expect(flushes[1]!.items).to.deep.equal(['c']);
-    flushes[1]!.resolve(['C']);
-    expect(await spared).to.equal('C');
+    // the halves, one after the other (a flush holds one connection)
+    expect(flushes[1]!.items).to.deep.equal(['a', 'bad']);
+    flushes[1]!.reject(new Error('value out of range for type bigint'));
+    await turn();
+    expect(flushes[2]!.items).to.deep.equal(['a']);
+    flushes[2]!.resolve(['A']);
+    await turn();
+    expect(flushes[3]!.items).to.deep.equal(['bad']);
+    flushes[3]!.reject(new Error('value out of range for type bigint'));
+    await turn();
+    expect(flushes[4]!.items).to.deep.equal(['c', 'd']);
+    flushes[4]!.resolve(['C', 'D']);
+    expect(await Promise.all(first)).to.deep.equal(['A', 'value out of range for type bigint', 'C', 'D']);
+    await turn();
+    expect(flushes[5]!.items).to.deep.equal(['e']);
+    flushes[5]!.resolve(['E']);
+    expect(await spared).to.equal('E');
+  });
+
+  it('isolates a failing item whatever its place in a large flush, with far fewer runs than items', async () => {
+    let runs = 0;
+    const batcher = new Batcher(
+      async (items: number[]) => {
+        runs += 1;
+        if (items.includes(137)) throw new Error(`refused ${items.length} items`);
+        return items.map((i) => i * 2);
+      },
+      { maxBatch: 200, maxInFlight: 2 },
+    );
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => batcher.add(i).then((r) => r, (err: Error) => err.message)),
+    );
+    expect(results[137]).to.equal('refused 1 items');
+    expect(results.filter((r) => typeof r === 'number')).to.have.length(199);
+    expect(results.every((r, i) => i === 137 || r === i * 2)).to.equal(true);
+    expect(runs).to.be.below(40);
+  });
+
+  it('fails an item that fails alone, and a flush that fails in every part fails every item', async () => {
+    const batcher = new Batcher(
+      async (): Promise<string[]> => {
+        throw new Error('deadlock detected');
+      },
+      { maxBatch: 10, maxInFlight: 1 },
+    );
+    const results = ['a', 'b', 'c'].map((item) => batcher.add(item).then(() => 'resolved', (err: Error) => err.message));
+    expect(await Promise.all(results)).to.deep.equal(['deadlock detected', 'deadlock detected', 'deadlock detected']);
   });
 
   it('fails a flush whose run answers a result count other than its item count', async () => {

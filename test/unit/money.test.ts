@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isMicroAmount, parseMicro } from '../../src/shared/money.js';
+import { MAX_MICRO, isMicroAmount, parseMicro, parsePositiveMicro } from '../../src/shared/money.js';
 
 // contract 1 rule 2, 2.1 MicroAmount, DECISIONS D9 (at most 20 digits) and D18 (bigint).
 
@@ -44,5 +44,40 @@ describe('money (contract 2.1, D18)', () => {
     for (const value of ['100.00', '', '1e5', ' 1', '123456789012345678901', 'abc']) {
       expect(() => parseMicro(value), value).to.throw(RangeError);
     }
+  });
+
+  // D24: what a client may send as an amount, before any statement runs
+  it('takes a client amount only as a positive integer a bigint holds', () => {
+    expect(parsePositiveMicro('1')).to.equal(1n);
+    expect(parsePositiveMicro(1)).to.equal(1n);
+    expect(parsePositiveMicro('9223372036854775807')).to.equal(MAX_MICRO);
+    expect(parsePositiveMicro(Number.MAX_SAFE_INTEGER)).to.equal(9007199254740991n);
+    const refused: unknown[] = [
+      '9223372036854775808', // 2^63
+      '99999999999999999999',
+      '10000000000000000000', // 20 digits
+      '0',
+      '00',
+      '0100',
+      '-1',
+      '+1',
+      '1.0',
+      '1e3',
+      ' 1',
+      '1\u0000',
+      '',
+      0,
+      -1,
+      1.5,
+      Number.MAX_SAFE_INTEGER + 1,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      1n,
+      null,
+      undefined,
+      ['1'],
+      { amountMicro: '1' },
+    ];
+    for (const value of refused) expect(parsePositiveMicro(value), String(value)).to.equal(null);
   });
 });

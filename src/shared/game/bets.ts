@@ -109,18 +109,10 @@ export class BetDesk {
   private readonly rejections: Batcher<Rejection, BetAck>;
 
   constructor(private readonly svc: ServiceContext) {
+    // a batch that fails as a whole (a deadlock with a session being ended, say) is tried
+    // in parts down to single bets (batch.ts), so that one bet's trouble holds back no other
     this.acceptances = new Batcher(
-      async (items) => {
-        try {
-          return await acceptBets(svc, items);
-        } catch (err) {
-          // a batch that fails as a whole (a deadlock with a session being ended, say) is
-          // tried bet by bet, so that one bet's trouble does not hold back the others
-          if (items.length === 1) throw err;
-          svc.logger.warn({ err: (err as Error).message, bets: items.length }, 'batched acceptance failed; accepting one by one');
-          return Promise.all(items.map(async (item) => (await acceptBets(svc, [item]))[0]!));
-        }
-      },
+      (items) => acceptBets(svc, items),
       // a set-based statement must not touch one session's seed twice
       { ...HOT_PATH_BATCH, keyOf: (item) => item.ticket.sessionId },
     );

@@ -178,7 +178,7 @@ export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'g
 
 // debitNode: the node that debits these bets itself (local-debits.ts); none when they go
 // to the bet queue
-export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
+export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
   const now = svc.now();
   const ids = placements.map(freshIds);
   const debits = placements.map((placement, i) => (debitNode && placement.payer ? prepareDebit(placement, placement.payer, ids[i]!) : null));
@@ -202,7 +202,7 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, placem
     ).map((row) => [row.id, row]),
   );
   const rest = placements.filter((_, i) => !written.has(ids[i]!.betId));
-  const careful = rest.length > 0 ? await placeCarefully(svc, rest, now, debitNode) : [];
+  const careful = rest.length > 0 ? await placeRest(svc, rest, now, debitNode, written.size > 0) : [];
   let next = 0;
   return placements.map((placement, i): Placed => {
     const row = written.get(ids[i]!.betId);
@@ -241,6 +241,35 @@ const ticketFor = (
   ...(placement.clientBetId ? { clientBetId: placement.clientBetId } : {}),
 });
 
+// The bets not placed by the common case. A failure before anything was written is thrown:
+// the caller's batcher runs the placements again in smaller parts (batch.ts, D24). Once the
+// common case wrote bets, those are placed and must be answered as such, so a failure here
+// is isolated here: each remaining bet is placed on its own, and one that still fails is
+// refused as intake refuses a bet while a dependency fails (D28).
+async function placeRest(
+  svc: Pick<ServiceContext, 'sql' | 'logger'>,
+  rest: Placement[],
+  now: Date,
+  debitNode: string | null,
+  wroteSome: boolean,
+): Promise<Placed[]> {
+  try {
+    return await placeCarefully(svc, rest, now, debitNode);
+  } catch (err) {
+    if (!wroteSome) throw err;
+    return Promise.all(
+      rest.map(async (placement): Promise<Placed> => {
+        try {
+          return (await placeCarefully(svc, [placement], now, debitNode))[0]!;
+        } catch (one) {
+          svc.logger.warn({ err: (one as Error).message, sessionId: placement.sessionId }, 'bet could not be placed');
+          return { ok: false, reason: 'service_unavailable' };
+        }
+      }),
+    );
+  }
+}
+
 // every rule in order, on what one read finds
 async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date, debitNode: string | null): Promise<Placed[]> {
   const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
@@ -276,7 +305,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
   return verdicts.map((v) => (v.ok && !written.has(v.ticket.betId) ? { ok: false, reason: 'already_bet_this_round' } : v));
 }
 
-export async function placeBet(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string, request: PlaceBetRequest): Promise<Placed> {
+export async function placeBet(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, sessionId: string, request: PlaceBetRequest): Promise<Placed> {
   return (await placeBets(svc, [{ ...request, sessionId }]))[0]!;
 }
 
