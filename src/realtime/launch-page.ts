@@ -37,13 +37,17 @@ export class FrameAncestorsCache {
   }
 }
 
-export function contentSecurityPolicy(frameAncestors: string[]): string {
+// D24: the page connects only to the service, as PUBLIC_URL names it (its Socket.IO channel
+// is a WebSocket to that origin): never to any ws:/wss: host a script might be led to
+export function contentSecurityPolicy(frameAncestors: string[], publicUrl: string): string {
+  const { protocol, host } = new URL(publicUrl);
+  const socketScheme = protocol === 'https:' ? 'wss:' : 'ws:';
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
-    "connect-src 'self' ws: wss:",
+    `connect-src ${protocol}//${host} ${socketScheme}//${host}`,
     "base-uri 'none'",
     "form-action 'none'",
     `frame-ancestors ${["'self'", ...frameAncestors].join(' ')}`,
@@ -60,7 +64,7 @@ export function launchPageRoutes(svc: ServiceContext, cache = defaultCache(svc))
     const check = token ? verifySessionToken(svc.config.jwtSecret, token, Math.floor(svc.now().getTime() / 1000)) : null;
     // the frame-ancestors of the token's operator; without a readable token only 'self'
     const operatorId = check?.ok ? check.claims.operatorId : undefined;
-    ctx.set('Content-Security-Policy', contentSecurityPolicy(operatorId ? await cache.get(operatorId) : []));
+    ctx.set('Content-Security-Policy', contentSecurityPolicy(operatorId ? await cache.get(operatorId) : [], svc.config.publicUrl));
     ctx.set('Referrer-Policy', 'no-referrer');
     if (!isKnownGame(gameCode)) {
       ctx.status = 404;

@@ -5,7 +5,7 @@ import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
 import type { Placement } from '../../src/shared/game/placement.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, until, type SeatedPlayer } from '../support/game.js';
-import type { Player } from '../support/player.js';
+import { Player } from '../support/player.js';
 
 // D24: one player's bad input fails only its own request. Money at the edge is a positive
 // integer of at most 2^63-1; a bet that gets past the edge with a value Postgres refuses
@@ -132,5 +132,28 @@ describe('hostile input on the player channel (D24)', function () {
     expect(await h.svc.db.bet.count({ where: { sessionId: hostile.sessionId } })).to.equal(0);
     expect(walletCallsOf(hostile.playerRef, 'bet')).to.deep.equal([]);
     expect(h.wallet.violations).to.deep.equal([]);
+  });
+
+  // D24: maxHttpBufferSize 8 KiB. A larger message closes its own connection before it is
+  // parsed; nothing else notices.
+  it('a 9 KiB message closes only its own socket; the other players and the same token are served', async () => {
+    const { seats } = await openTable(2);
+    const [hostile, honest] = seats as [SeatedPlayer, SeatedPlayer];
+    // under the bound: read, and refused as any malformed payload is
+    const small = await hostile.player.request('place_bet', { side: 'LOW', amountMicro: '1000000', clientBetId: 'x'.repeat(7 * 1024) });
+    expect(small).to.deep.equal({ ok: false, reason: 'invalid_payload' });
+    const before = hostile.player.messages.length;
+    hostile.player.socket.emit('place_bet', { side: 'LOW', amountMicro: '1000000', clientBetId: 'x'.repeat(9 * 1024) }, () => undefined);
+    await hostile.player.waitFor('disconnect', () => true, 10_000, before);
+    expect(hostile.player.messages.slice(before).map((m) => m.event)).to.deep.equal(['disconnect']);
+    expect(await h.svc.db.bet.count({ where: { sessionId: hostile.sessionId } })).to.equal(0);
+
+    const ack = await honest.player.request('place_bet', { side: 'HIGH', amountMicro: '1000000' });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    const again = await Player.connect(h.baseUrl, hostile.token);
+    players.push(again);
+    await again.waitFor('connected');
+    const second = await again.request('place_bet', { side: 'LOW', amountMicro: '1000000' });
+    expect(second.ok, JSON.stringify(second)).to.equal(true);
   });
 });

@@ -9,7 +9,7 @@ import { send } from '../support/signed-client.js';
 describe('launch page /play/{gameCode}', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime']);
+    h = await startHarness({ PUBLIC_URL: 'https://rgs.example:8443' }, ['api', 'realtime']);
   });
   after(() => h.close());
 
@@ -33,6 +33,8 @@ describe('launch page /play/{gameCode}', () => {
     expect(csp['script-src']).to.equal("'self'");
     expect(csp['style-src']).to.equal("'self'");
     expect(csp['default-src']).to.equal("'none'");
+    // D24: the page connects to the service's own origin only, never to any ws:/wss: host
+    expect(csp['connect-src']).to.equal('https://rgs.example:8443 wss://rgs.example:8443');
     expect(page.headers.get('strict-transport-security')).to.equal('max-age=63072000; includeSubDomains; preload');
     // no inline script or style that the policy would block
     expect(page.text).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/);
@@ -83,6 +85,7 @@ describe('launch page /play/{gameCode}', () => {
     now = FRAME_ANCESTORS_CACHE_MS;
     expect(await cache.get('op')).to.deep.equal(['https://b.example']);
     expect(loads).to.equal(2);
-    expect(contentSecurityPolicy([])).to.include("frame-ancestors 'self'");
+    expect(contentSecurityPolicy([], 'http://127.0.0.1:3000')).to.include("frame-ancestors 'self'");
+    expect(contentSecurityPolicy([], 'http://127.0.0.1:3000')).to.include('connect-src http://127.0.0.1:3000 ws://127.0.0.1:3000;');
   });
 });

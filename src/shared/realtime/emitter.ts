@@ -46,6 +46,9 @@ export class PlayerEmitter {
       // WebSocket only: a connection is one TCP stream to one node, so the nodes need no
       // sticky sessions behind a load balancer (HTTP long-polling would need them)
       transports: ['websocket'],
+      // D24: a player's message is a few hundred bytes; a larger one closes its connection
+      // before it is read (the default, 1 MB, let one socket make the node parse megabytes)
+      maxHttpBufferSize: 8 * 1024,
       // channels namespaced by the deployment's key prefix
       adapter: createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
     });
