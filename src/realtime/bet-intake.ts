@@ -13,6 +13,9 @@ import { placeBets, type Placed, type Placement, type BetTicket } from '../share
 
 export type Intake = { placed: Placed; verdict?: Promise<BetAck> };
 
+// how long a place_bet waits for its bet's verdict: the wallet call's timeout and a margin
+export const verdictWaitMs = (config: Pick<ServiceContext['config'], 'walletCallTimeoutMs'>) => config.walletCallTimeoutMs + 10_000;
+
 type Waiting = { resolve: (ack: BetAck) => void; timer: NodeJS.Timeout };
 
 export class BetIntake {
@@ -104,7 +107,7 @@ export class BetIntake {
         this.waiting.delete(betId);
         this.svc.logger.warn({ betId }, 'bet verdict not received in time');
         resolve({ ok: false, reason: 'wallet_timeout' });
-      }, this.svc.config.walletCallTimeoutMs + 10_000);
+      }, verdictWaitMs(this.svc.config));
       this.waiting.set(betId, { resolve, timer });
     });
   }

@@ -12,9 +12,9 @@ import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
 import { isDependencyFailure } from '../shared/health/dependencies.js';
-import { endSession } from '../shared/session/end.js';
+import { endSession, endedNotice } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
-import { BetIntake } from './bet-intake.js';
+import { BetIntake, verdictWaitMs } from './bet-intake.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
@@ -27,7 +27,8 @@ import { rotateSeed } from '../shared/fairness/rotation.js';
 // session. A disconnect never cancels an acknowledged bet (8.6): the bet lives in Postgres
 // and its worker.
 
-type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle };
+// pending: the socket's messages being handled (their acks not yet sent)
+type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle; pending: Set<Promise<void>> };
 type PlayerSocket = Socket & { data: SocketData };
 type Ack = (answer: unknown) => void;
 
@@ -41,6 +42,13 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
   coalesceWrites(io);
   const intake = new BetIntake(svc, localDebits);
   const nowSeconds = () => Math.floor(svc.now().getTime() / 1000);
+  // session_ended for the sockets here in a room (a session's, or one socket's own)
+  svc.emitter.onEnd((room, payload) => {
+    for (const id of io.of('/').adapter.rooms.get(room) ?? []) {
+      const socket = io.of('/').sockets.get(id) as PlayerSocket | undefined;
+      if (socket) endSocket(svc, socket, payload);
+    }
+  });
 
   // D4: a bad, expired or revoked token is refused with connect_error naming why
   io.use((socket, next) => {
@@ -52,7 +60,7 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
         const refusal = refusalOf(svc, session);
         if (refusal) return next(new Error(refusal));
         const engine = { operatorId: session!.operator_id, gameCode: session!.game_code, currency: session!.currency };
-        socket.data = { claims: check.claims, engine, throttle: new MessageThrottle() };
+        socket.data = { claims: check.claims, engine, throttle: new MessageThrottle(), pending: new Set() };
         next();
       })
       .catch((err: unknown) => {
@@ -101,6 +109,7 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
     // server stays, for the other roles' messages, until the service context closes.
     close: async () => {
       accepting.open = false;
+      svc.emitter.onEnd(undefined);
       clearInterval(refresh);
       svc.redis.off('ready', onRedisReady);
       io.local.emit('service_restarting', { reconnect: true, ts: new Date().toISOString() });
@@ -145,11 +154,11 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   });
 
   // a session found ended by a message: the player is told and the socket closes (by
-  // endSession, on every node, when this message is what ended it)
+  // endSession, on every node, when this message is what ended it), after the message's ack
   const endHere = async (refusal: Refusal) => {
     if (refusal === 'session_expired' && (await endSession(svc, sessionId, { kind: 'expired' }))) return;
-    socket.emit('session_ended', { reason: refusal === 'session_expired' ? 'expired' : 'terminated', ts: new Date().toISOString() });
-    socket.disconnect(true);
+    const notice = await endedNotice(svc, sessionId, refusal === 'session_expired' ? 'expired' : 'terminated');
+    endSocket(svc, socket, { ...notice, ts: new Date().toISOString() });
   };
 
   // D4: every message re-checks the token and the session (a bet's placement reads the
@@ -158,6 +167,8 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
     if (!socket.data.throttle.take()) {
       reply({ ok: false, reason: 'rate_limited' });
+      // D28: rate_limited joins the 8.2 codes, on bet_rejected too
+      if (event === 'place_bet') emitBetRejected(socket, 'rate_limited', clientBetIdOf(payload));
       return null;
     }
     const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' ? null : refusalOf(svc, await sessionOf(svc, sessionId));
@@ -171,32 +182,38 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     return reply;
   };
 
-  // a handler that fails answers service_unavailable rather than leaving the ack hanging
+  // a handler that fails answers service_unavailable rather than leaving the ack hanging;
+  // while it runs it is pending (a session_ended waits for its ack, D28)
   const handle = (event: string, run: (payload: unknown, reply: Ack) => Promise<void>) =>
-    socket.on(event, async (...args: unknown[]) => {
-      // the ack callback comes last: a message sent without a payload carries only the callback
-      const ack = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
-      const payload = args[0];
-      const unavailable = () => {
-        if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
-        if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
-      };
-      // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
-      // with a reason the player can act on (retry shortly); it resumes by itself when the
-      // dependency probe answers again
-      if (!accepting.open || !svc.dependencies.available()) return unavailable();
-      const reply = await guard(event, payload, ack).catch((err: unknown) => {
-        svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message could not be checked');
-        unavailable();
-        return null;
-      });
-      if (!reply) return;
-      await run(payload, reply).catch((err: unknown) => {
-        if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
-        else svc.logger.error({ err, event, sessionId }, 'player message failed');
-        unavailable();
-      });
+    socket.on(event, (...args: unknown[]) => {
+      const work = serve(event, run, args);
+      socket.data.pending.add(work);
+      void work.finally(() => socket.data.pending.delete(work));
     });
+  const serve = async (event: string, run: (payload: unknown, reply: Ack) => Promise<void>, args: unknown[]) => {
+    // the ack callback comes last: a message sent without a payload carries only the callback
+    const ack = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+    const payload = args[0];
+    const unavailable = () => {
+      if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
+      if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
+    };
+    // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
+    // with a reason the player can act on (retry shortly); it resumes by itself when the
+    // dependency probe answers again
+    if (!accepting.open || !svc.dependencies.available()) return unavailable();
+    const reply = await guard(event, payload, ack).catch((err: unknown) => {
+      svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message could not be checked');
+      unavailable();
+      return null;
+    });
+    if (!reply) return;
+    await run(payload, reply).catch((err: unknown) => {
+      if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
+      else svc.logger.error({ err, event, sessionId }, 'player message failed');
+      unavailable();
+    });
+  };
 
   handle('place_bet', async (payload, reply) => {
     const receivedAt = epochMs();
@@ -225,6 +242,28 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   });
 
   socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });
+}
+
+// session_ended, then the disconnect (D4), once the socket's pending acks are sent (D28: a
+// bet's ack comes before the session_ended its wallet answer caused). Each pending message
+// is answered within the bet verdict's own time limit; past that the socket ends anyway.
+function endSocket(svc: ServiceContext, socket: PlayerSocket, payload: Record<string, unknown>): void {
+  const end = () => {
+    if (!socket.connected) return;
+    socket.emit('session_ended', payload);
+    socket.disconnect(true);
+  };
+  const pending = [...(socket.data.pending ?? [])];
+  if (pending.length === 0) return end();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, verdictWaitMs(svc.config));
+    timer.unref();
+  });
+  void Promise.race([Promise.allSettled(pending), deadline]).then(() => {
+    clearTimeout(timer);
+    end();
+  });
 }
 
 // D4 bet_rejected, told to this socket (the worker's verdicts go to the session room)

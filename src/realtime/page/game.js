@@ -138,7 +138,13 @@ function connect() {
     state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
     renderFair();
   });
-  on('session_ended', (msg) => endGame('ended', msg.reason));
+  on('session_ended', (msg) => {
+    // D28: the session's seed, retired by its end, so that its last rounds can be verified here
+    if (typeof msg.serverSeed === 'string' && msg.serverSeedHash === state.fair.serverSeedHash) {
+      state.revealed.set(msg.serverSeedHash, { serverSeed: msg.serverSeed, clientSeed: state.fair.clientSeed, lastNonce: state.fair.nonce > 0 ? state.fair.nonce - 1 : null });
+    }
+    endGame('ended', msg.reason);
+  });
 }
 
 function onConnected(msg) {

@@ -13,9 +13,11 @@ export type BetRejectReason =
   | 'wallet_timeout'
   | `wallet_rejected:${RsStatus}`
   | 'invalid_payload'
-  // not an 8.2 code: Postgres or Redis is away, or the node is shutting down (retry
+  // D28, not 8.2 codes: Postgres or Redis is away, or the node is shutting down (retry
   // shortly), or the operator has no valid wallet credential (no call could be made)
-  | 'service_unavailable';
+  | 'service_unavailable'
+  // the socket is over its message budget (throttle.ts)
+  | 'rate_limited';
 
 // 8.2 rule 1: the session is active (not terminated, not expired).
 export function sessionRefusal(

@@ -16,11 +16,16 @@ export const engineRoom = (operatorId: string, gameCode: string, currency: strin
   `engine:${operatorId}:${gameCode}:${currency}`;
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
-// a message for the sockets in a room, or the verdict on a bet for the node that holds the
-// player's place_bet acknowledgement
+// a message for the sockets in a room, the verdict on a bet for the node that holds the
+// player's place_bet acknowledgement, or the end of the sockets in a room (session_ended
+// with this payload, then the disconnect)
 type Outgoing =
   | { room: string; event: string; payload: Record<string, unknown> }
-  | { node: string; betId: string; verdict: unknown };
+  | { node: string; betId: string; verdict: unknown }
+  | { end: string; payload: Record<string, unknown> };
+
+// how a realtime node ends its sockets in a room (after their pending acks, D28)
+export type SocketEnder = (room: string, payload: Record<string, unknown>) => void;
 
 type Engine = { operatorId: string; gameCode: string; currency: string };
 
@@ -35,6 +40,7 @@ export class PlayerEmitter {
   private outbox: Outgoing[] = [];
   private flushScheduled = false;
   private verdictListener: ((betId: string, verdict: unknown) => void) | undefined;
+  private ender: SocketEnder | undefined;
 
   constructor(redisUrl: string, prefix: string) {
     this.pub = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
@@ -73,10 +79,21 @@ export class PlayerEmitter {
     this.verdictListener = listener;
   }
 
-  // ends the session's sockets on every node (after session_ended, which is sent first)
-  disconnectSession(sessionId: string): void {
-    this.flush();
-    this.io.in(sessionRoom(sessionId)).disconnectSockets(true);
+  // session_ended to the session's sockets on every node, each then disconnected (D4, D28).
+  // It travels with the other messages, after whatever this process sent before (the bet's
+  // verdict, bet_rejected), never on a channel of its own that could overtake them.
+  endSession(sessionId: string, payload: Record<string, unknown>): void {
+    this.send({ end: sessionRoom(sessionId), payload: stamp(payload) });
+  }
+
+  // session_ended to one socket, wherever it is (each socket is in a room of its own id)
+  endSocket(socketId: string, payload: Record<string, unknown>): void {
+    this.send({ end: socketId, payload: stamp(payload) });
+  }
+
+  // the realtime role ends its own sockets (it waits for their pending acks first)
+  onEnd(ender: SocketEnder | undefined): void {
+    this.ender = ender;
   }
 
   async close(): Promise<void> {
@@ -108,8 +125,15 @@ export class PlayerEmitter {
   private deliverHere(batch: Outgoing[]): void {
     for (const message of batch) {
       if ('room' in message) this.io.local.to(message.room).emit(message.event, message.payload);
+      else if ('end' in message) this.endHere(message.end, message.payload);
       else if (message.node === this.nodeId) this.verdictListener?.(message.betId, message.verdict);
     }
+  }
+
+  private endHere(room: string, payload: Record<string, unknown>): void {
+    if (this.ender) return this.ender(room, payload);
+    this.io.local.to(room).emit('session_ended', payload);
+    this.io.local.in(room).disconnectSockets(true);
   }
 }
 

@@ -1,10 +1,13 @@
 import type { ServiceContext } from '../context.js';
+import type { Seed } from '../db/client.js';
+import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from '../game/voids.js';
 
 // How a session ends (contract 3.3, DECISIONS D4, D7): the ACTIVE -> TERMINATED/EXPIRED
 // transition is fenced on state, retires the session's seeds (they become revealable, D2),
 // voids the session's round in BETTING_OPEN or ROLLING when the operator terminates (8.6),
-// then tells the player (session_ended) and closes their sockets on every node.
+// then tells the player (session_ended, with the retired seed, D28) and closes their
+// sockets on every node.
 
 export type SessionEnd =
   | { kind: 'terminated'; reason: string | undefined }
@@ -32,7 +35,8 @@ export async function endSession(svc: ServiceContext, sessionId: string, end: Se
     if (count === 0) return null;
     const retiredAt = end.kind === 'expired' ? session.expiresAt : now;
     await tx.seed.updateMany({ where: { sessionId, retiredAt: null }, data: { retiredAt } });
-    return { terminatedAt: now };
+    const seed = await tx.seed.findFirst({ where: { sessionId, current: true } });
+    return { terminatedAt: now, seed };
   });
   if (!ended) return null;
 
@@ -47,7 +51,22 @@ export async function endSession(svc: ServiceContext, sessionId: string, end: Se
     }
   }
   const reason = end.kind === 'wallet_status' ? `wallet_status:${end.status}` : end.kind;
-  svc.emitter.toSession(sessionId, 'session_ended', { reason });
-  svc.emitter.disconnectSession(sessionId);
+  svc.emitter.endSession(sessionId, { reason, ...revealed(svc, ended.seed) });
   return { terminatedAt: ended.terminatedAt, voidedRoundIds };
+}
+
+// D28: session_ended reveals the session's current seed once it is retired, so the page can
+// verify the last rounds; the proof endpoint reveals the same seed from then on (D2). A seed
+// not retired (the session lives on, another socket replaced this one) is never revealed.
+export function revealed(svc: Pick<ServiceContext, 'config'>, seed: Seed | null): { serverSeedHash?: string; serverSeed?: string } {
+  if (!seed) return {};
+  if (seed.retiredAt === null) return { serverSeedHash: seed.serverSeedHash };
+  return { serverSeedHash: seed.serverSeedHash, serverSeed: openServerSeed(svc.config.masterKey, seed.id, seed.encryptedServerSeed) };
+}
+
+// session_ended for a session found ended (by another process, or before): what endSession
+// sent its sockets
+export async function endedNotice(svc: ServiceContext, sessionId: string, reason: string): Promise<Record<string, unknown>> {
+  const seed = await svc.db.seed.findFirst({ where: { sessionId, current: true } });
+  return { reason, ...revealed(svc, seed) };
 }
