@@ -11,6 +11,7 @@ import type { EngineKey } from '../shared/game/engine-key.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
+import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../shared/realtime/session-sockets.js';
 import { isDependencyFailure } from '../shared/health/dependencies.js';
 import { endSession, endedNotice } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
@@ -27,8 +28,9 @@ import { rotateSeed } from '../shared/fairness/rotation.js';
 // session. A disconnect never cancels an acknowledged bet (8.6): the bet lives in Postgres
 // and its worker.
 
-// pending: the socket's messages being handled (their acks not yet sent)
-type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle; pending: Set<Promise<void>> };
+// pending: the socket's messages being handled (their acks not yet sent); seat: its entry
+// among the session's live sockets (session-sockets.ts)
+type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle; pending: Set<Promise<void>>; seat?: string };
 type PlayerSocket = Socket & { data: SocketData };
 type Ack = (answer: unknown) => void;
 
@@ -83,13 +85,16 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
   // presence was unknown (Redis lost it, issue 4) starts again with the next refresh
   const refreshPresence = async () => {
     const engines = new Map<string, { engine: EngineKey; socketIds: string[] }>();
+    const seats: { sessionId: string; entry: string }[] = [];
     for (const socket of io.of('/').sockets.values() as IterableIterator<PlayerSocket>) {
-      const { engine } = socket.data;
+      const { engine, seat, claims } = socket.data;
+      if (seat) seats.push({ sessionId: claims.sessionId, entry: seat });
       if (!engine) continue;
       const room = engineRoom(engine.operatorId, engine.gameCode, engine.currency);
       const entry = engines.get(room) ?? engines.set(room, { engine, socketIds: [] }).get(room)!;
       entry.socketIds.push(socket.id);
     }
+    await refreshSockets(svc.redis, seats);
     for (const { engine, socketIds } of engines.values()) {
       await markPresent(svc.redis, engine, ...socketIds);
       await ensureEngine(svc, engine);
@@ -151,7 +156,20 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   socket.on('disconnect', () => {
     clearTimeout(expiry);
     void markAbsent(svc.redis, engine, socket.id).catch(() => undefined);
+    if (socket.data.seat) void forgetSocket(svc.redis, sessionId, socket.data.seat).catch(() => undefined);
   });
+
+  // D24: at most SOCKETS_PER_SESSION live sockets per session on the whole deployment; this
+  // one replaces the oldest beyond that, wherever they are. The replaced socket is told
+  // session_ended "replaced" with the current seed's hash only: the session goes on, so its
+  // seed is not retired and never revealed (D2).
+  const admitted = await admitSocket(svc.redis, sessionId, socket.id);
+  socket.data.seat = admitted.entry;
+  if (!socket.connected) await forgetSocket(svc.redis, sessionId, admitted.entry);
+  if (admitted.replaced.length > 0) {
+    const notice = await endedNotice(svc, sessionId, 'replaced');
+    for (const id of admitted.replaced) svc.emitter.endSocket(id, notice);
+  }
 
   // a session found ended by a message: the player is told and the socket closes (by
   // endSession, on every node, when this message is what ended it), after the message's ack
@@ -330,7 +348,7 @@ async function connectedPayload(svc: ServiceContext, sessionId: string, engine: 
     serverSeedHash: row.server_seed_hash,
     clientSeed: row.client_seed,
     nonce: row.next_nonce ?? 0,
-    balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await walletBalance(svc, sessionId, row),
+    balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await connectBalanceOf(svc, sessionId, row),
     currency: row.currency,
     config: {
       minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
@@ -348,7 +366,15 @@ async function connectedPayload(svc: ServiceContext, sessionId: string, engine: 
 }
 
 // contract 4.2: /wallet/balance is called at session start and optionally on reconnect;
-// a balance that cannot be read is shown as unknown (null), never guessed.
+// a balance that cannot be read is shown as unknown (null), never guessed. D24: the
+// connects of one session make at most one call per CONNECT_BALANCE_WINDOW_MS between them,
+// so a token opening sockets in a loop cannot open its operator's balance circuit. The
+// connect that calls shows the wallet's answer; the others of the window show that answer,
+// or the balance a later balance_update of the session carried (session-sockets.ts), or
+// null while the call is still in flight.
+const connectBalanceOf = (svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) =>
+  connectBalance(svc.redis, sessionId, () => walletBalance(svc, sessionId, session));
+
 async function walletBalance(svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) {
   try {
     const result = await svc.wallet.call({

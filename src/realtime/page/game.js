@@ -160,7 +160,9 @@ function onConnected(msg) {
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
-  state.balanceMicro = msg.balanceMicro;
+  // null: unknown (D24: another connect of the session read it moments ago); a balance
+  // this page already knows stays until the next balance_update
+  if (msg.balanceMicro !== null || state.balanceMicro === null) state.balanceMicro = msg.balanceMicro;
   el.demoBadge.hidden = msg.mode !== 'demo';
   if (firstTime) {
     el.stake.value = formatMicro(defaultStake());

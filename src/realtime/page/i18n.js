@@ -88,6 +88,7 @@ const STRINGS = {
     ended_return: 'Back to the casino',
     end_terminated: 'The casino closed this game session.',
     end_expired: 'Your game session has expired.',
+    end_replaced: 'This game was opened in another window; it continues there.',
     end_wallet: 'The casino ended this session ({status}).',
     end_other: 'This game session has ended ({reason}).',
     refused_invalid_token: 'This game link is not valid. Please open the game again from the casino.',
@@ -196,6 +197,7 @@ const STRINGS = {
     ended_return: 'Zurück zum Casino',
     end_terminated: 'Das Casino hat diese Spielsitzung beendet.',
     end_expired: 'Deine Spielsitzung ist abgelaufen.',
+    end_replaced: 'Dieses Spiel wurde in einem anderen Fenster geöffnet und läuft dort weiter.',
     end_wallet: 'Das Casino hat diese Sitzung beendet ({status}).',
     end_other: 'Diese Spielsitzung ist beendet ({reason}).',
     refused_invalid_token: 'Dieser Spiellink ist ungültig. Bitte öffne das Spiel erneut im Casino.',
@@ -250,10 +252,11 @@ export function reasonText(reason, vars = {}) {
   return t('reason_other', { reason });
 }
 
-// session_ended reasons (D4): terminated | expired | wallet_status:<RS_status>
+// session_ended reasons (D4, D28): terminated | expired | replaced | wallet_status:<RS_status>
 export function endText(reason) {
   if (reason === 'terminated') return t('end_terminated');
   if (reason === 'expired') return t('end_expired');
+  if (reason === 'replaced') return t('end_replaced');
   if (reason.startsWith('wallet_status:')) return t('end_wallet', { status: reason.slice('wallet_status:'.length) });
   return t('end_other', { reason });
 }

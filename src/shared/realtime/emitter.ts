@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { createRedis, type Redis } from '../redis.js';
+import { connectBalanceKey } from './session-sockets.js';
 
 // How every role reaches players (D4, design card). Each process has one Socket.IO server
 // on the Redis adapter: the realtime role attaches it to its HTTP listener and holds the
@@ -41,8 +42,13 @@ export class PlayerEmitter {
   private flushScheduled = false;
   private verdictListener: ((betId: string, verdict: unknown) => void) | undefined;
   private ender: SocketEnder | undefined;
+  // the balances this turn's balance_update messages carried, per session
+  private balances = new Map<string, string>();
 
-  constructor(redisUrl: string, prefix: string) {
+  constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+  ) {
     this.pub = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.sub = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.io = new Server({
@@ -62,6 +68,7 @@ export class PlayerEmitter {
   }
 
   toSession(sessionId: string, event: string, payload: Record<string, unknown>): void {
+    if (event === 'balance_update' && typeof payload.balanceMicro === 'string') this.balances.set(sessionId, payload.balanceMicro);
     this.send({ room: sessionRoom(sessionId), event, payload: stamp(payload) });
   }
 
@@ -115,11 +122,23 @@ export class PlayerEmitter {
 
   private flush(): void {
     this.flushScheduled = false;
+    this.keepBalances();
     if (this.outbox.length === 0) return;
     const batch = this.outbox;
     this.outbox = [];
     // the adapter skips this node itself
     this.io.serverSideEmit(DELIVER, batch);
+  }
+
+  // D24: a connect-balance window open for a session (session-sockets.ts) takes the latest
+  // balance its players were sent, so the connects that do not call the wallet show it. One
+  // round trip per turn; a key with no window (XX) is not written.
+  private keepBalances(): void {
+    if (this.balances.size === 0) return;
+    const pipeline = this.pub.pipeline();
+    for (const [sessionId, balance] of this.balances) pipeline.set(`${this.prefix}:${connectBalanceKey(sessionId)}`, balance, 'KEEPTTL', 'XX');
+    this.balances = new Map();
+    void pipeline.exec().catch(() => undefined);
   }
 
   private deliverHere(batch: Outgoing[]): void {
