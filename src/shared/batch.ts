@@ -1,3 +1,5 @@
+import { isDependencyFailure } from './health/dependencies.js';
+
 // Natural batching (issue 6): work items that arrive while earlier ones are being written
 // are written together by the next flush, with no timer and no added wait. Under light load
 // every batch holds one item; under heavy load one statement (one commit, one round trip)
@@ -98,15 +100,19 @@ export class Batcher<I, O> {
 
   // D24: items of many sessions and operators share a statement, and one item's bad value
   // (one Postgres refuses) fails the whole statement. A failed run is retried in halves, one
-  // after the other on this flush's connection, down to single items: only an item that
-  // fails alone fails, and one bad item among n costs about 2*log2(n) runs, not n. A run
-  // that throws must have written nothing (one statement, or its own transaction).
+  // after the other in this flush's slot, down to single items: only an item that fails
+  // alone fails, and one bad item among n costs about 2*log2(n) runs, not n. A run that
+  // throws must have written nothing (one statement, or its own transaction).
   private async settle(batch: Waiting<I, O>[]): Promise<void> {
     let results: O[];
     try {
       results = await this.run(batch.map((w) => w.item));
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
+      // a dependency that is away would fail every part alike, each after its own wait
+      if (batch.length === 1 || isDependencyFailure(err)) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
       const half = Math.ceil(batch.length / 2);
       await this.settle(batch.slice(0, half));
       await this.settle(batch.slice(half));

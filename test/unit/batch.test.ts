@@ -146,6 +146,20 @@ describe('Batcher (natural batching)', () => {
     expect(runs).to.be.below(40);
   });
 
+  it('does not split a flush that failed because a dependency is away: every item fails with it, after one run', async () => {
+    let runs = 0;
+    const batcher = new Batcher(
+      async (): Promise<string[]> => {
+        runs += 1;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+      { maxBatch: 10, maxInFlight: 1 },
+    );
+    const results = ['a', 'b', 'c'].map((item) => batcher.add(item).then(() => 'resolved', (err: Error) => err.message));
+    expect(await Promise.all(results)).to.deep.equal(Array(3).fill('connect ECONNREFUSED 127.0.0.1:5432'));
+    expect(runs).to.equal(1);
+  });
+
   it('fails an item that fails alone, and a flush that fails in every part fails every item', async () => {
     const batcher = new Batcher(
       async (): Promise<string[]> => {
