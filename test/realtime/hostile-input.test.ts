@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { BetIntake } from '../../src/realtime/bet-intake.js';
 import { LocalDebits } from '../../src/shared/game/local-debits.js';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { currentCycle } from '../../src/shared/game/engine.js';
 import type { Placement } from '../../src/shared/game/placement.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, until, type SeatedPlayer } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../support/game.js';
 import { Player } from '../support/player.js';
 
 // D24: one player's bad input fails only its own request. Money at the edge is a positive
@@ -37,7 +37,7 @@ describe('hostile input on the player channel (D24)', function () {
       seats.push(seat);
     }
     const pending = await until('the cycle', () => currentCycle(h.svc, engineOf(operator)));
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
     return { operator, seats };
   }
 

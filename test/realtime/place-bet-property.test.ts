@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { inspect } from 'node:util';
-import { advanceCycle, currentCycle } from '../../src/shared/game/engine.js';
+import { currentCycle } from '../../src/shared/game/engine.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, until, type SeatedPlayer } from '../support/game.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../support/game.js';
 import type { Player } from '../support/player.js';
 
 // D4, D24, D28 as a property: whatever a player sends as place_bet (any JSON value, hostile
@@ -142,7 +142,7 @@ describe('place_bet over any payload (property, D4, D24, D28)', function () {
     for (const seat of seats) players.push(seat.player);
     const engine = { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' };
     const pending = await until('the cycle', () => currentCycle(h.svc, engine));
-    await advanceCycle(h.svc, { cycleId: pending.id, from: 'PENDING' });
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
     return seats;
   }
 
