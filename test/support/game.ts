@@ -2,14 +2,19 @@ import { expect } from 'chai';
 import { advanceCycle, currentCycle, currentTerm } from '../../src/shared/game/engine.js';
 import type { EngineJob } from '../../src/shared/queues.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
+import type { OperatorSettings } from '../../src/shared/operators/operators.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
 
 // Helpers shared by the game suites.
 
 // A fresh operator (engines are per operator) whose dice game runs short windows.
-export async function operatorWith(h: Harness, config: Partial<GameConfigValues> = {}): Promise<TestOperator> {
-  const operator = await h.onboard();
+export async function operatorWith(
+  h: Harness,
+  config: Partial<GameConfigValues> = {},
+  settings: Partial<OperatorSettings> = {},
+): Promise<TestOperator> {
+  const operator = await h.onboard(settings);
   await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {
     bettingWindowMs: 1000,
     rollingWindowMs: 300,
