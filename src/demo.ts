@@ -1,7 +1,7 @@
 import { startRoles } from './roles.js';
-import { closeServiceContext, createServiceContext } from './shared/bootstrap.js';
-import { loadConfig } from './shared/config.js';
-import { migrate } from './shared/db/migrate.js';
+import { closeServiceContext, createServiceContext } from './platform/bootstrap.js';
+import { loadConfig } from './platform/config.js';
+import { migrate } from './platform/db/migrate.js';
 import { rotateCredential } from './shared/operators/credentials.js';
 import { createOperator, updateOperator } from './shared/operators/operators.js';
 import { signedHeaders } from './shared/signing/signer.js';

@@ -2,10 +2,10 @@ import { createHealthApp } from './api/app.js';
 import { startApi } from './api/server.js';
 import { launchPageRoutes } from './realtime/launch-page.js';
 import { attachRealtime } from './realtime/server.js';
-import type { Config } from './shared/config.js';
-import type { ServiceContext } from './shared/context.js';
+import type { Config } from './platform/config.js';
+import type { ServiceContext } from './platform/context.js';
 import { LocalDebits } from './shared/game/local-debits.js';
-import { startHttpServer } from './shared/http/server.js';
+import { startHttpServer } from './platform/http.js';
 import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './workers/pools.js';
 import { startScheduler } from './workers/scheduler.js';
 

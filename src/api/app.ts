@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import compose from 'koa-compose';
-import type { ServiceContext } from '../shared/context.js';
+import type { ServiceContext } from '../platform/context.js';
 import { createBotChallenge } from './bot-challenge.js';
 import { errorBodies } from './middleware/errors.js';
 import { ipAllowList } from './middleware/ip-allow-list.js';

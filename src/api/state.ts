@@ -1,6 +1,6 @@
 import type { ParameterizedContext } from 'koa';
-import type { Credential, Operator } from '../shared/db/client.js';
-import type { IdempotencyClaim } from '../shared/idempotency.js';
+import type { Credential, Operator } from '../platform/db/client.js';
+import type { IdempotencyClaim } from '../platform/idempotency.js';
 
 // What the signed-request pipeline learns about a request, in the order it learns it.
 export type ApiState = {

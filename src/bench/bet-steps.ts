@@ -1,10 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../shared/bet-trace.js';
+import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../platform/bet-trace.js';
 import { round, summarize, type Summary } from './stats.js';
 
 // `--trace-bets`: the time between consecutive steps of each accepted bet, from the player's
-// send to the ack at the player (src/shared/bet-trace.ts names the service's steps). Every
+// send to the ack at the player (src/platform/bet-trace.ts names the service's steps). Every
 // time is this machine's clock (epoch ms with sub-millisecond resolution), in the players'
 // threads and in every service process alike. Beside each step's distribution, its mean over
 // the slowest acks says where the tail spends its time: a tail made of one slow step shows

@@ -3,7 +3,7 @@ import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { createRedis } from '../shared/redis.js';
+import { createRedis } from '../platform/redis.js';
 import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../shared/signing/signer.js';
 import { summarize, type Summary } from './stats.js';
 

@@ -23,7 +23,7 @@ export type BenchOptions = {
   serviceLogDir: string | undefined;
   // node --trace-gc for every service process, its lines in that log
   traceGc: boolean;
-  // every bet's steps through the service (BET_TRACE_DIR, src/shared/bet-trace.ts), written here
+  // every bet's steps through the service (BET_TRACE_DIR, src/platform/bet-trace.ts), written here
   traceBetsDir: string | undefined;
   // run the bet path's skeleton beside the players (skeleton.ts)
   skeleton: boolean;

@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type BetHandoff } from '../shared/config.js';
-import { createDb } from '../shared/db/client.js';
-import { migrate } from '../shared/db/migrate.js';
+import { loadConfig, type BetHandoff } from '../platform/config.js';
+import { createDb } from '../platform/db/client.js';
+import { migrate } from '../platform/db/migrate.js';
 import { WALLET_ENDPOINTS } from '../simulator/ledger.js';
 import { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
@@ -18,11 +18,11 @@ import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
-import { dropDatabase } from '../shared/db/migrate.js';
+import { dropDatabase } from '../platform/db/migrate.js';
 import { analyzeDatabase, benchDatabaseUrl, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
-import { epochMs } from '../shared/clock.js';
-import { clearRedisPrefix } from '../shared/redis.js';
+import { epochMs } from '../platform/clock.js';
+import { clearRedisPrefix } from '../platform/redis.js';
 import { WalletAnswerTimes } from './wallet-timing.js';
 
 // `npm run bench` (issue 6): a load generator outside the service processes. It measures

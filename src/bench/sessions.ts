@@ -3,7 +3,7 @@ import http from 'node:http';
 import { signedHeaders } from '../shared/signing/signer.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { CURRENCY, type BenchOperator } from './setup.js';
-import { epochMs } from '../shared/clock.js';
+import { epochMs } from '../platform/clock.js';
 
 // Players arrive at a fixed rate: each one's operator launches a real-mode session over
 // the signed REST API (contract 2.2, 5.1). Sends follow a schedule and never wait for

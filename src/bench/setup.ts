@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db } from '../shared/db/client.js';
+import type { Db } from '../platform/db/client.js';
 import { setGameConfig } from '../shared/operators/game-config.js';
 import { createOperator } from '../shared/operators/operators.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';

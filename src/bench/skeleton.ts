@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { QUEUE_HOP_STEPS } from '../shared/bet-trace.js';
-import { DEFERRED_FLUSH } from '../shared/db/sql.js';
-import { createRedis } from '../shared/redis.js';
+import { QUEUE_HOP_STEPS } from '../platform/bet-trace.js';
+import { DEFERRED_FLUSH } from '../platform/db/sql.js';
+import { createRedis } from '../platform/redis.js';
 import { loopbackHttp } from './floors.js';
 import type { SkeletonThreadRequest, SkeletonThreadSetup } from './skeleton-thread.js';
 import { startThread } from './thread.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../shared/config.js';
-import { createDb, type Db } from '../shared/db/client.js';
-import { migrate } from '../shared/db/migrate.js';
+import { loadConfig } from '../platform/config.js';
+import { createDb, type Db } from '../platform/db/client.js';
+import { migrate } from '../platform/db/migrate.js';
 import { verifyDiceProof } from '../shared/fairness/proof.js';
 import { rotateCredential, revokeCredential } from '../shared/operators/credentials.js';
 import {

@@ -1,6 +1,6 @@
-import { Batcher, HOT_PATH_BATCH } from '../shared/batch.js';
-import { epochMs } from '../shared/clock.js';
-import type { ServiceContext } from '../shared/context.js';
+import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
+import { epochMs } from '../platform/clock.js';
+import type { ServiceContext } from '../platform/context.js';
 import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
 import type { LocalDebits } from '../shared/game/local-debits.js';
 import { placeBets, type Placed, type Placement, type BetTicket } from '../shared/game/placement.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
-import type { ServiceContext } from '../shared/context.js';
+import type { ServiceContext } from '../platform/context.js';
 import { isKnownGame } from '../shared/games.js';
 import { verifySessionToken } from '../shared/session/token.js';
 

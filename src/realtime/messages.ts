@@ -1,5 +1,5 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
-import { compile } from '../api/schemas/ajv.js';
+import { compile } from '../platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
 import type { PlaceBetRequest } from '../shared/game/placement.js';
 import type { BetRejectReason } from '../shared/game/bet-rules.js';

@@ -1,8 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'socket.io';
-import type { ServiceContext } from '../shared/context.js';
-import { epochMs } from '../shared/clock.js';
-import { statement } from '../shared/db/sql.js';
+import type { ServiceContext } from '../platform/context.js';
+import { epochMs } from '../platform/clock.js';
+import { statement } from '../platform/db/sql.js';
 import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
 import type { LocalDebits } from '../shared/game/local-debits.js';
@@ -12,7 +12,7 @@ import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
 import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../shared/realtime/session-sockets.js';
-import { isDependencyFailure } from '../shared/health/dependencies.js';
+import { isDependencyFailure } from '../platform/dependencies.js';
 import { endSession, endedNotice } from '../shared/session/end.js';
 import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
 import { BetIntake, verdictWaitMs } from './bet-intake.js';

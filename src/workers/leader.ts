@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../shared/logger.js';
-import type { Redis } from '../shared/redis.js';
+import type { Logger } from '../platform/logger.js';
+import type { Redis } from '../platform/redis.js';
 
 // Scheduler leadership as a Redis lease (design card, D1): claimed with one atomic
 // SET NX PX, renewed and released only by its holder through compare-and-set scripts, so

@@ -1,10 +1,10 @@
 import { Worker, type Job } from 'bullmq';
-import type { ServiceContext } from '../shared/context.js';
+import type { ServiceContext } from '../platform/context.js';
 import { BetDesk, type BetAck } from '../shared/game/bets.js';
 import { BATCH_JOB, WalletJobDesk, enqueueWalletJob } from '../shared/game/wallet-jobs.js';
 import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type WalletJobRef } from '../shared/queues.js';
-import { createRedis, type Redis } from '../shared/redis.js';
-import { finishedInTime } from '../shared/shutdown.js';
+import { createRedis, type Redis } from '../platform/redis.js';
+import { finishedInTime } from '../platform/shutdown.js';
 
 // The bet, settle and rollback worker pools (design card): each calls the operator wallet
 // for the Postgres row its job names. BullMQ delivers at least once; every handler is

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { RoundState, SessionState } from '../../src/shared/db/client.js';
+import type { RoundState, SessionState } from '../../src/platform/db/client.js';
 import { verifyDiceProof } from '../../src/shared/fairness/proof.js';
 import { sealServerSeed } from '../../src/shared/fairness/seed-vault.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { WalletCall } from '../../src/shared/db/client.js';
+import type { WalletCall } from '../../src/platform/db/client.js';
 import { roundFixtures, type RoundFixture } from '../support/round-fixtures.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { send, type ApiResponse } from '../support/signed-client.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { WalletCall } from '../../src/shared/db/client.js';
+import type { WalletCall } from '../../src/platform/db/client.js';
 import type { WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../support/game.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createDb, type Db } from '../../src/shared/db/client.js';
+import { createDb, type Db } from '../../src/platform/db/client.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { uniqueId } from '../support/harness.js';
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { io as connectClient } from 'socket.io-client';
-import { loadConfig } from '../../src/shared/config.js';
-import { createDb, type Db } from '../../src/shared/db/client.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db/client.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
-import { createRedis } from '../../src/shared/redis.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from '../support/harness.js';
 import { Player } from '../support/player.js';

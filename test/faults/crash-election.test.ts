@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRedis, type Redis } from '../../src/shared/redis.js';
+import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../support/deployment.js';
 import { until } from '../support/game.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import type { Bet, WalletJob } from '../../src/shared/db/client.js';
+import type { Bet, WalletJob } from '../../src/platform/db/client.js';
 import type { GameConfigValues } from '../../src/shared/operators/game-config.js';
 import type { OnboardedOperator } from '../../src/shared/operators/operators.js';
 import type { WalletEndpoint, WalletFault } from '../../src/simulator/wallet-simulator.js';

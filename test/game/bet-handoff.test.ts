@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createDb } from '../../src/shared/db/client.js';
+import { createDb } from '../../src/platform/db/client.js';
 import { liveDebitNodes } from '../../src/shared/game/local-debits.js';
 import { placeBets } from '../../src/shared/game/placement.js';
-import { createRedis } from '../../src/shared/redis.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { operatorWith, seatPlayer, until } from '../support/game.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { TEST_REDIS_URL } from '../support/env.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Bet, WalletJob } from '../../src/shared/db/client.js';
+import type { Bet, WalletJob } from '../../src/platform/db/client.js';
 import { revokeCredential } from '../../src/shared/operators/credentials.js';
 import { setGameConfig } from '../../src/shared/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';

@@ -1,9 +1,9 @@
-import { dropDatabase, migrate } from '../../src/shared/db/migrate.js';
-import { createDb, type Db } from '../../src/shared/db/client.js';
-import { loadConfig } from '../../src/shared/config.js';
+import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
+import { createDb, type Db } from '../../src/platform/db/client.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
 import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
-import { clearRedisPrefix } from '../../src/shared/redis.js';
+import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from './invariants.js';

@@ -1,5 +1,5 @@
-import { dropDatabase, migrate } from '../../src/shared/db/migrate.js';
-import { clearRedisPrefix } from '../../src/shared/redis.js';
+import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
+import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
 
 // Mocha global fixtures: every run starts from an empty database, migrated the way an

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeServiceContext, createServiceContext } from '../../src/shared/bootstrap.js';
-import { loadConfig, type Role } from '../../src/shared/config.js';
+import { closeServiceContext, createServiceContext } from '../../src/platform/bootstrap.js';
+import { loadConfig, type Role } from '../../src/platform/config.js';
 import { startRoles } from '../../src/roles.js';
-import type { ServiceContext } from '../../src/shared/context.js';
+import type { ServiceContext } from '../../src/platform/context.js';
 import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
-import { clearRedisPrefix } from '../../src/shared/redis.js';
+import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { signedRequest, type ApiResponse, type SignedRequestOptions } from './signed-client.js';
 

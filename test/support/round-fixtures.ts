@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../../src/shared/context.js';
-import type { RoundState, WalletCall, WalletJob } from '../../src/shared/db/client.js';
+import type { ServiceContext } from '../../src/platform/context.js';
+import type { RoundState, WalletCall, WalletJob } from '../../src/platform/db/client.js';
 import { sealServerSeed } from '../../src/shared/fairness/seed-vault.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/shared/fairness/seeds.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/shared/operators/game-config.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../src/shared/config.js';
-import { createDb, type Db } from '../../src/shared/db/client.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db/client.js';
 import { createOperator, OperatorInputError, updateOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
 import { NonPublicAddressError, publicOnlyLookup } from '../../src/shared/operators/settings-policy.js';
 import { TEST_DATABASE_URL } from '../support/env.js';

@@ -1,6 +1,6 @@
-import { AppError, notFound, serviceUnavailable, toAppError } from '../../shared/errors.js';
-import { isDependencyFailure } from '../../shared/health/dependencies.js';
-import type { Logger } from '../../shared/logger.js';
+import { AppError, notFound, serviceUnavailable, toAppError } from '../../platform/errors.js';
+import { isDependencyFailure } from '../../platform/dependencies.js';
+import type { Logger } from '../../platform/logger.js';
 import type { ApiMiddleware } from '../state.js';
 
 // Renders every failure as a D3 body. Known errors carry their own status and code; anything

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ServiceContext } from '../../shared/context.js';
-import { statement, type Sql } from '../../shared/db/sql.js';
-import { conflict, toAppError } from '../../shared/errors.js';
-import { isDependencyFailure } from '../../shared/health/dependencies.js';
-import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../shared/idempotency.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { statement, type Sql } from '../../platform/db/sql.js';
+import { conflict, toAppError } from '../../platform/errors.js';
+import { isDependencyFailure } from '../../platform/dependencies.js';
+import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
 import { sha256Hex } from '../../shared/signing/signer.js';
 import type { ApiContext, ApiMiddleware } from '../state.js';
 
@@ -15,7 +15,7 @@ import type { ApiContext, ApiMiddleware } from '../state.js';
 // (5xx, 429, and the 401 of a failed bot challenge, which a new challenge token can pass)
 // release the key instead of being stored.
 // A handler may complete the key itself, in the statement that makes its effect
-// (ctx.state.idempotency, shared/idempotency.ts); the key is then left as it wrote it.
+// (ctx.state.idempotency, platform/idempotency.ts); the key is then left as it wrote it.
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const POLL_MS = 20;

@@ -1,5 +1,5 @@
-import type { Sql } from '../../shared/db/sql.js';
-import { ipNotAllowed } from '../../shared/errors.js';
+import type { Sql } from '../../platform/db/sql.js';
+import { ipNotAllowed } from '../../platform/errors.js';
 import { credentialWithOperator } from '../../shared/operators/credentials.js';
 import { ipAllowed } from '../../shared/operators/operators.js';
 import { SIGNATURE_HEADERS } from '../../shared/signing/signer.js';

@@ -1,6 +1,6 @@
-import { rateLimited, serviceUnavailable } from '../../shared/errors.js';
-import { takeToken, type BucketSpec } from '../../shared/rate-limit.js';
-import type { Redis } from '../../shared/redis.js';
+import { rateLimited, serviceUnavailable } from '../../platform/errors.js';
+import { takeToken, type BucketSpec } from '../../platform/rate-limit.js';
+import type { Redis } from '../../platform/redis.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 8.1: limits are per operator; the excess is 429 with Retry-After.

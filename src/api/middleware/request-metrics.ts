@@ -1,4 +1,4 @@
-import type { Metrics } from '../../shared/metrics.js';
+import type { Metrics } from '../../platform/metrics.js';
 import type { ApiMiddleware } from '../state.js';
 
 // D15: request latency histogram by route (the route pattern, never the raw path, so that

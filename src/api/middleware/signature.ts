@@ -1,6 +1,6 @@
-import { serviceUnavailable, signatureError } from '../../shared/errors.js';
+import { serviceUnavailable, signatureError } from '../../platform/errors.js';
 import { isValidAt, revealSecret } from '../../shared/operators/credentials.js';
-import type { Redis } from '../../shared/redis.js';
+import type { Redis } from '../../platform/redis.js';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../shared/signing/signer.js';
 import type { ApiMiddleware } from '../state.js';
 

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import { invalidRequest } from '../../shared/errors.js';
-import { toInvalidRequest } from '../schemas/ajv.js';
+import { invalidRequest } from '../../platform/errors.js';
+import { toInvalidRequest } from '../../platform/validation.js';
 import type { ApiMiddleware } from '../state.js';
 
 // JSON Schema validation of the verified body; an empty body counts as {} only where the

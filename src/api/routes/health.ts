@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../../shared/config.js';
-import type { ServiceContext } from '../../shared/context.js';
+import type { Config } from '../../platform/config.js';
+import type { ServiceContext } from '../../platform/context.js';
 import type { ApiState } from '../state.js';
 
 // D15: liveness, readiness and metrics; the only routes that need no signature.

@@ -1,11 +1,11 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../shared/context.js';
-import { notFound } from '../../shared/errors.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { notFound } from '../../platform/errors.js';
 import { isSide } from '../../shared/fairness/dice.js';
 import { buildDiceProof } from '../../shared/fairness/proof.js';
 import { openServerSeed } from '../../shared/fairness/seed-vault.js';
 import { findRejectedBetRound } from '../../shared/reports/rounds.js';
-import { BUCKETS } from '../../shared/rate-limit.js';
+import { BUCKETS } from '../../platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import type { ApiState } from '../state.js';
 

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../shared/context.js';
-import { notFound, operatorMismatch } from '../../shared/errors.js';
-import { BUCKETS } from '../../shared/rate-limit.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { notFound, operatorMismatch } from '../../platform/errors.js';
+import { BUCKETS } from '../../platform/rate-limit.js';
 import { ggrReport } from '../../shared/reports/ggr.js';
 import { findRound, listFinishedRounds } from '../../shared/reports/rounds.js';
 import { walletCallsReport } from '../../shared/reports/wallet-calls.js';

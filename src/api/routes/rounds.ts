@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../shared/context.js';
-import { notImplemented } from '../../shared/errors.js';
-import { BUCKETS } from '../../shared/rate-limit.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { notImplemented } from '../../platform/errors.js';
+import { BUCKETS } from '../../platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import type { ApiState } from '../state.js';
 

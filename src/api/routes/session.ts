@@ -1,14 +1,14 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../shared/context.js';
-import { notFound } from '../../shared/errors.js';
-import { BUCKETS } from '../../shared/rate-limit.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { notFound } from '../../platform/errors.js';
+import { BUCKETS } from '../../platform/rate-limit.js';
 import { launchSession, replayLaunch } from '../../shared/session/launch.js';
 import { terminateSession } from '../../shared/session/terminate.js';
 import type { BotChallenge } from '../bot-challenge.js';
 import { idempotency } from '../middleware/idempotency.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { validateBody } from '../middleware/validate.js';
-import { compile } from '../schemas/ajv.js';
+import { compile } from '../../platform/validation.js';
 import { sessionCreateSchema, sessionTerminateSchema, type SessionCreateBody, type SessionTerminateBody } from '../schemas/session.js';
 import type { ApiState } from '../state.js';
 

@@ -1,7 +1,7 @@
 import type { JSONSchemaType, ValidateFunction } from 'ajv';
-import { invalidRequest } from '../../shared/errors.js';
+import { invalidRequest } from '../../platform/errors.js';
 import { decodeCursor, type ListingPosition } from '../../shared/reports/cursor.js';
-import { compile, toInvalidRequest } from './ajv.js';
+import { compile, toInvalidRequest } from '../../platform/validation.js';
 
 // Query strings of the reconciliation reads (D10). Every value arrives as text, and a
 // repeated parameter as a list, which is a wrong type. Unknown parameters are dropped (D9).

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../../platform/context.js';
 import { openServerSeed, sealServerSeed } from './seed-vault.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from './seeds.js';
 

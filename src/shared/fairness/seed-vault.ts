@@ -1,5 +1,5 @@
 import { hkdfSync } from 'node:crypto';
-import { open, seal } from '../crypto/envelope.js';
+import { open, seal } from '../../platform/crypto.js';
 
 // Server seeds are stored encrypted (contract 2.13) with AES-256-GCM under a key derived
 // from MASTER_KEY for this purpose only; the seed row id is bound in as associated data.

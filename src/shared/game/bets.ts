@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Batcher, HOT_PATH_BATCH } from '../batch.js';
-import type { ServiceContext } from '../context.js';
-import type { Bet } from '../db/client.js';
-import { statement } from '../db/sql.js';
+import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
+import type { ServiceContext } from '../../platform/context.js';
+import type { Bet } from '../../platform/db/client.js';
+import { statement } from '../../platform/db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { endSession } from '../session/end.js';
 import {

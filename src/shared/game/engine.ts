@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
-import type { Cycle, CyclePhase } from '../db/client.js';
-import { statement } from '../db/sql.js';
+import type { ServiceContext } from '../../platform/context.js';
+import type { Cycle, CyclePhase } from '../../platform/db/client.js';
+import { statement } from '../../platform/db/sql.js';
 import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
 import type { EngineJob } from '../queues.js';
 import { countPresent } from '../realtime/presence.js';

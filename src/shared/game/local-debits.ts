@@ -1,6 +1,6 @@
-import type { ServiceContext } from '../context.js';
-import type { Redis } from '../redis.js';
-import { finishedInTime } from '../shutdown.js';
+import type { ServiceContext } from '../../platform/context.js';
+import type { Redis } from '../../platform/redis.js';
+import { finishedInTime } from '../../platform/shutdown.js';
 import { BetDesk, type BetAck } from './bets.js';
 import type { AuditedDebit } from '../wallet/client.js';
 import type { BetTicket } from './placement.js';

@@ -1,5 +1,5 @@
-import type { ServiceContext } from '../context.js';
-import { statement } from '../db/sql.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { statement } from '../../platform/db/sql.js';
 import { deriveDice, type DiceOutcome, type Side } from '../fairness/dice.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import type { ClockCycle } from './engine.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
-import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../db/sql.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/db/sql.js';
 import type { Side } from '../fairness/dice.js';
 import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../wallet/client.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from './bet-rules.js';

@@ -1,8 +1,8 @@
 import type { JobType, Queue } from 'bullmq';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../../platform/context.js';
 import type { WalletJobRef } from '../queues.js';
-import type { CyclePhase } from '../db/client.js';
-import { statement } from '../db/sql.js';
+import type { CyclePhase } from '../../platform/db/client.js';
+import { statement } from '../../platform/db/sql.js';
 import { rejectWithRollback, ticketOf } from './bets.js';
 import { SupersededError, resumeClocks, scheduleTick, stopClock } from './engine.js';
 import { settleRounds } from './settlement.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
-import { statement } from '../db/sql.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { statement } from '../../platform/db/sql.js';
 import type { ClockCycle } from './engine.js';
 import { payout } from './payout.js';
 import { enqueueWalletJobs } from './wallet-jobs.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../../platform/context.js';
 import { enqueueWalletJob, rollbackJobData } from './wallet-jobs.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING

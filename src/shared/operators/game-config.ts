@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from './credentials.js';
 import { isKnownGame } from '../games.js';
 

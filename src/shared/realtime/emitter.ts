@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
-import { createRedis, type Redis } from '../redis.js';
+import { createRedis, type Redis } from '../../platform/redis.js';
 import { connectBalanceKey } from './session-sockets.js';
 
 // How every role reaches players (D4, design card). Each process has one Socket.IO server

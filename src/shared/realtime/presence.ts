@@ -1,4 +1,4 @@
-import type { Redis } from '../redis.js';
+import type { Redis } from '../../platform/redis.js';
 import type { EngineKey } from '../game/engine-key.js';
 
 // Which engines have a connected player (D1: the clock runs while one is connected). Each

@@ -1,4 +1,4 @@
-import type { Redis } from '../redis.js';
+import type { Redis } from '../../platform/redis.js';
 import { PRESENCE_TTL_MS } from './presence.js';
 
 // D24: the live sockets of a session, across every realtime node, counted in Redis. At most

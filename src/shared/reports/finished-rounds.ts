@@ -1,4 +1,4 @@
-import { Prisma } from '../db/client.js';
+import { Prisma } from '../../platform/db/client.js';
 
 // Which rounds the reconciliation reads count as finished within a time range (D10): SETTLED
 // ones by settledAt, VOIDED ones by voidedAt (a round voided after settlement, contract 4.2,

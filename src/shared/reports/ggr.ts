@@ -1,4 +1,4 @@
-import { Prisma, type Db } from '../db/client.js';
+import { Prisma, type Db } from '../../platform/db/client.js';
 import { FINISHES, finishedWithin, type Finish, type TimeRange } from './finished-rounds.js';
 
 // GET /v1/reports/ggr (D10): per (gameCode, currency), over the finished non-demo rounds of

@@ -1,4 +1,4 @@
-import type { Bet, Round, WalletCall, WalletJob } from '../db/client.js';
+import type { Bet, Round, WalletCall, WalletJob } from '../../platform/db/client.js';
 
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.

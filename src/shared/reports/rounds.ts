@@ -1,4 +1,4 @@
-import { Prisma, type Bet, type Db } from '../db/client.js';
+import { Prisma, type Bet, type Db } from '../../platform/db/client.js';
 import { encodeCursor, type ListingPosition } from './cursor.js';
 import { FINISHES, finishedWithin, timestamptz, type Finish, type TimeRange } from './finished-rounds.js';
 import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView, winCallView } from './round-view.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db } from '../../platform/db/client.js';
 import type { WalletEndpoint } from '../wallet/status.js';
 import { timestamptz } from './finished-rounds.js';
 

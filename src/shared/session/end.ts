@@ -1,5 +1,5 @@
-import type { ServiceContext } from '../context.js';
-import type { Seed } from '../db/client.js';
+import type { ServiceContext } from '../../platform/context.js';
+import type { Seed } from '../../platform/db/client.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from '../game/voids.js';
 

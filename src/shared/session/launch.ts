@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
-import type { Operator } from '../db/client.js';
+import type { ServiceContext } from '../../platform/context.js';
+import type { Operator } from '../../platform/db/client.js';
 import {
   AppError,
   SESSION_REJECTION_REASONS,
@@ -9,12 +9,12 @@ import {
   operatorMismatch,
   sessionRejected,
   type SessionRejectionReason,
-} from '../errors.js';
-import { statement } from '../db/sql.js';
+} from '../../platform/errors.js';
+import { statement } from '../../platform/db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { isKnownGame } from '../games.js';
-import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../idempotency.js';
+import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../money.js';
 import { looseRgFields, maximaFor } from './rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';

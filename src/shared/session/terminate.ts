@@ -1,5 +1,5 @@
-import type { ServiceContext } from '../context.js';
-import { conflict, notFound } from '../errors.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { conflict, notFound } from '../../platform/errors.js';
 import { endSession } from './end.js';
 
 // POST /v1/session/{id}/terminate (contract 3.3, DECISIONS D7): the operator ends a session;

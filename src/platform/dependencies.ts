@@ -1,6 +1,6 @@
-import type { Db } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import type { Redis } from '../redis.js';
+import type { Db } from './db/client.js';
+import type { Logger } from './logger.js';
+import type { Redis } from './redis.js';
 
 // Postgres and Redis as this process last saw them (issue 4, dependency faults). A probe
 // every second keeps the answer fresh, so intake can pause at once while a dependency is

@@ -1,4 +1,4 @@
-import { isDependencyFailure } from './health/dependencies.js';
+import { isDependencyFailure } from './dependencies.js';
 
 // Natural batching (issue 6): work items that arrive while earlier ones are being written
 // are written together by the next flush, with no timer and no added wait. Under light load

@@ -1,16 +1,16 @@
 import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createDatabase } from './db/client.js';
-import { DependencyMonitor } from './health/dependencies.js';
+import { DependencyMonitor } from './dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
-import { createQueues } from './queues.js';
+import { createQueues } from '../shared/queues.js';
 import { BetTrace } from './bet-trace.js';
-import { walletJobCounts } from './game/wallet-jobs.js';
-import { PlayerEmitter } from './realtime/emitter.js';
+import { walletJobCounts } from '../shared/game/wallet-jobs.js';
+import { PlayerEmitter } from '../shared/realtime/emitter.js';
 import { createRedis } from './redis.js';
-import { CircuitBreaker } from './wallet/circuit.js';
-import { WalletClient } from './wallet/client.js';
+import { CircuitBreaker } from '../shared/wallet/circuit.js';
+import { WalletClient } from '../shared/wallet/client.js';
 
 // Builds the per-process service context from a validated config, and tears it down.
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {

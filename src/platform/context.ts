@@ -2,13 +2,13 @@ import type { BetTrace } from './bet-trace.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Sql } from './db/sql.js';
-import type { DependencyMonitor } from './health/dependencies.js';
+import type { DependencyMonitor } from './dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import type { Queues } from './queues.js';
-import type { PlayerEmitter } from './realtime/emitter.js';
+import type { Queues } from '../shared/queues.js';
+import type { PlayerEmitter } from '../shared/realtime/emitter.js';
 import type { Redis } from './redis.js';
-import type { WalletClient } from './wallet/client.js';
+import type { WalletClient } from '../shared/wallet/client.js';
 
 // What every role is given at start: the one config, database (Prisma, and raw SQL on the
 // same pool), Redis connection, queue producers, player emitter, metrics registry, logger

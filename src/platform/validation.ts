@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { invalidRequest, type ValidationDetail } from '../../shared/errors.js';
+import { invalidRequest, type ValidationDetail } from './errors.js';
 
 // One ajv instance for every inbound body. Unknown fields are removed before the handler
 // sees them (D9: ignored, never echoed); no type coercion: "100" is not 100.
