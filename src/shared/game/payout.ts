@@ -1,5 +1,3 @@
-import { MULTIPLIER_SCALE } from '../operators/game-config.js';
-
 // Payout arithmetic of a winning bet (contract 8.4, DECISIONS D18), pure and all bigint:
 //   gross      = stake * multiplierScaled / 100000          (truncating)
 //   commission = gross * commissionMicro / MICRO_PER_UNIT   (truncating: the remainder stays with the house)
@@ -12,6 +10,9 @@ import { MULTIPLIER_SCALE } from '../operators/game-config.js';
 
 // contract 2.12 and 8.4: the commission fraction is commissionMicro divided by 100000
 const MICRO_PER_UNIT = 100000n;
+
+// D18: a payout multiplier is held as an integer scaled by 100000 (2.0 is 200000)
+export const MULTIPLIER_SCALE = 100000n;
 
 export type PayoutInput = { stakeMicro: bigint; multiplierScaled: bigint; commissionMicro: bigint };
 export type Payout = { grossMicro: bigint; commissionMicro: bigint; netMicro: bigint };

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from './credentials.js';
 import { isKnownGame } from '../games.js';
+import { MULTIPLIER_SCALE } from '../game/payout.js';
 
 // Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).
 
@@ -17,8 +18,6 @@ export const DEFAULT_GAME_CONFIG = {
 };
 
 export type GameConfigValues = typeof DEFAULT_GAME_CONFIG;
-
-export const MULTIPLIER_SCALE = 100000n;
 
 // D18: payoutMultiplier is a decimal with at most 5 fractional digits, held scaled by 100000.
 export function parseMultiplier(text: string): bigint {
