@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../platform/config.js';
 import { createDb, type Db } from '../platform/db/client.js';
 import { migrate } from '../platform/db/migrate.js';
-import { verifyDiceProof } from '../shared/fairness/proof.js';
+import { verifyDiceProof } from '../domain/proof.js';
 import { rotateCredential, revokeCredential } from '../shared/operators/credentials.js';
 import {
   describeGameConfig,
@@ -14,7 +14,7 @@ import {
   type GameConfigValues,
 } from '../shared/operators/game-config.js';
 import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../shared/operators/operators.js';
-import { parseRgMaxSpec } from '../shared/session/rg-limits.js';
+import { parseRgMaxSpec } from '../domain/rg-limits.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout; on failure a
 // JSON error on stderr and a non-zero exit (2 for a usage error, 1 otherwise).

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { ServiceContext } from '../platform/context.js';
-import { isKnownGame } from '../shared/games.js';
+import { isKnownGame } from '../domain/games.js';
 import { verifySessionToken } from '../shared/session/token.js';
 
 // The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static

@@ -1,9 +1,9 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { compile } from '../platform/validation.js';
-import { CLIENT_SEED_PATTERN } from '../shared/fairness/seeds.js';
+import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
 import type { PlaceBetRequest } from '../shared/game/placement.js';
-import type { BetRejectReason } from '../shared/game/bet-rules.js';
-import { POSITIVE_MICRO_PATTERN, parsePositiveMicro } from '../shared/money.js';
+import type { BetRejectReason } from '../domain/bet-rules.js';
+import { POSITIVE_MICRO_PATTERN, parsePositiveMicro } from '../domain/money.js';
 
 // Client messages of the player channel (D4), validated before anything else happens.
 

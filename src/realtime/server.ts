@@ -7,7 +7,7 @@ import type { BetAck } from '../shared/game/bets.js';
 import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
 import type { LocalDebits } from '../shared/game/local-debits.js';
 import type { Payer } from '../shared/game/placement.js';
-import type { EngineKey } from '../shared/game/engine-key.js';
+import type { EngineKey } from '../domain/engine-key.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
 import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';

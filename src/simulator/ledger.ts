@@ -5,8 +5,8 @@
 // Money is bigint micro-units throughout (D18): amounts arrive as strings and are converted
 // with BigInt only after they match the MicroAmount pattern (2.1).
 
-import { isMicroAmount } from '../shared/money.js';
-import type { WalletEndpoint } from '../shared/wallet/status.js';
+import { isMicroAmount } from '../domain/money.js';
+import type { WalletEndpoint } from '../domain/wallet-status.js';
 
 export type { WalletEndpoint };
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildDiceProof } from '../../src/shared/fairness/proof.js';
+import { buildDiceProof } from '../../src/domain/proof.js';
 
 // `rgs verify` (contract 2.11, DECISIONS D2, D11): checks a proof offline, as a player or an
 // operator's auditor would, run as the real subprocess. The verdict goes to stdout with exit

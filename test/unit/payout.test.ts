@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { payout } from '../../src/shared/game/payout.js';
+import { payout } from '../../src/domain/payout.js';
 import { parseMultiplier } from '../../src/shared/operators/game-config.js';
 
 // Payout arithmetic (contract 8.4, DECISIONS D18): gross = stake * multiplierScaled / 100000,

@@ -8,7 +8,7 @@ import {
   type RsStatus,
   type StatusClass,
   type WalletEndpoint,
-} from '../../src/shared/wallet/status.js';
+} from '../../src/domain/wallet-status.js';
 
 // contract 7.1 (every RS_ status and the service's reaction) and DECISIONS D13 (what counts
 // as RS_ERROR_UNKNOWN; balanceMicro is never a float).

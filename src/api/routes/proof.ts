@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { ServiceContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors.js';
-import { isSide } from '../../shared/fairness/dice.js';
-import { buildDiceProof } from '../../shared/fairness/proof.js';
+import { isSide } from '../../domain/dice.js';
+import { buildDiceProof } from '../../domain/proof.js';
 import { openServerSeed } from '../../shared/fairness/seed-vault.js';
 import { findRejectedBetRound } from '../../shared/reports/rounds.js';
 import { BUCKETS } from '../../platform/rate-limit.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
 import { openServerSeed, sealServerSeed } from './seed-vault.js';
-import { generateClientSeed, generateServerSeed, serverSeedHash } from './seeds.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 
 // D5 seed rotation: retire the current seed (revealable from now on), commit to a new one
 // and restart the nonce at 0. Refused while the session has an unsettled round or a bet

@@ -3,7 +3,7 @@ import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import type { Side } from '../fairness/dice.js';
+import type { Side } from '../../domain/dice.js';
 import { endSession } from '../session/end.js';
 import {
   WalletTargetError,
@@ -14,7 +14,7 @@ import {
   type DeferredAudit,
   type WalletCallInput,
 } from '../wallet/client.js';
-import { uncertainReason, type BetRejectReason } from './bet-rules.js';
+import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
 import type { BetTicket } from './placement.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';
 

@@ -5,7 +5,7 @@ import { statement } from '../../platform/db/sql.js';
 import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
 import type { EngineJob } from '../queues.js';
 import { countPresent } from '../realtime/presence.js';
-import { engineKeyOf, type EngineKey } from './engine-key.js';
+import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
 import { rollRounds } from './outcome.js';
 import { settleRounds } from './settlement.js';
 

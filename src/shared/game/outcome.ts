@@ -1,9 +1,9 @@
 import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
-import { deriveDice, type DiceOutcome, type Side } from '../fairness/dice.js';
+import { deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import type { ClockCycle } from './engine.js';
-import { payout } from './payout.js';
+import { payout } from '../../domain/payout.js';
 import type { ResultRound } from './settlement.js';
 import { voidRound } from './voids.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
 import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/db/sql.js';
-import type { Side } from '../fairness/dice.js';
+import type { Side } from '../../domain/dice.js';
 import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../wallet/client.js';
-import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from './bet-rules.js';
+import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
 import { debitCall } from './bets.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from './credentials.js';
-import { isKnownGame } from '../games.js';
-import { MULTIPLIER_SCALE } from '../game/payout.js';
+import { isKnownGame } from '../../domain/games.js';
+import { MULTIPLIER_SCALE } from '../../domain/payout.js';
 
 // Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).
 

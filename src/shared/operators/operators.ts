@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { Db } from '../../platform/db/client.js';
 import { Prisma } from '../../platform/db/client.js';
-import { type StoredRgMaxima, type RgField } from '../session/rg-limits.js';
+import { type StoredRgMaxima, type RgField } from '../../domain/rg-limits.js';
 import { CredentialError, sealedCredential } from './credentials.js';
 import { frameAncestorProblem, walletUrlFormatProblem, walletUrlProductionProblem } from './settings-policy.js';
 

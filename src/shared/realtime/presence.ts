@@ -1,5 +1,5 @@
 import type { Redis } from '../../platform/redis.js';
-import type { EngineKey } from '../game/engine-key.js';
+import type { EngineKey } from '../../domain/engine-key.js';
 
 // Which engines have a connected player (D1: the clock runs while one is connected). Each
 // realtime node refreshes its sockets' entries; an entry not refreshed within the TTL

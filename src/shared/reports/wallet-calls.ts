@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.js';
-import type { WalletEndpoint } from '../wallet/status.js';
+import type { WalletEndpoint } from '../../domain/wallet-status.js';
 import { timestamptz } from './finished-rounds.js';
 
 // GET /v1/reports/wallet-calls (D10): per wallet endpoint, the outbound calls whose audit row

@@ -11,12 +11,12 @@ import {
   type SessionRejectionReason,
 } from '../../platform/errors.js';
 import { statement } from '../../platform/db/sql.js';
-import { generateClientSeed, generateServerSeed, serverSeedHash } from '../fairness/seeds.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
-import { isKnownGame } from '../games.js';
+import { isKnownGame } from '../../domain/games.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../../platform/idempotency.js';
-import { parseMicro } from '../money.js';
-import { looseRgFields, maximaFor } from './rg-limits.js';
+import { parseMicro } from '../../domain/money.js';
+import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
 import { WalletAddressRefusedError, WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
 

@@ -1,4 +1,4 @@
-import type { RsStatus } from '../wallet/status.js';
+import type { RsStatus } from './wallet-status.js';
 
 // The bet rules of contract 8.2 and the responsible-gambling checks of 8.3 / D14, pure.
 
