@@ -2,9 +2,9 @@ import { startRoles } from './roles.js';
 import { closeServiceContext, createServiceContext } from './platform/bootstrap.js';
 import { loadConfig } from './platform/config.js';
 import { migrate } from './platform/db/migrate.js';
-import { rotateCredential } from './shared/operators/credentials.js';
+import { rotateCredential } from './wallet/credentials.js';
 import { createOperator, updateOperator } from './shared/operators/operators.js';
-import { signedHeaders } from './shared/signing/signer.js';
+import { signedHeaders } from './wallet/signer.js';
 import { WalletSimulator } from './simulator/wallet-simulator.js';
 
 // `npm run demo` (issue 5): every role in one process, a built-in demo operator whose wallet

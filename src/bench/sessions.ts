@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { signedHeaders } from '../shared/signing/signer.js';
+import { signedHeaders } from '../wallet/signer.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { CURRENCY, type BenchOperator } from './setup.js';
 import { epochMs } from '../platform/clock.js';

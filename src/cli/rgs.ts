@@ -5,7 +5,7 @@ import { loadConfig } from '../platform/config.js';
 import { createDb, type Db } from '../platform/db/client.js';
 import { migrate } from '../platform/db/migrate.js';
 import { verifyDiceProof } from '../domain/proof.js';
-import { rotateCredential, revokeCredential } from '../shared/operators/credentials.js';
+import { rotateCredential, revokeCredential } from '../wallet/credentials.js';
 import {
   describeGameConfig,
   loadGameConfig,

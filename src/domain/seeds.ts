@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../shared/signing/signer.js';
+import { sha256Hex } from '../wallet/signer.js';
 
 // Seeds (DECISIONS D2): the server seed is 32 random bytes written as 64 lower-case hex
 // characters, and everything hashes or keys on that text.

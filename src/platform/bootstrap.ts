@@ -9,8 +9,8 @@ import { BetTrace } from './bet-trace.js';
 import { walletJobCounts } from '../shared/game/wallet-jobs.js';
 import { PlayerEmitter } from '../shared/realtime/emitter.js';
 import { createRedis } from './redis.js';
-import { CircuitBreaker } from '../shared/wallet/circuit.js';
-import { WalletClient } from '../shared/wallet/client.js';
+import { CircuitBreaker } from '../wallet/circuit.js';
+import { WalletClient } from '../wallet/client.js';
 
 // Builds the per-process service context from a validated config, and tears it down.
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {

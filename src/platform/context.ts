@@ -8,7 +8,7 @@ import type { Metrics } from './metrics.js';
 import type { Queues } from '../shared/queues.js';
 import type { PlayerEmitter } from '../shared/realtime/emitter.js';
 import type { Redis } from './redis.js';
-import type { WalletClient } from '../shared/wallet/client.js';
+import type { WalletClient } from '../wallet/client.js';
 
 // What every role is given at start: the one config, database (Prisma, and raw SQL on the
 // same pool), Redis connection, queue producers, player emitter, metrics registry, logger

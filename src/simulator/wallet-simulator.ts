@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADERS, sign, signatureMatches } from '../shared/signing/signer.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
 import {
   WALLET_ENDPOINTS,
   WalletLedger,

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { revealSecret } from '../../src/shared/operators/credentials.js';
+import { revealSecret } from '../../src/wallet/credentials.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { startHarness, uniqueId, type Harness } from '../support/harness.js';
 import { signedRequest, type ApiKey, type ApiResponse } from '../support/signed-client.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { signedHeaders } from '../../src/shared/signing/signer.js';
+import { signedHeaders } from '../../src/wallet/signer.js';
 import { WalletSimulator, type WalletEndpoint } from '../../src/simulator/wallet-simulator.js';
 
 const KID = 'wallet-kid-1';

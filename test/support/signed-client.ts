@@ -1,4 +1,4 @@
-import { SIGNATURE_HEADERS, sign } from '../../src/shared/signing/signer.js';
+import { SIGNATURE_HEADERS, sign } from '../../src/wallet/signer.js';
 
 // An operator backend, as a test sees it: signs requests per contract 5.1, and lets a test
 // break any part of the signing on purpose.

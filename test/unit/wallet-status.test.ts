@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { parseWalletResponse } from '../../src/shared/wallet/client.js';
+import { parseWalletResponse } from '../../src/wallet/client.js';
 import {
   RS_STATUSES,
   classifyStatus,

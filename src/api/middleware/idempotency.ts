@@ -4,7 +4,7 @@ import { statement, type Sql } from '../../platform/db/sql.js';
 import { conflict, toAppError } from '../../platform/errors.js';
 import { isDependencyFailure } from '../../platform/dependencies.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
-import { sha256Hex } from '../../shared/signing/signer.js';
+import { sha256Hex } from '../../wallet/signer.js';
 import type { ApiContext, ApiMiddleware } from '../state.js';
 
 // DECISIONS D17 (contract 4.1 rule 2, 4.3): responses are kept for 24 hours under

@@ -1,7 +1,7 @@
 import { serviceUnavailable, signatureError } from '../../platform/errors.js';
-import { isValidAt, revealSecret } from '../../shared/operators/credentials.js';
+import { isValidAt, revealSecret } from '../../wallet/credentials.js';
 import type { Redis } from '../../platform/redis.js';
-import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../shared/signing/signer.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 5.2 verification, in its order, then D17 replay protection. Only a request that

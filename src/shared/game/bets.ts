@@ -13,7 +13,7 @@ import {
   type AuditedDebit,
   type DeferredAudit,
   type WalletCallInput,
-} from '../wallet/client.js';
+} from '../../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
 import type { BetTicket } from './placement.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import type { Redis } from '../../platform/redis.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import { BetDesk, type BetAck } from './bets.js';
-import type { AuditedDebit } from '../wallet/client.js';
+import type { AuditedDebit } from '../../wallet/client.js';
 import type { BetTicket } from './placement.js';
 
 // issue 6: a process that runs both the realtime and the bet role debits the bets its own

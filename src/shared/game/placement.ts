@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
 import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/db/sql.js';
 import type { Side } from '../../domain/dice.js';
-import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../wallet/client.js';
+import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../../wallet/client.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
 import { debitCall } from './bets.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
-import { auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
+import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/client.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.js';
-import { CredentialError } from './credentials.js';
+import { CredentialError } from '../../wallet/credentials.js';
 import { isKnownGame } from '../../domain/games.js';
 import { MULTIPLIER_SCALE } from '../../domain/payout.js';
 

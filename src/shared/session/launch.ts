@@ -18,7 +18,7 @@ import { completeIdempotencySql, completionParams, type IdempotencyClaim } from 
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
-import { WalletAddressRefusedError, WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../wallet/client.js';
+import { WalletAddressRefusedError, WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/client.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Credential, Db, Operator, Prisma } from '../../platform/db/client.js';
-import { statement, type Sql } from '../../platform/db/sql.js';
-import type { CredentialKind } from '../../platform/db/generated/enums.js';
-import { generateSecret, openWithDataKey, sealWithDataKey } from '../../platform/crypto.js';
+import type { Credential, Db, Operator, Prisma } from '../platform/db/client.js';
+import { statement, type Sql } from '../platform/db/sql.js';
+import type { CredentialKind } from '../platform/db/generated/enums.js';
+import { generateSecret, openWithDataKey, sealWithDataKey } from '../platform/crypto.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the
 // operator's requests to us; WALLET credentials sign our calls to the operator's wallet.

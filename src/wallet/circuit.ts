@@ -1,5 +1,5 @@
-import type { Logger } from '../../platform/logger.js';
-import type { Redis } from '../../platform/redis.js';
+import type { Logger } from '../platform/logger.js';
+import type { Redis } from '../platform/redis.js';
 
 // The circuit breaker per (operator, endpoint) (contract 3.4, 8.1; D13), shared by every
 // process through Redis: it opens after 5 consecutive uncertain answers, refuses calls at

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
-import type { BetTrace } from '../../platform/bet-trace.js';
-import { statement, type Sql } from '../../platform/db/sql.js';
-import type { Logger } from '../../platform/logger.js';
-import type { Metrics } from '../../platform/metrics.js';
-import { isMicroAmount, parseMicro } from '../../domain/money.js';
-import { signedHeaders } from '../signing/signer.js';
-import { revealSecret } from '../operators/credentials.js';
-import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../operators/settings-policy.js';
+import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
+import type { BetTrace } from '../platform/bet-trace.js';
+import { statement, type Sql } from '../platform/db/sql.js';
+import type { Logger } from '../platform/logger.js';
+import type { Metrics } from '../platform/metrics.js';
+import { isMicroAmount, parseMicro } from '../domain/money.js';
+import { signedHeaders } from './signer.js';
+import { revealSecret } from './credentials.js';
+import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../shared/operators/settings-policy.js';
 import type { CircuitBreaker } from './circuit.js';
-import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../../domain/wallet-status.js';
+import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
 
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
 export const CIRCUIT_OPEN_ERROR = 'circuit_open';
