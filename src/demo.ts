@@ -3,7 +3,7 @@ import { closeServiceContext, createServiceContext } from './platform/bootstrap.
 import { loadConfig } from './platform/config.js';
 import { migrate } from './platform/db/migrate.js';
 import { rotateCredential } from './wallet/credentials.js';
-import { createOperator, updateOperator } from './shared/operators/operators.js';
+import { createOperator, updateOperator } from './game/operators/operators.js';
 import { signedHeaders } from './wallet/signer.js';
 import { WalletSimulator } from './simulator/wallet-simulator.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Db } from '../platform/db/client.js';
-import { setGameConfig } from '../shared/operators/game-config.js';
-import { createOperator } from '../shared/operators/operators.js';
+import { setGameConfig } from '../game/operators/game-config.js';
+import { createOperator } from '../game/operators/operators.js';
 import type { WalletSimulator } from '../simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 

@@ -12,8 +12,8 @@ import {
   parseMultiplier,
   setGameConfig,
   type GameConfigValues,
-} from '../shared/operators/game-config.js';
-import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../shared/operators/operators.js';
+} from '../game/operators/game-config.js';
+import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../game/operators/operators.js';
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout; on failure a

@@ -6,7 +6,7 @@ import type { DependencyMonitor } from './dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Queues } from '../shared/queues.js';
-import type { PlayerEmitter } from '../shared/realtime/emitter.js';
+import type { PlayerEmitter } from '../game/players/emitter.js';
 import type { Redis } from './redis.js';
 import type { WalletClient } from '../wallet/client.js';
 

@@ -1,9 +1,9 @@
 import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
 import { epochMs } from '../platform/clock.js';
 import type { ServiceContext } from '../platform/context.js';
-import { rejectWithRollback, type BetAck } from '../shared/game/bets.js';
-import type { LocalDebits } from '../shared/game/local-debits.js';
-import { placeBets, type Placed, type Placement, type BetTicket } from '../shared/game/placement.js';
+import { rejectWithRollback, type BetAck } from '../game/bets/bets.js';
+import type { LocalDebits } from '../game/bets/local-debits.js';
+import { placeBets, type Placed, type Placement, type BetTicket } from '../game/bets/placement.js';
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
 // moment are placed together (one read, one insert) and then debited. A node that also runs

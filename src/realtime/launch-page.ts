@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { ServiceContext } from '../platform/context.js';
 import { isKnownGame } from '../domain/games.js';
-import { verifySessionToken } from '../shared/session/token.js';
+import { verifySessionToken } from '../game/sessions/token.js';
 
 // The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static
 // assets, authenticated by the session token rather than an operator signature. The page

@@ -3,23 +3,23 @@ import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../platform/context.js';
 import { epochMs } from '../platform/clock.js';
 import { statement } from '../platform/db/sql.js';
-import type { BetAck } from '../shared/game/bets.js';
-import { ensureEngine, type RoundStatePayload } from '../shared/game/engine.js';
-import type { LocalDebits } from '../shared/game/local-debits.js';
-import type { Payer } from '../shared/game/placement.js';
+import type { BetAck } from '../game/bets/bets.js';
+import { ensureEngine, type RoundStatePayload } from '../game/rounds/engine.js';
+import type { LocalDebits } from '../game/bets/local-debits.js';
+import type { Payer } from '../game/bets/placement.js';
 import type { EngineKey } from '../domain/engine-key.js';
-import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../shared/operators/game-config.js';
-import { engineRoom, sessionRoom } from '../shared/realtime/emitter.js';
-import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/realtime/presence.js';
-import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../shared/realtime/session-sockets.js';
+import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../game/operators/game-config.js';
+import { engineRoom, sessionRoom } from '../game/players/emitter.js';
+import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../game/players/presence.js';
+import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../game/players/session-sockets.js';
 import { isDependencyFailure } from '../platform/dependencies.js';
-import { endSession, endedNotice } from '../shared/session/end.js';
-import { verifySessionToken, type SessionClaims } from '../shared/session/token.js';
+import { endSession, endedNotice } from '../game/sessions/end.js';
+import { verifySessionToken, type SessionClaims } from '../game/sessions/token.js';
 import { BetIntake, verdictWaitMs } from './bet-intake.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
-import { rotateSeed } from '../shared/fairness/rotation.js';
+import { rotateSeed } from '../game/fairness/rotation.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
 // that any node reaches any player (the process's one server, emitter.ts). The session

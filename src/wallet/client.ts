@@ -10,7 +10,7 @@ import type { Metrics } from '../platform/metrics.js';
 import { isMicroAmount, parseMicro } from '../domain/money.js';
 import { signedHeaders } from './signer.js';
 import { revealSecret } from './credentials.js';
-import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../shared/operators/settings-policy.js';
+import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../game/operators/settings-policy.js';
 import type { CircuitBreaker } from './circuit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
 

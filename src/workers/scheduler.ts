@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
-import { SupersededError, advanceCycle } from '../shared/game/engine.js';
-import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../shared/game/recovery.js';
+import { SupersededError, advanceCycle } from '../game/rounds/engine.js';
+import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
 import { QUEUE_NAMES, type EngineJob } from '../shared/queues.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';

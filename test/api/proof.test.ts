@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { RoundState, SessionState } from '../../src/platform/db/client.js';
 import { verifyDiceProof } from '../../src/domain/proof.js';
-import { sealServerSeed } from '../../src/shared/fairness/seed-vault.js';
+import { sealServerSeed } from '../../src/game/fairness/seed-vault.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
 import { send, type ApiResponse } from '../support/signed-client.js';
 

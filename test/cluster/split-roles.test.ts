@@ -3,8 +3,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { io as connectClient } from 'socket.io-client';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db/client.js';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
-import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
+import { createOperator, type OnboardedOperator } from '../../src/game/operators/operators.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from '../support/harness.js';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { Worker } from 'bullmq';
-import { processBet, type BetAck } from '../../src/shared/game/bets.js';
-import { placeBet } from '../../src/shared/game/placement.js';
-import { runWalletJob } from '../../src/shared/game/wallet-jobs.js';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { processBet, type BetAck } from '../../src/game/bets/bets.js';
+import { placeBet } from '../../src/game/bets/placement.js';
+import { runWalletJob } from '../../src/game/wallet-jobs/wallet-jobs.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
 import { QUEUE_NAMES, type BetJob } from '../../src/shared/queues.js';
 import { startBetWorkers, workerConnection } from '../../src/workers/pools.js';
 import { bettingWindowWithRoom, seatPlayer, until } from '../support/game.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Bet, WalletJob } from '../../src/platform/db/client.js';
-import type { GameConfigValues } from '../../src/shared/operators/game-config.js';
-import type { OnboardedOperator } from '../../src/shared/operators/operators.js';
+import type { GameConfigValues } from '../../src/game/operators/game-config.js';
+import type { OnboardedOperator } from '../../src/game/operators/operators.js';
 import type { WalletEndpoint, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../support/deployment.js';
 import { bettingWindowWithRoom, until } from '../support/game.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SupersededError, advanceCycle, currentTerm } from '../../src/shared/game/engine.js';
-import { rollRounds } from '../../src/shared/game/outcome.js';
-import { recoverOnElection, takeTerm } from '../../src/shared/game/recovery.js';
+import { SupersededError, advanceCycle, currentTerm } from '../../src/game/rounds/engine.js';
+import { rollRounds } from '../../src/game/rounds/outcome.js';
+import { recoverOnElection, takeTerm } from '../../src/game/rounds/recovery.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
+import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { operatorWith as sharedOperatorWith } from '../support/game.js';
 import { Player } from '../support/player.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as delay } from 'node:timers/promises';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { Player } from '../support/player.js';
 

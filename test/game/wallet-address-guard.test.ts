@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { currentCycle } from '../../src/shared/game/engine.js';
+import { currentCycle } from '../../src/game/rounds/engine.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { operatorWith, ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../support/game.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { WalletCall } from '../../src/platform/db/client.js';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { seatPlayer, until } from '../support/game.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Bet, WalletJob } from '../../src/platform/db/client.js';
 import { revokeCredential } from '../../src/wallet/credentials.js';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../src/simulator/wallet-simulator.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
 import { seatPlayer, until } from '../support/game.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BetIntake } from '../../src/realtime/bet-intake.js';
-import { LocalDebits } from '../../src/shared/game/local-debits.js';
-import { currentCycle } from '../../src/shared/game/engine.js';
-import type { Placement } from '../../src/shared/game/placement.js';
+import { LocalDebits } from '../../src/game/bets/local-debits.js';
+import { currentCycle } from '../../src/game/rounds/engine.js';
+import type { Placement } from '../../src/game/bets/placement.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../support/game.js';
 import { Player } from '../support/player.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket } from '../../src/shared/realtime/session-sockets.js';
+import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket } from '../../src/game/players/session-sockets.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until } from '../support/game.js';
 import { Player } from '../support/player.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createDb, type Bet, type Db } from '../../src/platform/db/client.js';
-import { setGameConfig } from '../../src/shared/operators/game-config.js';
+import { setGameConfig } from '../../src/game/operators/game-config.js';
 import type { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { startHarness, type TestOperator } from '../support/harness.js';

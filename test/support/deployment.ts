@@ -1,8 +1,8 @@
 import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
 import { createDb, type Db } from '../../src/platform/db/client.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
-import { createOperator, type OnboardedOperator } from '../../src/shared/operators/operators.js';
+import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
+import { createOperator, type OnboardedOperator } from '../../src/game/operators/operators.js';
 import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle, currentTerm } from '../../src/shared/game/engine.js';
+import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/engine.js';
 import type { EngineJob } from '../../src/shared/queues.js';
-import { setGameConfig, type GameConfigValues } from '../../src/shared/operators/game-config.js';
-import type { OperatorSettings } from '../../src/shared/operators/operators.js';
+import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
+import type { OperatorSettings } from '../../src/game/operators/operators.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
 

@@ -3,7 +3,7 @@ import { closeServiceContext, createServiceContext } from '../../src/platform/bo
 import { loadConfig, type Role } from '../../src/platform/config.js';
 import { startRoles } from '../../src/roles.js';
 import type { ServiceContext } from '../../src/platform/context.js';
-import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/operators/operators.js';
+import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/game/operators/operators.js';
 import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { signedRequest, type ApiResponse, type SignedRequestOptions } from './signed-client.js';

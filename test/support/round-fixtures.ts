@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../src/platform/context.js';
 import type { RoundState, WalletCall, WalletJob } from '../../src/platform/db/client.js';
-import { sealServerSeed } from '../../src/shared/fairness/seed-vault.js';
+import { sealServerSeed } from '../../src/game/fairness/seed-vault.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/domain/seeds.js';
-import { DEFAULT_GAME_CONFIG } from '../../src/shared/operators/game-config.js';
+import { DEFAULT_GAME_CONFIG } from '../../src/game/operators/game-config.js';
 import type { WalletEndpoint } from '../../src/domain/wallet-status.js';
 import { uniqueId } from './harness.js';
 

@@ -1,7 +1,7 @@
 import type { Sql } from '../../platform/db/sql.js';
 import { ipNotAllowed } from '../../platform/errors.js';
 import { credentialWithOperator } from '../../wallet/credentials.js';
-import { ipAllowed } from '../../shared/operators/operators.js';
+import { ipAllowed } from '../../game/operators/operators.js';
 import { SIGNATURE_HEADERS } from '../../wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 

@@ -1,6 +1,6 @@
 import type { JSONSchemaType, ValidateFunction } from 'ajv';
 import { invalidRequest } from '../../platform/errors.js';
-import { decodeCursor, type ListingPosition } from '../../shared/reports/cursor.js';
+import { decodeCursor, type ListingPosition } from '../../game/reports/cursor.js';
 import { compile, toInvalidRequest } from '../../platform/validation.js';
 
 // Query strings of the reconciliation reads (D10). Every value arrives as text, and a

@@ -1,5 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import type { LaunchRequest } from '../../shared/session/launch.js';
+import type { LaunchRequest } from '../../game/sessions/launch.js';
 import { CLIENT_SEED_PATTERN } from '../../domain/seeds.js';
 
 // contract 2.2 with the bounds of DECISIONS D9.

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
 import type { ClockCycle } from './engine.js';
 import { payout } from '../../domain/payout.js';
-import { enqueueWalletJobs } from './wallet-jobs.js';
+import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
 
 // contract 3.1 RESULT -> SETTLED and 8.4. A losing bet is settled at once (no win call). A
 // winning bet gets its winTransactionUuid and a pending win job in the same statement that

@@ -1,14 +1,14 @@
 import type { JobType, Queue } from 'bullmq';
 import type { ServiceContext } from '../../platform/context.js';
-import type { WalletJobRef } from '../queues.js';
+import type { WalletJobRef } from '../../shared/queues.js';
 import type { CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import { rejectWithRollback, ticketOf } from './bets.js';
+import { rejectWithRollback, ticketOf } from '../bets/bets.js';
 import { SupersededError, resumeClocks, scheduleTick, stopClock } from './engine.js';
 import { settleRounds } from './settlement.js';
 import { voidRound } from './voids.js';
-import { liveDebitNodes } from './local-debits.js';
-import { enqueueWalletJob } from './wallet-jobs.js';
+import { liveDebitNodes } from '../bets/local-debits.js';
+import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
 
 // Postgres is the record, Redis the transport (issue 4): work that a crash, a lost queue or
 // a restarted Redis dropped is re-derived from the rows. Every step is fenced on the row's

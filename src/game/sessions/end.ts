@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../platform/context.js';
 import type { Seed } from '../../platform/db/client.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
-import { voidRound } from '../game/voids.js';
+import { voidRound } from '../rounds/voids.js';
 
 // How a session ends (contract 3.3, DECISIONS D4, D7): the ACTIVE -> TERMINATED/EXPIRED
 // transition is fenced on state, retires the session's seeds (they become revealable, D2),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
-import { enqueueWalletJob, rollbackJobData } from './wallet-jobs.js';
+import { enqueueWalletJob, rollbackJobData } from '../wallet-jobs/wallet-jobs.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
 // is voided, its accepted bet becomes VOIDED with a rollback job (or a demo refund), its

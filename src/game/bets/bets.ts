@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
 import type { Side } from '../../domain/dice.js';
-import { endSession } from '../session/end.js';
+import { endSession } from '../sessions/end.js';
 import {
   WalletTargetError,
   auditParams,
@@ -16,7 +16,7 @@ import {
 } from '../../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
 import type { BetTicket } from './placement.js';
-import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from './wallet-jobs.js';
+import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in
 // the bet worker pool: the debit (audit row first, written only while the bet is PENDING),
