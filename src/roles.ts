@@ -6,8 +6,8 @@ import type { Config } from './platform/config.js';
 import type { ServiceContext } from './platform/context.js';
 import { LocalDebits } from './game/bets/local-debits.js';
 import { startHttpServer } from './platform/http.js';
-import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './workers/pools.js';
-import { startScheduler } from './workers/scheduler.js';
+import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './jobs/pools.js';
+import { startScheduler } from './jobs/scheduler.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
 // api and realtime roles share one HTTP listener on PORT.

@@ -4,7 +4,7 @@ import { createDatabase } from './db/client.js';
 import { DependencyMonitor } from './dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
-import { createQueues } from '../shared/queues.js';
+import { createQueues } from './queues.js';
 import { BetTrace } from './bet-trace.js';
 import { walletJobCounts } from '../game/wallet-jobs/wallet-jobs.js';
 import { PlayerEmitter } from '../game/players/emitter.js';

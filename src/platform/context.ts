@@ -5,7 +5,7 @@ import type { Sql } from './db/sql.js';
 import type { DependencyMonitor } from './dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import type { Queues } from '../shared/queues.js';
+import type { Queues } from './queues.js';
 import type { PlayerEmitter } from '../game/players/emitter.js';
 import type { Redis } from './redis.js';
 import type { WalletClient } from '../wallet/client.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startScheduler } from '../../src/workers/scheduler.js';
+import { startScheduler } from '../../src/jobs/scheduler.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, until } from '../support/game.js';
 import { waitForQuiescence } from '../support/invariants.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setGameConfig } from '../../src/game/operators/game-config.js';
-import { WALLET_RETRY_BUDGET_MS } from '../../src/shared/queues.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../src/platform/queues.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { seatPlayer, until } from '../support/game.js';
 

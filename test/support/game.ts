@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/engine.js';
-import type { EngineJob } from '../../src/shared/queues.js';
+import type { EngineJob } from '../../src/platform/queues.js';
 import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
 import type { OperatorSettings } from '../../src/game/operators/operators.js';
 import type { Harness, TestOperator } from './harness.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setGameConfig } from '../../src/game/operators/game-config.js';
-import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../src/shared/queues.js';
+import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../src/platform/queues.js';
 import { TEST_DATABASE_URL } from '../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
 import { seatPlayer, until } from '../support/game.js';

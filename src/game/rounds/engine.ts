@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import type { Cycle, CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
 import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
-import type { EngineJob } from '../../shared/queues.js';
+import type { EngineJob } from '../../platform/queues.js';
 import { countPresent } from '../players/presence.js';
 import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
 import { rollRounds } from './outcome.js';

@@ -1,6 +1,6 @@
 import type { JobType, Queue } from 'bullmq';
 import type { ServiceContext } from '../../platform/context.js';
-import type { WalletJobRef } from '../../shared/queues.js';
+import type { WalletJobRef } from '../../platform/queues.js';
 import type { CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
 import { rejectWithRollback, ticketOf } from '../bets/bets.js';

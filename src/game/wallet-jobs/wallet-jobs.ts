@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
 import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/client.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
-import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../shared/queues.js';
+import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,

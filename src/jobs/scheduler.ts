@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
 import { SupersededError, advanceCycle } from '../game/rounds/engine.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
-import { QUEUE_NAMES, type EngineJob } from '../shared/queues.js';
+import { QUEUE_NAMES, type EngineJob } from '../platform/queues.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
 import { LOCKING, closeWorker, workerConnection, type RunningWorkers } from './pools.js';

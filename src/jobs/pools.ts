@@ -2,7 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
 import { BetDesk, type BetAck } from '../game/bets/bets.js';
 import { BATCH_JOB, WalletJobDesk, enqueueWalletJob } from '../game/wallet-jobs/wallet-jobs.js';
-import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type WalletJobRef } from '../shared/queues.js';
+import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type WalletJobRef } from '../platform/queues.js';
 import { createRedis, type Redis } from '../platform/redis.js';
 import { finishedInTime } from '../platform/shutdown.js';
 

@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { BetTicket } from '../game/bets/placement.js';
-import { createRedis } from '../platform/redis.js';
+import { createRedis } from './redis.js';
 
 // The one table of queue names. Redis is the transport only: every job carries the id of
 // a Postgres row (a cycle, a bet, a wallet job) that is the record of the work, so a lost
