@@ -30,7 +30,7 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
   const app = new Koa<ApiState>({ proxy: svc.config.trustProxy, maxIpsCount: svc.config.trustProxyHops });
   app.silent = true;
 
-  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now)]) as ApiMiddleware;
+  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger)]) as ApiMiddleware;
   // The routers match paths case-insensitively (@koa/router's default), so /V1/... reaches
   // the same handlers and must pass the same stage.
   const onlyUnderV1: ApiMiddleware = (ctx, next) => {

@@ -9,7 +9,7 @@ import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import { isMicroAmount, parseMicro } from '../domain/money.js';
 import { signedHeaders } from './signer.js';
-import { revealSecret } from './credentials.js';
+import { CredentialUnreadableError, revealSecret } from './credentials.js';
 import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../game/operators/settings-policy.js';
 import type { CircuitBreaker } from './circuit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
@@ -49,8 +49,9 @@ export function clipWalletString(text: string): string {
 type WalletTarget = { walletUrl: string; keyId: string; secret: string; privateAllowed: boolean };
 
 // The call cannot go to the operator's wallet, and was not sent: no valid wallet credential,
-// or (WalletAddressRefusedError) an address the operator may not use. An operator's
-// misconfiguration; nothing reached the wallet, so nothing is uncertain.
+// one this process cannot decrypt (another MASTER_KEY), or (WalletAddressRefusedError) an
+// address the operator may not use. A misconfiguration to alert on; nothing reached the
+// wallet, so nothing is uncertain.
 export class WalletTargetError extends Error {
   override name = 'WalletTargetError';
 }
@@ -105,7 +106,7 @@ type AuditRow = {
 
 // the call may go out (its audit row is written), it may not (its bet is no longer
 // PENDING), or it cannot (the operator has no valid wallet credential)
-type Audited = { kind: 'written'; target: WalletTarget } | { kind: 'not_pending' } | { kind: 'no_target' };
+type Audited = { kind: 'written'; target: WalletTarget } | { kind: 'not_pending' } | { kind: 'no_target' } | { kind: 'unreadable'; error: string };
 
 // what completes a call's audit row (contract 2.13: updated with the response)
 // (status null: the call was refused before it was sent, D25)
@@ -250,7 +251,14 @@ export class WalletClient {
         const row = targets.get(r.id);
         if (!row) return { kind: 'no_target' };
         if (!row.written) return { kind: 'not_pending' };
-        return { kind: 'written', target: this.reveal(row) };
+        // D24: the statement has written every row; one operator's unreadable credential
+        // must not fail the others' calls (nor make the batch retry rows already written)
+        try {
+          return { kind: 'written', target: this.reveal(row) };
+        } catch (err) {
+          if (err instanceof CredentialUnreadableError) return { kind: 'unreadable', error: err.message };
+          throw err;
+        }
       });
     }, HOT_PATH_BATCH);
     this.auditCompletions = new Batcher(async (rows) => {
@@ -279,7 +287,14 @@ export class WalletClient {
 
   // A debit whose audit row is already written (AuditedDebit), completed by the caller.
   async debitAudited(input: WalletCallInput, debit: AuditedDebit): Promise<DeferredAudit> {
-    return this.exchange(input, debit, this.reveal(debit.target));
+    let target: WalletTarget;
+    try {
+      target = this.reveal(debit.target);
+    } catch (err) {
+      if (!(err instanceof CredentialUnreadableError)) throw err;
+      return this.unsent(input, debit, err.message, WalletTargetError);
+    }
+    return this.exchange(input, debit, target);
   }
 
   completeAudit(audit: AuditCompletion): Promise<undefined> {
@@ -314,8 +329,23 @@ export class WalletClient {
     });
     if (audited.kind === 'not_pending') return undefined;
     if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
+    if (audited.kind === 'unreadable') return this.unsent(input, call, audited.error, WalletTargetError);
     if (pendingBetId) this.betTrace.step(pendingBetId, 'audited');
     return this.exchange(input, call, audited.target);
+  }
+
+  // A call whose audit row is written but which cannot be sent: the row is completed with
+  // why (no status: nothing answered), and the misconfiguration is logged to alert on.
+  private async unsent(
+    input: WalletCallInput,
+    call: PreparedCall,
+    error: string,
+    Refusal: new (message: string) => WalletTargetError,
+    latencyMs = 0,
+  ): Promise<never> {
+    this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid: call.requestUuid, error }, 'wallet call not sent');
+    await this.completeAudit({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date() });
+    throw new Refusal(`operator ${input.operatorId}: ${error}; the call was not sent`);
   }
 
   // the call whose audit row is written: sent (unless the circuit is open), answered and classified
@@ -329,12 +359,8 @@ export class WalletClient {
     const outcome: SendOutcome =
       admission === 'open' ? { kind: 'circuit_open', error: CIRCUIT_OPEN_ERROR } : await this.send(url, bytes, target);
     const latencyMs = Math.round(performance.now() - started);
-    if (outcome.kind === 'refused') {
-      // not an answer (the circuit is not told); an operator's misconfiguration to alert on
-      this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid, error: outcome.error }, 'wallet call refused: not a public address');
-      await this.completeAudit({ id: auditId, httpStatus: null, status: null, latencyMs, error: outcome.error, respondedAt: new Date() });
-      throw new WalletAddressRefusedError(`operator ${input.operatorId}: ${outcome.error}; the call was not sent`);
-    }
+    // not an answer (the circuit is not told)
+    if (outcome.kind === 'refused') return this.unsent(input, call, outcome.error, WalletAddressRefusedError, latencyMs);
     const parsed = outcome.kind === 'response' ? parseWalletResponse(outcome.httpStatus, outcome.text, requestUuid) : undefined;
     const status: RsStatus =
       outcome.kind === 'timeout' || outcome.kind === 'circuit_open' ? 'RS_ERROR_TIMEOUT' : (parsed?.status ?? 'RS_ERROR_UNKNOWN');

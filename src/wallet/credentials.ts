@@ -26,6 +26,16 @@ type CredentialRow = {
 export const isValidAt = (row: Pick<CredentialRow, 'notBefore' | 'notAfter' | 'revokedAt'>, now: Date): boolean =>
   row.revokedAt === null && row.notBefore <= now && (row.notAfter === null || now <= row.notAfter);
 
+// A credential sealed under another MASTER_KEY (a node started with the wrong key, a database
+// restored from elsewhere) cannot be opened; callers turn this into their own refusal, so that
+// it fails only that operator's request (D24), never a 500 or a batch of other operators.
+export class CredentialUnreadableError extends Error {
+  override name = 'CredentialUnreadableError';
+  constructor(readonly kid: string) {
+    super(`credential ${kid} cannot be decrypted with this process's MASTER_KEY`);
+  }
+}
+
 // A kid's secret never changes, so it is opened once per process (every signed request
 // and wallet call needs one). Callers check validity and revocation on the row first; a
 // revoked row has no ciphertext left to open.
@@ -37,11 +47,16 @@ export function revealSecret(masterKey: Buffer, row: Pick<CredentialRow, 'kid' |
   const cacheKey = `${masterKey.toString('hex')}:${row.kid}:${Buffer.from(row.wrappedDataKey).toString('base64')}`;
   const known = revealed.get(cacheKey);
   if (known !== undefined) return known;
-  const secret = openWithDataKey(
-    masterKey,
-    { encryptedSecret: Buffer.from(row.encryptedSecret), wrappedDataKey: Buffer.from(row.wrappedDataKey) },
-    associatedData(row.kid),
-  );
+  let secret: string;
+  try {
+    secret = openWithDataKey(
+      masterKey,
+      { encryptedSecret: Buffer.from(row.encryptedSecret), wrappedDataKey: Buffer.from(row.wrappedDataKey) },
+      associatedData(row.kid),
+    );
+  } catch {
+    throw new CredentialUnreadableError(row.kid);
+  }
   if (revealed.size >= REVEALED_KEPT) revealed.clear();
   revealed.set(cacheKey, secret);
   return secret;

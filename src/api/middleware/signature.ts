@@ -1,12 +1,13 @@
 import { serviceUnavailable, signatureError } from '../../platform/errors.js';
-import { isValidAt, revealSecret } from '../../wallet/credentials.js';
+import { CredentialUnreadableError, isValidAt, revealSecret } from '../../wallet/credentials.js';
+import type { Logger } from '../../platform/logger.js';
 import type { Redis } from '../../platform/redis.js';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 5.2 verification, in its order, then D17 replay protection. Only a request that
 // passes every step has its body parsed and reaches idempotency, rate limits and handlers.
-export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date): ApiMiddleware => async (ctx, next) => {
+export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date, logger: Logger): ApiMiddleware => async (ctx, next) => {
   const requestUuid = requestUuidHint(ctx.state.rawBody);
   const fail = (code: Parameters<typeof signatureError>[0], message: string) => signatureError(code, message, requestUuid);
 
@@ -37,7 +38,17 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
   if (!isValidAt(credential, clock)) throw fail('key_not_valid_now', 'the key is not valid now');
 
   // steps 3-5: recompute over the raw bytes and compare in constant time
-  const expected = sign(revealSecret(masterKey, credential), ctx.method, ctx.path, timestamp, ctx.state.rawBody);
+  let secret: string;
+  try {
+    secret = revealSecret(masterKey, credential);
+  } catch (err) {
+    if (!(err instanceof CredentialUnreadableError)) throw err;
+    // the service's own misconfiguration, to alert on; the caller learns only that its
+    // signature could not be verified (D24: no input gives a 5xx)
+    logger.error({ kid: err.kid, operatorId: credential.operator.id }, err.message);
+    throw fail('invalid_signature', 'the signature cannot be verified');
+  }
+  const expected = sign(secret, ctx.method, ctx.path, timestamp, ctx.state.rawBody);
   if (!signatureMatches(expected, presented)) throw fail('invalid_signature', 'signature does not match');
 
   // D17: a POST whose (kid, timestamp, signature) was already accepted is a replay. The
