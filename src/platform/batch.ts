@@ -1,9 +1,9 @@
 import { isDependencyFailure } from './dependencies.js';
 
-// Natural batching (issue 6): work items that arrive while earlier ones are being written
+// Natural batching: work items that arrive while earlier ones are being written
 // are written together by the next flush, with no timer and no added wait. Under light load
 // every batch holds one item; under heavy load one statement (one commit, one round trip)
-// carries many, which is what lets a 2-core box keep up. Items that share a key never go
+// carries many, instead of one statement per item. Items that share a key never go
 // into the same batch (a set-based statement must not touch one row twice), nor into two
 // flushes running at once: a key's items are flushed one after the other, in arrival order.
 
@@ -18,10 +18,8 @@ export type BatchOptions<I> = {
 
 // The hot paths' batches, with no timer: an idle batcher flushes at once. Two flushes may
 // run at once, so that an item arriving while a statement waits for the disk starts its own
-// at once instead of queueing behind it: with one, that wait was 2.3-3.8 ms at p99 in each of
-// the bet path's three batchers at 2,000 players (the statements' own p99 is 5-8 ms on the
-// 2-core box); with two, 0.8-1.6 ms (README, Performance). Under load, what comes due while
-// both run is still carried by the next statement.
+// at once instead of queueing behind that statement's commit. Under load, what comes due
+// while both run is still carried by the next statement.
 export const HOT_PATH_BATCH = { maxBatch: 200, maxInFlight: 2 } as const;
 
 type Waiting<I, O> = { item: I; resolve: (result: O) => void; reject: (err: unknown) => void };

@@ -2,8 +2,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { epochMs } from './clock.js';
 
-// Where a bet's acknowledgement spends its time, step by step (issue 6: "find where the
-// time goes"), for the benchmark's `--trace-bets`. Off unless BET_TRACE_DIR is set; then each
+// Where a bet's acknowledgement spends its time, step by step, for the benchmark's
+// `--trace-bets`. Off unless BET_TRACE_DIR is set; then each
 // process appends `[betId, step, epochMs]` lines to <dir>/<pid>.jsonl, so that the steps of a
 // bet that crosses processes (the split deployment) meet in one place. The times are this
 // machine's clock with sub-millisecond resolution (clock.ts).

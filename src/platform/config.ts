@@ -27,8 +27,8 @@ export type Config = {
   // that many places from the right (the left-most entries are chosen by the client)
   trustProxyHops: number;
   roles: Role[];
-  // issue 6: where a process with both the realtime and the bet role debits its players'
-  // bets: itself ('local', local-debits.ts) or through the bet queue ('queue')
+  // where a process with both the realtime and the bet role debits its players' bets:
+  // itself ('local', local-debits.ts: no queue between) or through the bet queue ('queue')
   betHandoff: BetHandoff;
   // D20: where a process without the api role serves health and metrics
   healthPort: number | undefined;

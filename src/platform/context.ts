@@ -17,7 +17,7 @@ import type { WalletClient } from '../wallet/client.js';
 export type ServiceContext = {
   config: Config;
   db: Db;
-  // raw SQL on the same pool, for the hot paths (issue 6)
+  // raw SQL on the same pool: the hot paths' set-based statements (db/sql.ts)
   sql: Sql;
   redis: Redis;
   queues: Queues;

@@ -2,7 +2,7 @@ import type { Db } from './db/client.js';
 import type { Logger } from './logger.js';
 import type { Redis } from './redis.js';
 
-// Postgres and Redis as this process last saw them (issue 4, dependency faults). A probe
+// Postgres and Redis as this process last saw them (D15, D28). A probe
 // every second keeps the answer fresh, so intake can pause at once while a dependency is
 // away (bets are refused with `service_unavailable`, sessions with 503) and resume by
 // itself when the probe answers again. /readyz reports the same probes.

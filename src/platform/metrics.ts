@@ -36,8 +36,8 @@ export function createMetrics() {
       labelNames: ['mode'] as const,
       registers: [registry],
     }),
-    // issue 6: where a node debits its own players' bets, they wait in no queue: this says
-    // how many of its debits are at the wallet or being recorded now
+    // where a node debits its own players' bets (BET_HANDOFF=local), they wait in no queue:
+    // this says how many of its debits are at the wallet or being recorded now
     localDebitsInFlight: new Gauge({
       name: 'rgs_local_debits_in_flight',
       help: 'Bets this process is debiting for its own players (BET_HANDOFF=local), from placement to verdict',

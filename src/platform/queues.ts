@@ -5,7 +5,7 @@ import { createRedis } from './redis.js';
 // The one table of queue names. Redis is the transport only: every job carries the id of
 // a Postgres row (a cycle, a bet, a wallet job) that is the record of the work, so a lost
 // queue can be rebuilt from the database. A bet job carries the bets one realtime node
-// placed at the same moment (issue 6), with what their debits need.
+// placed at the same moment (one job, not one per bet), with what their debits need.
 export const QUEUE_NAMES = {
   // engine clock ticks (D1), processed by the elected scheduler only
   engine: 'rgs-engine',

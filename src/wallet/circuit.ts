@@ -7,7 +7,7 @@ import type { Redis } from '../platform/redis.js';
 // the probe's success and opens again on its failure. A clean business answer counts as
 // healthy (D13). Redis time is used, so nodes with skewed clocks agree.
 //
-// issue 6: the healthy path costs no Redis round trip. A circuit exists in Redis only once
+// The healthy path costs no Redis round trip. A circuit exists in Redis only once
 // it has counted a failure, and every change of that (a first failure, a reset) is
 // announced on a channel that each process follows; a process asks Redis only about the
 // circuits it knows to hold failures, and resynchronises from Redis whenever its

@@ -39,7 +39,7 @@ export function clipWalletString(text: string): string {
 // response (contract 2.13); the body is serialised once and those exact bytes are signed
 // and sent, so that a retry of a timed-out call can resend them unchanged.
 //
-// issue 6: the audit rows of calls made at the same moment are written by one statement,
+// The audit rows of calls made at the same moment are written by one statement,
 // which also reads where each operator's wallet is and which credential signs for it, and
 // completed by another; requests go over kept-alive connections. A call still waits for its
 // own audit row to be durable before it is sent. A debit may come with its audit row

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-// Raw SQL on the pool that Prisma's driver adapter also uses (issue 6). Prisma stays the
+// Raw SQL on the pool that Prisma's driver adapter also uses. Prisma stays the
 // tool for administration, reports and rare paths; the hot paths (placing, debiting,
 // accepting and settling bets, the engine clock) are single set-based statements here,
 // which cost a fraction of Prisma's client-side CPU per query and let one statement carry
