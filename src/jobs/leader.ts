@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../platform/logger.js';
 import type { Redis } from '../platform/redis.js';
 
-// Scheduler leadership as a Redis lease (design card, D1): claimed with one atomic
+// Scheduler leadership as a Redis lease (D1): claimed with one atomic
 // SET NX PX, renewed and released only by its holder through compare-and-set scripts, so
 // a deposed leader can neither extend nor delete its successor's lease. Emits 'elected'
 // (with the Term) and 'deposed'. Every engine transition is also fenced in Postgres on the
@@ -62,8 +62,8 @@ export class LeaderLease extends EventEmitter {
     this.key = options.key ?? 'scheduler:leader';
     this.epochKey = `${this.key}:epoch`;
     this.markerKey = `${this.key}:handover`;
-    // issue 4, recovery time: a dead leader's lease lapses within 3 s and a candidate asks
-    // every 750 ms, so a successor leads within about 4 s of the kill
+    // a dead leader's lease lapses within 3 s and a candidate asks every 750 ms, so a
+    // successor leads (and runs recovery, D29) within about 4 s of the kill
     this.ttlMs = options.ttlMs ?? 3000;
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.ttlMs / 4);
   }

@@ -6,7 +6,7 @@ import { QUEUE_NAMES, WALLET_BACKOFF, walletRetryDelayMs, type BetJob, type Wall
 import { createRedis, type Redis } from '../platform/redis.js';
 import { finishedInTime } from '../platform/shutdown.js';
 
-// The bet, settle and rollback worker pools (design card): each calls the operator wallet
+// The bet, settle and rollback worker pools (D12): each calls the operator wallet
 // for the Postgres row its job names. BullMQ delivers at least once; every handler is
 // fenced on the row's state, so a second delivery books nothing twice.
 
@@ -16,7 +16,7 @@ export type RunningWorkers = { close: () => Promise<void> };
 export const workerConnection = (svc: ServiceContext): Redis =>
   createRedis(svc.config.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
 
-// issue 4, recovery time: a killed worker's job is handed to another worker once its lock
+// A killed worker's job is handed to another worker once its lock
 // lapses (3 s, renewed every 1.5 s while the worker lives; checked every second), so work in
 // flight resumes within about 4 s of the kill. A job may stall a few times (a process killed
 // again and again) before BullMQ fails it; the recovery sweep picks up even that.

@@ -15,7 +15,7 @@ import { LOCKING, closeWorker, workerConnection, type RunningWorkers } from './p
 // whose queue job was lost, for debits left in flight and for cycles a deposed leader's
 // late tick left behind; on deposition it stops.
 const RECOVERY_SWEEP_MS = 10_000;
-// issue 4, recovery time: a debit left in flight by a node that debits its own bets
+// a debit left in flight by a node that debits its own bets
 // (local-debits.ts) is found within a second of its node's heartbeat lapsing, as a bet
 // worker's job is redelivered within a second of its lock lapsing (pools.ts LOCKING). The
 // query reads the few PENDING bets through the partial index bets_pending.

@@ -21,7 +21,7 @@ import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wal
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in
 // the bet worker pool: the debit (audit row first, written only while the bet is PENDING),
 // classified by 7.1, then acceptance, which creates the round (D1) fenced on the cycle and
-// the session. Acceptances that come due together share one transaction (issue 6).
+// the session. Acceptances that come due together share one transaction, not one per bet.
 
 export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
 
@@ -131,7 +131,7 @@ export class BetDesk {
     // part of acceptance, so a demo bet still PENDING was never debited.
     if (ticket.demo) return this.accept(ticket, undefined);
 
-    // issue 4: a delivery that finds an earlier debit attempt for this bet follows a worker
+    // a delivery that finds an earlier debit attempt for this bet follows a worker
     // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
     // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
     if (redelivered && (await hasDebitAttempt(svc, ticket))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
@@ -262,7 +262,7 @@ const readBet = (svc: ServiceContext, betId: string) => svc.db.bet.findUniqueOrT
 // reject (or a refusal) leaves no money moved: no rollback, no retry. An uncertain debit
 // (and one answered too late to join its round) is rolled back (4.2): a rollback job with
 // its own transactionUuid referencing the bet's is written in the same statement. The
-// rejections of the same moment share one statement (issue 6): under trouble (a slow wallet,
+// rejections of the same moment share one statement: under trouble (a slow wallet,
 // late debits) they come in numbers.
 const REJECT = statement(
   'bets_reject',

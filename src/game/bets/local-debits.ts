@@ -5,16 +5,16 @@ import { BetDesk, type BetAck } from './bets.js';
 import type { AuditedDebit } from '../../wallet/client.js';
 import type { BetTicket } from './placement.js';
 
-// issue 6: a process that runs both the realtime and the bet role debits the bets its own
-// players place itself, with no queue between: the BullMQ add, the bet worker's pick-up
-// and the verdict's way back cost 2.4-8 ms of an acknowledgement's p99 at 2,000 players
-// (README, Performance). Each such bet row names the node (bets.debit_node, written with
-// the row), and the node keeps a heartbeat key in Redis while it lives. Recovery leaves a
-// PENDING bet alone while its node's heartbeat lives; once the node is gone (killed, or its
-// heartbeat lapsed) the debit is uncertain and rolled back (contract 7.1), as it is for a
-// bet worker's job whose queue lock lapsed (recovery.ts).
+// A process that runs both the realtime and the bet role debits the bets its own players
+// place itself, with no queue between: an acknowledgement waits for no BullMQ add, no bet
+// worker's pick-up and no verdict sent back through Redis. Each such bet row names the node
+// (bets.debit_node, written with the row), and the node keeps a heartbeat key in Redis
+// while it lives. Recovery leaves a PENDING bet alone while its node's heartbeat lives;
+// once the node is gone (killed, or its heartbeat lapsed) the debit is uncertain and rolled
+// back (contract 7.1), as it is for a bet worker's job whose queue lock lapsed
+// (recovery.ts).
 
-// as BullMQ's job lock (pools.ts LOCKING, issue 4's recovery time): renewed every second,
+// as BullMQ's job lock (pools.ts LOCKING): renewed every second,
 // lapsing 3 s after the process stops renewing it
 const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 3000;

@@ -10,19 +10,19 @@ import { debitCall } from './bets.js';
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
 // per session per cycle (rule 4). What the bet worker needs for the debit travels with the
 // job as a ticket, so it does not read the row again. The bets placed at the same moment
-// are placed together (issue 6): those that every rule plainly allows by one insert, the
+// are placed together: those that every rule plainly allows by one insert, the
 // others by one read, the rules, and one insert.
 //
 // The bet row is committed without waiting for the disk (DEFERRED_FLUSH): no money moves
 // and the player is told nothing until the bet's next commit (the debit's audit row,
 // contract 2.13, or a demo bet's acceptance), which waits for the disk and so makes the bet
 // row durable too. A crash in between loses a bet that nothing was done for (its job finds
-// no bet, and the player is answered wallet_timeout). One disk flush less per bet (issue 6).
+// no bet, and the player is answered wallet_timeout). One disk flush less per bet.
 //
 // Where the placing node debits its bets itself (debitNode, local-debits.ts), the common
 // case writes each real-money bet's debit audit row (2.13) in the same statement as the bet
 // row, and that statement waits for the disk: one statement and one commit less per bet
-// than writing the audit row when the debit starts (issue 6).
+// than writing the audit row when the debit starts.
 
 export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
 

@@ -4,11 +4,11 @@ import { Server } from 'socket.io';
 import { createRedis, type Redis } from '../../platform/redis.js';
 import { connectBalanceKey } from './session-sockets.js';
 
-// How every role reaches players (D4, design card). Each process has one Socket.IO server
+// How every role reaches players (D4). Each process has one Socket.IO server
 // on the Redis adapter: the realtime role attaches it to its HTTP listener and holds the
 // sockets; the other roles use it only to send. A message is delivered at once to the
 // sockets of this process, and the messages of one turn of the event loop go to the other
-// nodes together, as one adapter `serverSideEmit` (issue 6: one Redis message per batch of
+// nodes together, as one adapter `serverSideEmit` (one Redis message per batch of
 // bets or per settled cycle, not one per player message). Everything a process sends
 // travels that one way, so a player sees a process's messages in the order it sent them.
 // Every message carries `ts` (D4).

@@ -14,7 +14,7 @@ import { settleRounds } from './settlement.js';
 // change is an UPDATE fenced on the expected phase, so a duplicated, late or stalled tick
 // cannot move a cycle twice; only the transaction that moved it goes on to broadcast and
 // schedule the next tick. Ticks run for every engine every few seconds, so each is a
-// handful of raw statements (issue 6).
+// handful of raw statements.
 //
 // D29: a tick runs under the scheduler term (epoch) of the leader that runs it, and each
 // move is also fenced, in its own statement, on that term: the epoch is still the one
@@ -396,7 +396,7 @@ function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
 
 // The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
 // only as often as its server cron runs (up to 100 ms late at Redis's default hz 10), so the
-// process that scheduled the tick also promotes it at its due time (issue 6: a late tick
+// process that scheduled the tick also promotes it at its due time (a late tick
 // lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
 // promotion, which changes nothing.
 async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number): Promise<void> {

@@ -10,7 +10,7 @@ import { voidRound } from './voids.js';
 // contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
 // session's seed and nonce and the cycle's weight snapshot. The outcomes are persisted
 // (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
-// round. A cycle's rounds are read by one statement and written by another (issue 6); the
+// round. A cycle's rounds are read by one statement and written by another; the
 // read also takes what settlement needs, so that the rounds persisted here go on to be
 // settled without being read again.
 

@@ -10,10 +10,10 @@ import { voidRound } from './voids.js';
 import { liveDebitNodes } from '../bets/local-debits.js';
 import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
 
-// Postgres is the record, Redis the transport (issue 4): work that a crash, a lost queue or
-// a restarted Redis dropped is re-derived from the rows. Every step is fenced on the row's
-// state, so running this while the original work still runs, twice, or in two processes at
-// once, books nothing twice.
+// Postgres is the record, Redis the transport (contract 3.1, D29): work that a crash, a
+// lost queue or a restarted Redis dropped is re-derived from the rows. Every step is fenced
+// on the row's state, so running this while the original work still runs, twice, or in two
+// processes at once, books nothing twice.
 
 export type Recovered = {
   interruptedCycles: number;
@@ -194,7 +194,7 @@ const ORPHAN_AFTER_MS = 3000;
 // any call and any lock: the process that made it is gone.
 const STALE_BET_MARGIN_MS = 30_000;
 
-// contract 7.1 and issue 4: a debit whose outcome nobody recorded is uncertain: the bet is
+// contract 7.1: a debit whose outcome nobody recorded is uncertain: the bet is
 // rejected and the same transactionUuid rolled back (a rollback of a debit the wallet never
 // booked is answered TRANSACTION_DOES_NOT_EXIST, which completes it).
 // which: 'all', or only the bets their own node debits ('self-debited'), whose check is one

@@ -10,7 +10,8 @@ import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
 // marks the round settled, so a win is enqueued exactly once (unique transaction uuid) and
 // the settle worker credits it; demo wins are credited to the demo balance (D8). The round
 // update is fenced on RESULT and everything else follows only the rounds it moved, so
-// running it twice books nothing twice. A cycle is settled by one statement (issue 6).
+// running it twice books nothing twice. A cycle is settled by one statement, not one per
+// round.
 
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (engine.ts, ROUNDS_ROLL)
 const RESULT_ROUNDS = statement(

@@ -50,7 +50,7 @@ export function rollbackJobData(
 // The row is the record and the queue its transport: a job that cannot be queued now (Redis
 // away) stays pending in Postgres and the recovery sweep queues it (recovery.ts). Each
 // queue job names the wallet jobs it carries: one (a retry, a rollback), or the first
-// attempts of a whole settled cycle's wins together (issue 6).
+// attempts of a whole settled cycle's wins together (one queue job, not one per win).
 export async function enqueueWalletJob(svc: ServiceContext, job: Pick<WalletJob, 'id' | 'endpoint'>, delayMs = 0): Promise<void> {
   const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
   try {
