@@ -7,7 +7,7 @@ import { createOperator, updateOperator } from './game/operators/operators.js';
 import { signedHeaders } from './wallet/signer.js';
 import { WalletSimulator } from './simulator/wallet-simulator.js';
 
-// `npm run demo` (issue 5): every role in one process, a built-in demo operator whose wallet
+// `npm run demo`: every role in one process, a built-in demo operator whose wallet
 // is the project's wallet simulator with a funded player, and a launch URL to open. Rounds
 // run with the default windows of contract 2.12. The session goes through the real signed
 // API and the real wallet path (mode real), exactly as an operator's would.

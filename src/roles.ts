@@ -28,7 +28,7 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
       ? await startApi(svc, port, player)
       : await startHttpServer(port, createHealthApp(svc, 'public', player).callback());
     if (roles.includes('realtime')) {
-      // issue 6: with the bet role here too, this node debits its own players' bets
+      // with the bet role here too, this node debits its own players' bets, no queue between
       const localDebits = roles.includes('bet') && config.betHandoff === 'local' ? new LocalDebits(svc) : undefined;
       if (localDebits) {
         await localDebits.start();

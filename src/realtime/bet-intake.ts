@@ -7,7 +7,7 @@ import { placeBets, type Placed, type Placement, type BetTicket } from '../game/
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
 // moment are placed together (one read, one insert) and then debited. A node that also runs
-// the bet role debits them itself (local-debits.ts, issue 6); otherwise they go to the bet
+// the bet role debits them itself (local-debits.ts); otherwise they go to the bet
 // worker pool as one job, and the pool's verdict on each bet comes back addressed to this
 // node. Either way the verdict answers the player's acknowledgement.
 

@@ -37,7 +37,7 @@ type Ack = (answer: unknown) => void;
 export type RunningRealtime = { close: () => Promise<void> };
 
 // localDebits: given when this process also runs the bet role; its players' bets are then
-// debited here, not through the bet queue (issue 6)
+// debited here, not through the bet queue (local-debits.ts)
 export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, localDebits?: LocalDebits): RunningRealtime {
   const io = svc.emitter.io;
   io.attach(httpServer);
@@ -82,7 +82,7 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
 
   // presence entries expire unless refreshed (D1: the clock runs while players are here),
   // and the clocks of the players here are kept running: a clock that stopped while
-  // presence was unknown (Redis lost it, issue 4) starts again with the next refresh
+  // presence was unknown (Redis lost it) starts again with the next refresh
   const refreshPresence = async () => {
     const engines = new Map<string, { engine: EngineKey; socketIds: string[] }>();
     const seats: { sessionId: string; entry: string }[] = [];
@@ -216,7 +216,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
       if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
     };
-    // issue 4: while Postgres or Redis is away, or the node is closing, intake pauses
+    // D28: while Postgres or Redis is away, or the node is closing, intake pauses
     // with a reason the player can act on (retry shortly); it resumes by itself when the
     // dependency probe answers again
     if (!accepting.open || !svc.dependencies.available()) return unavailable();

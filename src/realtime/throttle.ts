@@ -1,5 +1,5 @@
 // Per-socket message throttle: a client sending faster than a person could is refused,
-// not served (issue: floods). A token bucket of 10, refilled at 5 per second.
+// not served (D28: rate_limited). A token bucket of 10, refilled at 5 per second.
 export class MessageThrottle {
   private tokens: number;
   private at: number;

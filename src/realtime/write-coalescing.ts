@@ -1,9 +1,8 @@
 import type { Socket as TcpSocket } from 'node:net';
 import type { Server as SocketIoServer } from 'socket.io';
 
-// issue 6: a socket write is the most expensive thing this service does per message (a
-// loopback write runs the receiver's network stack and wakes it: a quarter to a half of the
-// realtime node's CPU under load in `--cpu-prof`). The messages a player gets at one moment
+// A socket write is the most expensive thing this service does per message (a loopback write
+// runs the receiver's network stack and wakes it). The messages a player gets at one moment
 // (bet_placed, balance_update and the place_bet ack; round_state RESULT and round_result;
 // round_state PENDING and BETTING_OPEN) are therefore written together: each connection
 // hands its queued packets to the transport once per turn of the event loop, and the

@@ -6,7 +6,7 @@ import type { ApiMiddleware } from '../state.js';
 // Renders every failure as a D3 body. Known errors carry their own status and code; anything
 // else is logged here and answered with a bare internal_error (no stack, no SQL), except a
 // lost Postgres or Redis connection, which is the service's own outage: 503 with
-// Retry-After, so that the operator retries (issue 4, dependency faults).
+// Retry-After, so that the operator retries.
 export function errorBodies(logger: Logger): ApiMiddleware {
   return async (ctx, next) => {
     try {
