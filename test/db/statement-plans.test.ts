@@ -57,7 +57,7 @@ function unindexedReads(node: PlanNode, indexes: Map<string, IndexInfo>, found: 
   return found;
 }
 
-describe('hot-path statements read growing tables through indexes (issue 6)', () => {
+describe('hot-path statements read growing tables through indexes', () => {
   let client: pg.Client;
   let statements: Statement[];
   let indexes: Map<string, IndexInfo>;

@@ -3,11 +3,11 @@ import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../suppo
 import { until } from '../support/game.js';
 import { RecoveryTimes } from '../support/recovery-time.js';
 
-// kill -9 of the all-in-one process at each phase of a round, then a restart (issue 4,
-// contract 3.1 crash recovery): every accepted bet ends SETTLED or VOIDED, a win is
+// kill -9 of the all-in-one process at each phase of a round, then a restart (contract
+// 3.1 crash recovery, D29): every accepted bet ends SETTLED or VOIDED, a win is
 // credited exactly once, a void refunded exactly once, and the simulator's balances agree
 // with the rounds. How long the restarted process took to settle or void what was in
-// flight is measured (issue 4: within 5 s of the process being up).
+// flight is measured and printed, not asserted.
 describe('faults: kill -9 of the all-in-one process at each phase', function () {
   this.timeout(120_000);
   let d: Deployment;

@@ -5,7 +5,7 @@ import { Player } from '../support/player.js';
 import { RecoveryTimes } from '../support/recovery-time.js';
 
 // The split deployment (D12), each role its own OS process: kill -9 of each role while it
-// holds work, then its replacement (issue 4). Money is checked against the simulator's
+// holds work, then its replacement (contract 3.1, D29). Money is checked against the simulator's
 // ledger after each; the time the replacement took to finish the work is measured.
 describe('faults: kill -9 of each role of the split deployment', function () {
   this.timeout(150_000);

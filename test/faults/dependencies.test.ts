@@ -4,7 +4,7 @@ import { until } from '../support/game.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// Dependency faults (issue 4): Redis restarted mid-round, losing everything (it keeps
+// Dependency faults (D15, D28): Redis restarted mid-round, losing everything (it keeps
 // nothing on disk), and Postgres connections dropped mid-settlement. While a dependency is
 // away /readyz answers 503 and bets are refused with `service_unavailable`; intake resumes
 // by itself when it returns, and nothing is lost or booked twice across the gap.

@@ -12,7 +12,7 @@ import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.j
 import { Player } from '../support/player.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// BullMQ delivers at least once (issue 4, design card): the same bet or wallet job may run
+// BullMQ delivers at least once: the same bet or wallet job may run
 // twice at once, or again after its worker stalled or died with the wallet call in flight.
 // Every handler is fenced on its row's state and every movement keeps its transactionUuid,
 // so nothing is booked twice (contract 3.2, 4.3, 7.1). The test is the worker here: the
@@ -168,7 +168,7 @@ describe('faults: the same job delivered twice', function () {
     const inFlight = await h.svc.db.walletCall.findMany({ where: { transactionUuid: bet.betTransactionUuid } });
     expect(inFlight.map((c) => [c.endpoint, c.respondedAt])).to.deep.equal([['bet', null]]);
 
-    // issue 4: the redelivery finds the attempt and resolves the debit as uncertain (7.1)
+    // the redelivery finds the attempt and resolves the debit as uncertain (7.1)
     // instead of sending it again
     expect(await processBet(h.svc, betId, { redelivered: true })).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
     const rejected = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });

@@ -3,7 +3,7 @@ import { ALL_ROLES, startDeployment, type Deployment } from '../support/deployme
 import { until } from '../support/game.js';
 import { Player } from '../support/player.js';
 
-// Graceful shutdown (D12, issue 4): SIGTERM stops intake, lets the job in flight finish,
+// Graceful shutdown (D12, D30): SIGTERM stops intake, lets the job in flight finish,
 // tells the players to reconnect, hands scheduler leadership over cleanly and exits within
 // 10 s. The player reconnects with the same token to the other node and gets the current
 // state; the round goes on (a clean handover is not a crash: nothing is voided).

@@ -10,7 +10,7 @@ import type { Player } from '../support/player.js';
 import { signedRequest } from '../support/signed-client.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// Every wallet fault on the three movements of a round (issue 4; contract 3.2, 3.4, 4.2, 4.3,
+// Every wallet fault on the three movements of a round (contract 3.2, 3.4, 4.2, 4.3,
 // 7.1; D6, D13), against one all-in-one service process: a timeout, HTTP 5xx, a body that is
 // not JSON, an unknown status, RS_ERROR_TRANSACTION_DOES_NOT_EXIST, a slow answer within the
 // timeout, a connection reset mid-call and a black hole that loses the bytes in flight (a TCP

@@ -7,7 +7,7 @@ import { operatorWith, seatPlayer, until } from '../support/game.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { TEST_REDIS_URL } from '../support/env.js';
 
-// issue 6: a process with both the realtime and the bet role debits its own players' bets,
+// A process with both the realtime and the bet role debits its own players' bets,
 // without the bet queue (BET_HANDOFF=local, the default); BET_HANDOFF=queue, or a realtime
 // node without the bet role, hands them to the bet pool. Either way the player sees the
 // same thing: the ack, bet_placed, the balance, the wallet debited once.

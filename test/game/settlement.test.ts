@@ -5,8 +5,8 @@ import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets, ti
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 
 // contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
-// The tick that rolls a cycle settles the rounds it rolled without reading them again
-// (issue 6); a tick resumed in RESULT, after an earlier attempt rolled the rounds, reads them.
+// The tick that rolls a cycle settles the rounds it rolled without reading them again; a
+// tick resumed in RESULT, after an earlier attempt rolled the rounds, reads them.
 describe('a cycle settled by its tick (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;

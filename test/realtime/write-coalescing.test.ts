@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { operatorWith, seatPlayer, type SeatedPlayer } from '../support/game.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
-// issue 6 (src/realtime/write-coalescing.ts): the messages a player gets at one moment leave
+// src/realtime/write-coalescing.ts: the messages a player gets at one moment leave
 // the service in one socket write, in the order they were sent. Writes are counted on the
 // service's end of the player's TCP connection (the service runs in this process).
 describe('player messages of one moment, one socket write', function () {

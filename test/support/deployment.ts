@@ -12,7 +12,7 @@ import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
 
-// A deployment of real service processes for the fault suite (issue 4): its own database
+// A deployment of real service processes for the fault suite: its own database
 // and Redis namespace, the wallet simulator in the test process, and processes that a test
 // can kill -9, restart or stop gracefully. Processes are named; each runs the roles given.
 //

@@ -1,7 +1,7 @@
 import type { Bet, Db } from '../../src/platform/db/client.js';
 import type { LedgerEntry, WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 
-// The money invariants the fault suite (issue 4) checks once a test has quiesced, however
+// The money invariants the fault suite checks once a test has quiesced, however
 // the service was hurt on the way: the service's records (contract 2.13) against the
 // operator's ledger (the wallet simulator's, contract 4.2). Each finding is one readable
 // line; an empty list means the money is right.

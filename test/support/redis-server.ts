@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './processes.js';
 
-// A private Redis for the fault suite (issue 4): "Redis restarts, losing everything" is
+// A private Redis for the fault suite: "Redis restarts, losing everything" is
 // done to this one, never to the shared Redis on 6379 that every other suite uses. It keeps
 // nothing on disk (no RDB, no AOF) and runs in an empty directory of its own, so a restart
 // cannot reload a dump.rdb left anywhere: after restart() the data set is empty.

@@ -1,7 +1,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
-// A TCP proxy for the fault suite (issue 4): `tc netem` does not work on the test kernel and
+// A TCP proxy for the fault suite: `tc netem` does not work on the test kernel and
 // toxiproxy is not installable, so network faults between the service and Postgres, Redis
 // or a wallet are made here, byte-stream agnostic (pg wire protocol, RESP, HTTP alike).
 // Put it in front of a target and point the client at `proxy.via(targetUrl)`.

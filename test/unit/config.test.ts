@@ -28,7 +28,7 @@ describe('config (D12)', () => {
     expect(config.trustProxy).to.equal(false);
     expect(config.nodeEnv).to.equal('development');
     expect(config.botChallenge).to.equal(undefined);
-    // issue 6: a process with the realtime and the bet role debits its own players' bets
+    // a process with the realtime and the bet role debits its own players' bets
     expect(config.betHandoff).to.equal('local');
     // the development master key is a usable 32-byte AES key
     expect(config.masterKey).to.be.instanceOf(Buffer);
