@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { arrivalOffsetMs, type ArrivalPlan } from '../../src/bench/arrivals.js';
+import { arrivalOffsetMs, type ArrivalPlan } from '../../bench/arrivals.js';
 
 // When the bench's players arrive decides whether the operators' engines run in step
 // (every round of every operator at once) or at phases spread over a cycle (issue 6).

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { betSteps, readBetSteps, type BetStepTimes } from '../../src/bench/bet-steps.js';
+import { betSteps, readBetSteps, type BetStepTimes } from '../../bench/bet-steps.js';
 import { BET_STEPS } from '../../src/platform/bet-trace.js';
 
 // `--trace-bets` (issue 6): the steps of each accepted bet, read from every service process's

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BET_ACK_STEPS, chainFloor, seeded } from '../../src/bench/path-floor.js';
+import { BET_ACK_STEPS, chainFloor, seeded } from '../../bench/path-floor.js';
 
 // The floor of a bet ack under load: the chain of the machine's steps a bet cannot skip,
 // each drawn from what that step cost while the players bet (issue 6).

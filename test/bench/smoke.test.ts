@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Report } from '../../src/bench/report.js';
-import { p99IntervalRanks, type Summary } from '../../src/bench/stats.js';
+import type { Report } from '../../bench/report.js';
+import { p99IntervalRanks, type Summary } from '../../bench/stats.js';
 
 // The benchmark (issue 6) is not a test and nothing here is timed: this runs it with a tiny
 // load, as a real child process against the real Postgres and Redis, so that it cannot rot.
@@ -19,7 +19,7 @@ function bench(...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/bench/run.ts', ...args],
+      ['--import', 'tsx', 'bench/run.ts', ...args],
       { cwd: ROOT, env: process.env, timeout: 110_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(error);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { seeded } from '../../src/bench/path-floor.js';
-import { p99IntervalRanks, summarize } from '../../src/bench/stats.js';
+import { seeded } from '../../bench/path-floor.js';
+import { p99IntervalRanks, summarize } from '../../bench/stats.js';
 
 // The bench's latency summaries: nearest-rank percentiles, and the p99's 95% confidence
 // interval that tells a run's p99 from its sampling error (issue 6).

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startThread } from '../../src/bench/thread.js';
+import { startThread } from '../../bench/thread.js';
 
-// The bench's load-generator threads (src/bench/thread.ts), as real worker threads.
+// The bench's load-generator threads (bench/thread.ts), as real worker threads.
 
 const fixture = (name: string) => new URL(`./fixtures/${name}.ts`, import.meta.url);
 

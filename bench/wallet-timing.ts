@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { epochMs } from '../platform/clock.js';
-import type { RecordedRequest } from '../simulator/wallet-simulator.js';
+import { epochMs } from '../src/platform/clock.js';
+import type { RecordedRequest } from '../src/simulator/wallet-simulator.js';
 
 // When the wallet simulator finished answering each request. The simulator records when a
 // request arrived; the answer time comes from Node's own `http.server.response.finish`

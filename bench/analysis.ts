@@ -1,4 +1,4 @@
-import type { RecordedRequest } from '../simulator/wallet-simulator.js';
+import type { RecordedRequest } from '../src/simulator/wallet-simulator.js';
 import type { BetPathRow } from './bet-path.js';
 import { betSteps, type BetStepTimes } from './bet-steps.js';
 import type { LoopDelay } from './event-loop.js';

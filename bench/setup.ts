@@ -1,8 +1,8 @@
 import pg from 'pg';
-import type { Db } from '../platform/db/client.js';
-import { setGameConfig } from '../game/operators/game-config.js';
-import { createOperator } from '../game/operators/operators.js';
-import type { WalletSimulator } from '../simulator/wallet-simulator.js';
+import type { Db } from '../src/platform/db/client.js';
+import { setGameConfig } from '../src/game/operators/game-config.js';
+import { createOperator } from '../src/game/operators/operators.js';
+import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 
 // What a run owns and removes again: a database of its own, a Redis key prefix of its own,

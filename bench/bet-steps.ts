@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../platform/bet-trace.js';
+import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../src/platform/bet-trace.js';
 import { round, summarize, type Summary } from './stats.js';
 
 // `--trace-bets`: the time between consecutive steps of each accepted bet, from the player's

@@ -1,11 +1,11 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type BetHandoff } from '../platform/config.js';
-import { createDb } from '../platform/db/client.js';
-import { migrate } from '../platform/db/migrate.js';
-import { WALLET_ENDPOINTS } from '../simulator/ledger.js';
-import { WalletSimulator } from '../simulator/wallet-simulator.js';
+import { loadConfig, type BetHandoff } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db/client.js';
+import { migrate } from '../src/platform/db/migrate.js';
+import { WALLET_ENDPOINTS } from '../src/simulator/ledger.js';
+import { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
 import { LoopDelayMonitor, scrapeServiceLoopDelay } from './event-loop.js';
 import { readBetPaths } from './bet-path.js';
@@ -18,11 +18,11 @@ import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
-import { dropDatabase } from '../platform/db/migrate.js';
+import { dropDatabase } from '../src/platform/db/migrate.js';
 import { analyzeDatabase, benchDatabaseUrl, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
-import { epochMs } from '../platform/clock.js';
-import { clearRedisPrefix } from '../platform/redis.js';
+import { epochMs } from '../src/platform/clock.js';
+import { clearRedisPrefix } from '../src/platform/redis.js';
 import { WalletAnswerTimes } from './wallet-timing.js';
 
 // `npm run bench` (issue 6): a load generator outside the service processes. It measures
@@ -31,7 +31,7 @@ import { WalletAnswerTimes } from './wallet-timing.js';
 // Socket.IO player per session, lets them bet every round for a while, and reports. The
 // wallet simulator runs here, in the load generator, as every operator's wallet.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // the warm-up: players arriving at the target rate for this long, then betting for this long
 const WARM_UP_SECONDS = 2;
 const WARM_UP_BETTING_MS = 2500;
