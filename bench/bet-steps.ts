@@ -1,14 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BET_STEPS, QUEUE_HOP_STEPS, type BetStep } from '../src/platform/bet-trace.js';
+import { BET_STEPS, type BetStep } from '../src/platform/bet-steps.js';
 import { round, summarize, type Summary } from './stats.js';
 
 // `--trace-bets`: the time between consecutive steps of each accepted bet, from the player's
-// send to the ack at the player (src/platform/bet-trace.ts names the service's steps). Every
+// send to the ack at the player (src/platform/bet-steps.ts names the service's steps, and
+// trace-subscriber.ts records them in each service process). Every
 // time is this machine's clock (epoch ms with sub-millisecond resolution), in the players'
 // threads and in every service process alike. Beside each step's distribution, its mean over
 // the slowest acks says where the tail spends its time: a tail made of one slow step shows
 // there; one where every step is slower together shows everywhere.
+
+// the bet job's queue hop: absent where the realtime node debits its own bets (local-debits.ts)
+export const QUEUE_HOP_STEPS: readonly BetStep[] = ['queued', 'picked_up'];
 
 export type BetStepTimes = Map<string, Partial<Record<BetStep, number>>>;
 

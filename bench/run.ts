@@ -86,11 +86,11 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   // where the service debits the bets: the split deployment's realtime nodes have no bet
   // role, so theirs go through the bet queue (roles.ts)
   const handoff: BetHandoff = options.deployment === 'split' ? 'queue' : config.betHandoff;
-  const serviceEnv = options.traceBetsDir ? { ...env, BET_TRACE_DIR: options.traceBetsDir } : env;
-  const service = await startService(ROOT, options.deployment, serviceEnv, {
+  const service = await startService(ROOT, options.deployment, env, {
     cpuProfDir: options.cpuProfDir,
     traceGc: options.traceGc,
     logDir: options.serviceLogDir,
+    traceBetsDir: options.traceBetsDir,
   });
   cleanup.push(() => service.stop());
   const pids = Object.fromEntries(service.processes.map((p) => [p.name, p.pid]));

@@ -28,18 +28,20 @@ const SPLIT: { name: string; roles: string }[] = [
   { name: 'rollback', roles: 'rollback' },
 ];
 
+const TRACE_SUBSCRIBER = new URL('./trace-subscriber.ts', import.meta.url).href;
 const START_TIMEOUT_MS = 60_000;
 // main.ts gives itself 10 s to stop gracefully
 const STOP_TIMEOUT_MS = 12_000;
 const KEPT_OUTPUT_LINES = 40;
 
 // cpuProfDir: node --cpu-prof for every process; traceGc: node --trace-gc for every process,
-// its lines in the process's output; logDir: every process's output to <name>.log there
+// its lines in the process's output; logDir: every process's output to <name>.log there;
+// traceBetsDir: every process records its bets' steps there (trace-subscriber.ts)
 export async function startService(
   root: string,
   deployment: Deployment,
   env: NodeJS.ProcessEnv,
-  { cpuProfDir, traceGc, logDir }: { cpuProfDir?: string; traceGc?: boolean; logDir?: string } = {},
+  { cpuProfDir, traceGc, logDir, traceBetsDir }: { cpuProfDir?: string; traceGc?: boolean; logDir?: string; traceBetsDir?: string } = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const layout = deployment === 'split' ? SPLIT : [{ name: 'rgs', roles: ROLE_NAMES.join(',') }];
@@ -47,8 +49,11 @@ export async function startService(
   const ends: string[] = [];
   // node refuses --cpu-prof and --trace-gc in NODE_OPTIONS: they go on the command line
   const nodeArgs = [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...(traceGc ? ['--trace-gc'] : [])];
+  // the subscriber is loaded after tsx, which compiles it
+  const preloads = ['tsx', ...(traceBetsDir ? [TRACE_SUBSCRIBER] : [])];
+  const serviceEnv = { ...env, PORT: String(port), ...(traceBetsDir ? { BENCH_TRACE_DIR: traceBetsDir } : {}) };
   const started = layout.map(({ name, roles }) =>
-    launch(root, name, roles, nodeArgs, { ...env, PORT: String(port) }, stopping, ends, logDir && path.join(logDir, `${name}.log`)),
+    launch(root, name, roles, nodeArgs, preloads, serviceEnv, stopping, ends, logDir && path.join(logDir, `${name}.log`)),
   );
   const processes = started.map((entry) => entry.process);
   const stop = async () => {
@@ -69,12 +74,13 @@ function launch(
   name: string,
   roles: string,
   nodeArgs: string[],
+  preloads: string[],
   env: NodeJS.ProcessEnv,
   stopping: { now: boolean },
   ends: string[],
   logFile: string | undefined,
 ) {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...preloads.flatMap((preload) => ['--import', preload]), 'src/main.ts'], {
     cwd: root,
     env: { ...env, ROLES: roles },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { QUEUE_HOP_STEPS } from '../src/platform/bet-trace.js';
 import { DEFERRED_FLUSH } from '../src/platform/db/sql.js';
 import { createRedis } from '../src/platform/redis.js';
+import { QUEUE_HOP_STEPS } from './bet-steps.js';
 import { loopbackHttp } from './floors.js';
 import type { SkeletonThreadRequest, SkeletonThreadSetup } from './skeleton-thread.js';
 import { startThread } from './thread.js';

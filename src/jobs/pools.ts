@@ -1,4 +1,5 @@
 import { Worker, type Job } from 'bullmq';
+import { betStep } from '../platform/bet-steps.js';
 import type { ServiceContext } from '../platform/context.js';
 import { BetDesk, type BetAck } from '../game/bets/bets.js';
 import { BATCH_JOB, WalletJobDesk, enqueueWalletJob } from '../game/wallet-jobs/wallet-jobs.js';
@@ -42,7 +43,7 @@ export function startBetWorkers(svc: ServiceContext, concurrency = 64): RunningW
       const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
       return Promise.all(
         job.data.tickets.map(async (ticket) => {
-          svc.betTrace.step(ticket.betId, 'picked_up');
+          betStep(ticket.betId, 'picked_up');
           const ack = await desk.process(ticket, { redelivered }).catch((err: unknown): BetAck => {
             svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
             return { ok: false, reason: 'wallet_timeout' };

@@ -5,7 +5,6 @@ import { DependencyMonitor } from './dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
-import { BetTrace } from './bet-trace.js';
 import { walletJobCounts } from '../game/wallet-jobs/wallet-jobs.js';
 import { PlayerEmitter } from '../game/players/emitter.js';
 import { createRedis } from './redis.js';
@@ -30,12 +29,11 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     createRedis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
   );
   // the service clock as the context holds it (tests move it)
-  const betTrace = new BetTrace(config.betTraceDir);
-  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), betTrace, config.nodeEnv === 'production');
+  const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), config.nodeEnv === 'production');
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, betTrace, now: () => new Date() };
+  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -67,5 +65,4 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.wallet.circuit.close();
   svc.redis.disconnect();
   await svc.db.$disconnect();
-  await svc.betTrace.close();
 }

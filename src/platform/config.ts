@@ -35,8 +35,6 @@ export type Config = {
   // D25: in production, the bearer token that opens /metrics on the public port
   metricsToken: string | undefined;
   logLevel: string;
-  // the benchmark's step trace of each bet (bet-trace.ts); unset in service
-  betTraceDir: string | undefined;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
     | undefined;
@@ -172,7 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     healthPort,
     metricsToken,
     logLevel,
-    betTraceDir: env.BET_TRACE_DIR || undefined,
     botChallenge,
     warnings,
   };

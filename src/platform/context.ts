@@ -1,4 +1,3 @@
-import type { BetTrace } from './bet-trace.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Sql } from './db/sql.js';
@@ -27,7 +26,5 @@ export type ServiceContext = {
   wallet: WalletClient;
   // Postgres and Redis as last probed: intake pauses while either is away
   dependencies: DependencyMonitor;
-  // the steps of each bet, for the benchmark (off in service)
-  betTrace: BetTrace;
   now: () => Date;
 };

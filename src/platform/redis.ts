@@ -13,7 +13,7 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
 }
 
 // Removes every key of a deployment, all of which live under `${prefix}:` (REDIS_KEY_PREFIX):
-// the bench's runs and the test suites, which give each deployment a prefix of its own.
+// throwaway deployments (test suites, load runs) each get a prefix of their own.
 export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = createRedis(redisUrl, { enableOfflineQueue: true });
   try {

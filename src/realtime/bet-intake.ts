@@ -1,4 +1,5 @@
 import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
+import { betStep } from '../platform/bet-steps.js';
 import { epochMs } from '../platform/clock.js';
 import type { ServiceContext } from '../platform/context.js';
 import { rejectWithRollback, type BetAck } from '../game/bets/bets.js';
@@ -62,9 +63,9 @@ export class BetIntake {
       if (!p.ok) return { placed: p };
       const { betId } = p.ticket;
       const placedAt = epochMs();
-      this.svc.betTrace.step(betId, 'placed', placedAt);
+      betStep(betId, 'placed', placedAt);
       // the same commit wrote the debit's audit row
-      if (p.audited) this.svc.betTrace.step(betId, 'audited', placedAt);
+      if (p.audited) betStep(betId, 'audited', placedAt);
       const verdict = this.await(betId);
       void localDebits.debit(p.ticket, p.audited).then((ack) => this.answer(betId, ack));
       return { placed: p, verdict };
@@ -72,16 +73,15 @@ export class BetIntake {
   }
 
   private async placeAndQueue(batch: Placement[]): Promise<Intake[]> {
-    const { betTrace } = this.svc;
     const placed = await placeBets(this.svc, batch);
     const tickets = placed.flatMap((p) => (p.ok ? [p.ticket] : []));
     if (tickets.length === 0) return placed.map((p) => ({ placed: p }));
-    for (const ticket of tickets) betTrace.step(ticket.betId, 'placed');
+    for (const ticket of tickets) betStep(ticket.betId, 'placed');
     // waiting before the job exists: a verdict cannot come back before it is awaited
     const verdicts = new Map(tickets.map((ticket) => [ticket.betId, this.await(ticket.betId)]));
     try {
       await this.svc.queues.bet.add('bets', { node: this.svc.emitter.nodeId, tickets }, { jobId: tickets[0]!.betId });
-      for (const ticket of tickets) betTrace.step(ticket.betId, 'queued');
+      for (const ticket of tickets) betStep(ticket.betId, 'queued');
     } catch (err) {
       // the queue may have taken it all the same: resolved as uncertain, so that a debit
       // that did happen is rolled back

@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../platform/context.js';
+import { betStep } from '../platform/bet-steps.js';
 import { epochMs } from '../platform/clock.js';
 import { statement } from '../platform/db/sql.js';
 import type { BetAck } from '../game/bets/bets.js';
@@ -240,9 +241,9 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
     if (placed.ok) {
       const { betId } = placed.ticket;
-      svc.betTrace.step(betId, 'received', receivedAt);
+      betStep(betId, 'received', receivedAt);
       reply(await verdict!);
-      svc.betTrace.step(betId, 'acked');
+      betStep(betId, 'acked');
       return;
     }
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
-import type { BetTrace } from '../platform/bet-trace.js';
+import { betStep } from '../platform/bet-steps.js';
 import { statement, type Sql } from '../platform/db/sql.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -226,7 +226,6 @@ export class WalletClient {
     private readonly timeoutMs: number,
     readonly circuit: CircuitBreaker,
     private readonly now: () => Date,
-    private readonly betTrace: BetTrace,
     // D25: wallet connections go to public addresses only, unless the operator is flagged
     private readonly production = false,
   ) {
@@ -330,7 +329,7 @@ export class WalletClient {
     if (audited.kind === 'not_pending') return undefined;
     if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
     if (audited.kind === 'unreadable') return this.unsent(input, call, audited.error, WalletTargetError);
-    if (pendingBetId) this.betTrace.step(pendingBetId, 'audited');
+    if (pendingBetId) betStep(pendingBetId, 'audited');
     return this.exchange(input, call, audited.target);
   }
 

@@ -1,9 +1,12 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { betSteps, readBetSteps, type BetStepTimes } from '../../bench/bet-steps.js';
-import { BET_STEPS } from '../../src/platform/bet-trace.js';
+import { BET_STEPS } from '../../src/platform/bet-steps.js';
 
 // `--trace-bets` (issue 6): the steps of each accepted bet, read from every service process's
 // file, and where the slowest acks spend their time.
@@ -83,6 +86,24 @@ describe('bench bet steps (--trace-bets)', () => {
       await writeFile(path.join(dir, 'notes.txt'), 'not a trace');
       const times = await readBetSteps(dir);
       expect(times.get('b1')).to.deep.equal({ received: 10, acked: 19, picked_up: 13, debited: 15 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('records the steps a service process publishes, when the bench loads its subscriber into it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rgs-steps-'));
+    try {
+      const root = fileURLToPath(new URL('../../', import.meta.url));
+      const before = Date.now();
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './bench/trace-subscriber.ts', 'test/bench/fixtures/bet-steps-process.ts'], {
+        cwd: root,
+        env: { ...process.env, BENCH_TRACE_DIR: dir },
+      });
+      const b1 = (await readBetSteps(dir)).get('b1');
+      expect(Object.keys(b1 ?? {}), 'the steps written at exit').to.deep.equal(['received', 'placed']);
+      expect(b1!.received).to.equal(10);
+      expect(b1!.placed).to.be.at.least(before);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
+import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
@@ -149,7 +150,7 @@ export class BetDesk {
       svc.logger.error({ betId: ticket.betId, operatorId: ticket.operatorId }, err.message);
       return this.reject(ticket, 'service_unavailable', null);
     }
-    svc.betTrace.step(ticket.betId, 'debited');
+    betStep(ticket.betId, 'debited');
     // a delivery running beside this one already decided the bet
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
     // acceptance completes the audit row itself; any other answer completes it first
@@ -180,7 +181,7 @@ export class BetDesk {
   private async accept(ticket: BetTicket, balanceMicro: bigint | undefined, audit?: AuditCompletion): Promise<BetAck> {
     const { svc } = this;
     const accepted = await this.acceptances.add({ ticket, audit });
-    svc.betTrace.step(ticket.betId, 'accepted');
+    betStep(ticket.betId, 'accepted');
     switch (accepted.kind) {
       case 'decided':
         return ackOf(await readBet(svc, ticket.betId));

@@ -90,7 +90,7 @@ async function readMigrations(dir: string): Promise<Migration[]> {
 
 const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
 
-// Drops the database DATABASE_URL names (tests and the benchmark make throwaway ones),
+// Drops the database DATABASE_URL names (tests and load runs make throwaway ones),
 // closing whatever connections it still has.
 export async function dropDatabase(databaseUrl: string): Promise<void> {
   const maintenanceUrl = new URL(databaseUrl);
