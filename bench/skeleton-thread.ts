@@ -1,13 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSkeleton, type Skeleton, type SkeletonSample } from './skeleton.js';
+import { openSkeleton, type Skeleton, type SkeletonSample, type SkeletonThreadRequest, type SkeletonThreadSetup } from './skeleton.js';
 import { answerRequests } from './thread.js';
 
 // The bet path's skeleton on a thread of its own (skeleton.ts): its timings then carry
 // none of the load generator's own delays, only the box's.
-
-export type SkeletonThreadRequest = { kind: 'start' } | { kind: 'stop' };
-export type SkeletonThreadSetup = { databaseUrl: string; redisUrl: string; redisPrefix: string; queueHop: boolean; pauseMs: number };
 
 const setup = workerData as SkeletonThreadSetup;
 let skeleton: Skeleton | undefined;

@@ -5,7 +5,6 @@ import { DEFERRED_FLUSH } from '../src/platform/db/sql.js';
 import { createRedis } from '../src/platform/redis.js';
 import { QUEUE_HOP_STEPS } from './bet-steps.js';
 import { loopbackHttp } from './floors.js';
-import type { SkeletonThreadRequest, SkeletonThreadSetup } from './skeleton-thread.js';
 import { startThread } from './thread.js';
 
 // The bet path's skeleton (issue 6: "if a target cannot be met on this box, show by
@@ -148,6 +147,11 @@ export async function openSkeleton(databaseUrl: string, redisUrl: string, redisP
 // about thirty skeleton bets a second: enough for a p99 in 20 s of betting, and load of
 // their own beside a light load, hence only when asked (--skeleton)
 const SAMPLE_PAUSE_MS = 25;
+
+// what the skeleton's thread (skeleton-thread.ts) is started with and asked; declared here, by
+// the side that starts it, so that the thread imports this module and not the other way round
+export type SkeletonThreadRequest = { kind: 'start' } | { kind: 'stop' };
+export type SkeletonThreadSetup = { databaseUrl: string; redisUrl: string; redisPrefix: string; queueHop: boolean; pauseMs: number };
 
 // Runs the skeleton over and over on its own thread (skeleton-thread.ts) until stopped.
 export async function sampleSkeletonUnderLoad(
