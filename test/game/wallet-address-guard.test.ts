@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { currentCycle } from '../../src/game/rounds/engine.js';
-import { startHarness, type Harness, type TestOperator } from '../support/harness.js';
+import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
 import { operatorWith, ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../support/game.js';
 
 // D25: in production a wallet URL may not reach loopback, link-local or private addresses
@@ -23,7 +23,9 @@ describe('wallet addresses at connect time in production (D25)', function () {
   let h: Harness;
   let port: string;
   before(async () => {
-    h = await startHarness(PRODUCTION, ROLES_WITHOUT_CLOCK);
+    // queues of its own: its operators' credentials are sealed under a key no other suite
+    // holds, so their leftover jobs must not reach another suite's workers
+    h = await startHarness({ ...PRODUCTION, REDIS_KEY_PREFIX: uniqueId('guard') }, ROLES_WITHOUT_CLOCK);
     port = new URL(h.wallet.url).port;
   });
   after(() => h?.close());
