@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { BetTicket } from '../game/bets/placement.js';
+import type { BetTicket } from '../game/bets/ticket.js';
 import { createRedis } from './redis.js';
 
 // The one table of queue names. Redis is the transport only: every job carries the id of

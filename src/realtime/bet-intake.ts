@@ -4,7 +4,8 @@ import { epochMs } from '../platform/clock.js';
 import type { ServiceContext } from '../platform/context.js';
 import { rejectWithRollback, type BetAck } from '../game/bets/bets.js';
 import type { LocalDebits } from '../game/bets/local-debits.js';
-import { placeBets, type Placed, type Placement, type BetTicket } from '../game/bets/placement.js';
+import { placeBets, type Placed, type Placement } from '../game/bets/placement.js';
+import type { BetTicket } from '../game/bets/ticket.js';
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
 // moment are placed together (one read, one insert) and then debited. A node that also runs

@@ -16,7 +16,7 @@ import {
   type WalletCallInput,
 } from '../../wallet/client.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
-import type { BetTicket } from './placement.js';
+import type { BetTicket } from './ticket.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in

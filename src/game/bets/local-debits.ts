@@ -3,7 +3,7 @@ import type { Redis } from '../../platform/redis.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import { BetDesk, type BetAck } from './bets.js';
 import type { AuditedDebit } from '../../wallet/client.js';
-import type { BetTicket } from './placement.js';
+import type { BetTicket } from './ticket.js';
 
 // A process that runs both the realtime and the bet role debits the bets its own players
 // place itself, with no queue between: an acknowledgement waits for no BullMQ add, no bet

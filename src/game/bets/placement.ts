@@ -5,6 +5,7 @@ import type { Side } from '../../domain/dice.js';
 import { prepareCall, walletTargetSql, type AuditedDebit, type PreparedCall, type WalletTargetRow } from '../../wallet/client.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
 import { debitCall } from './bets.js';
+import type { BetTicket } from './ticket.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
@@ -25,24 +26,6 @@ import { debitCall } from './bets.js';
 // than writing the audit row when the debit starts.
 
 export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
-
-// the bet as the debit needs it; amountMicro is a MicroAmount string (it crosses Redis, D18)
-export type BetTicket = {
-  betId: string;
-  roundId: string;
-  sessionId: string;
-  cycleId: string;
-  operatorId: string;
-  playerRef: string;
-  gameCode: string;
-  currency: string;
-  side: Side;
-  amountMicro: string;
-  isFree: boolean;
-  demo: boolean;
-  betTransactionUuid: string;
-  clientBetId?: string;
-};
 
 // audited: the debit's audit row, written with the bet row (debitNode and payer given)
 export type Placed = { ok: true; ticket: BetTicket; audited?: AuditedDebit } | { ok: false; reason: BetRejectReason };
