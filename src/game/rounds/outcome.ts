@@ -2,9 +2,8 @@ import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
 import { deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
-import type { ClockCycle } from './engine.js';
 import { payout } from '../../domain/payout.js';
-import type { ResultRound } from './settlement.js';
+import type { PricedCycle, ResultRound } from './settlement.js';
 import { voidRound } from './voids.js';
 
 // contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
@@ -49,7 +48,7 @@ const PERSIST_OUTCOMES = statement(
 // RESULT, as settlement reads them.
 export async function rollRounds(
   svc: ServiceContext,
-  cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>,
+  cycle: PricedCycle,
   beforeResults: () => void = () => undefined,
 ): Promise<ResultRound[]> {
   const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id]);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
-import type { ClockCycle } from './engine.js';
 import { payout } from '../../domain/payout.js';
 import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
 
@@ -21,6 +20,10 @@ const RESULT_ROUNDS = statement(
    FROM rounds r JOIN bets b ON b.id = r.bet_id
    WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'RESULT'`,
 );
+
+// what rolling and settling need of a cycle (engine.ts's ClockCycle has it): its id and the
+// payout terms of its snapshot
+export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint };
 
 export type ResultRound = {
   id: string;
@@ -82,7 +85,7 @@ type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: st
 // cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read.
 export async function settleRounds(
   svc: ServiceContext,
-  cycle: Pick<ClockCycle, 'id' | 'payoutMultiplierScaled' | 'commissionMicro'>,
+  cycle: PricedCycle,
   rolled?: ResultRound[],
 ): Promise<void> {
   const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id]));
