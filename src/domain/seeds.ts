@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../wallet/signer.js';
+import { createHash, randomBytes } from 'node:crypto';
 
 // Seeds (DECISIONS D2): the server seed is 32 random bytes written as 64 lower-case hex
 // characters, and everything hashes or keys on that text.
@@ -7,7 +6,8 @@ import { sha256Hex } from '../wallet/signer.js';
 export const generateServerSeed = (): string => randomBytes(32).toString('hex');
 
 // D2: serverSeedHash = sha256_hex(utf8(serverSeed)); `echo -n "$seed" | sha256sum` agrees.
-export const serverSeedHash = (serverSeed: string): string => sha256Hex(Buffer.from(serverSeed, 'utf8'));
+// The fairness hash is its own rule, apart from the request signer's body hash (contract 5.1).
+export const serverSeedHash = (serverSeed: string): string => createHash('sha256').update(serverSeed, 'utf8').digest('hex');
 
 export const generateClientSeed = (): string => randomBytes(16).toString('hex');
 
