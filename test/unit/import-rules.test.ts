@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+
+// The import rules of README "Layout" (.dependency-cruiser.cjs): no import cycles, roles
+// never import each other, lower folders never import a role, src/domain is pure. The same
+// check as `npm run depcheck`, run in the suite so a broken rule fails `npm test`.
+describe('import rules (.dependency-cruiser.cjs)', function () {
+  // cruising parses every source file with the TypeScript compiler
+  this.timeout(120_000);
+
+  let result: ICruiseResult;
+  before(async () => {
+    // mocha runs from the repository root, as npm does
+    const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
+    const tsConfig = extractTSConfig('tsconfig.json');
+    // the roots of `npm run depcheck`; a glob, so bench/ is cruised once it exists
+    const { output } = await cruise(['{src,bench}'], options, {}, { tsConfig });
+    result = output as ICruiseResult;
+  });
+
+  it('cruises the sources with their imports resolved', () => {
+    const main = result.modules.find((m) => m.source === 'src/main.ts');
+    expect(main, 'src/main.ts was not cruised').to.not.equal(undefined);
+    // `.js` specifiers resolved to the `.ts` files (else every rule would pass vacuously)
+    expect(main!.dependencies.map((d) => d.resolved)).to.include('src/roles.ts');
+  });
+
+  it('finds no violation', () => {
+    const violations = result.summary.violations;
+    expect(violations.length, `\n${violations.map(describeViolation).join('\n')}\n`).to.equal(0);
+  });
+});
+
+// one line per rule broken; a cycle is spelled out file by file, its type-only imports marked
+function describeViolation(v: IViolation): string {
+  if (!v.cycle) return `${v.rule.name}: ${v.from} → ${v.to}`;
+  const steps = v.cycle.map((step) => ` → ${step.dependencyTypes.includes('type-only') ? '(type-only) ' : ''}${step.name}`);
+  return `${v.rule.name}: ${v.from}${steps.join('')}`;
+}
