@@ -7,6 +7,7 @@ import type { ServiceContext } from './platform/context.js';
 import { LocalDebits } from './game/bets/local-debits.js';
 import { startHttpServer } from './platform/http.js';
 import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './jobs/pools.js';
+import { checkRegistry } from './jobs/registry.js';
 import { startScheduler } from './jobs/scheduler.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
@@ -16,6 +17,9 @@ type Stoppable = { close: () => Promise<void> };
 export type RunningRoles = { url: string | undefined; close: () => Promise<void> };
 
 export async function startRoles(svc: ServiceContext, config: Config, port = config.port): Promise<RunningRoles> {
+  // every job a queue carries has its one handler, whatever roles this process runs
+  // (registry.ts); otherwise the process does not start
+  checkRegistry();
   const { roles } = config;
   // closed first, in order: players get their reconnect hint before the listener goes
   const front: Stoppable[] = [];

@@ -1,11 +1,10 @@
-import { Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
-import { SupersededError, advanceCycle } from '../game/rounds/engine.js';
+import { SupersededError } from '../game/rounds/engine.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
-import { QUEUE_NAMES, type EngineJob } from '../platform/queues.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
-import { LOCKING, closeWorker, workerConnection, type RunningWorkers } from './pools.js';
+import { closeWorker, startWorker, workerConnection, type RunningWorkers } from './pools.js';
 
 // The scheduler role (D1): only the lease holder processes engine ticks. On election it
 // recovers from Postgres (recovery.ts) before it runs any tick (D29): after a crash, the
@@ -29,7 +28,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   // the epoch of this process's term once its recovery completed, until it is deposed
   let recoveredEpoch: bigint | undefined;
   // the ticks and sweeps of that term
-  let leading: { worker: Worker<EngineJob>; sweeps: NodeJS.Timeout[] } | undefined;
+  let leading: { worker: Worker; sweeps: NodeJS.Timeout[] } | undefined;
   // each election and each deposition starts a new generation; an election's recovery
   // starts the ticks only if no other began meanwhile
   let generation = 0;
@@ -59,12 +58,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   };
 
   const startTicks = (epoch: bigint) => {
-    const worker = new Worker<EngineJob>(QUEUE_NAMES.engine, (job) => advanceCycle(svc, job.data, epoch), {
-      connection,
-      prefix: svc.config.redisKeyPrefix,
-      concurrency: 16,
-      ...LOCKING,
-    });
+    const worker = startWorker(svc, 'engine', { svc, epoch }, connection);
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
     const sweeps = [
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),

@@ -4,7 +4,7 @@ import { processBet, type BetAck } from '../../src/game/bets/bets.js';
 import { placeBet } from '../../src/game/bets/placement.js';
 import { runWalletJob } from '../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../src/game/operators/game-config.js';
-import { QUEUE_NAMES, type BetJob } from '../../src/platform/queues.js';
+import { QUEUES, type BetJob } from '../../src/platform/queues.js';
 import { startBetWorkers, workerConnection } from '../../src/jobs/pools.js';
 import { bettingWindowWithRoom, seatPlayer, until } from '../support/game.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
@@ -194,7 +194,7 @@ describe('faults: the same job delivered twice', function () {
     // a bet worker whose lock lapses a second after it stops renewing it
     const connection = workerConnection(h.svc);
     let firstRun: Promise<BetAck> | undefined;
-    const doomed = new Worker<BetJob, BetAck>(QUEUE_NAMES.bet, (job) => (firstRun = processBet(h.svc, job.data.tickets[0]!.betId)), {
+    const doomed = new Worker<BetJob, BetAck>(QUEUES.bet.name, (job) => (firstRun = processBet(h.svc, job.data.tickets[0]!.betId)), {
       connection,
       prefix: h.svc.config.redisKeyPrefix,
       lockDuration: 1000,

@@ -52,16 +52,18 @@ export function rollbackJobData(
 // queue job names the wallet jobs it carries: one (a retry, a rollback), or the first
 // attempts of a whole settled cycle's wins together (one queue job, not one per win).
 export async function enqueueWalletJob(svc: ServiceContext, job: Pick<WalletJob, 'id' | 'endpoint'>, delayMs = 0): Promise<void> {
-  const queue = job.endpoint === 'win' ? svc.queues.settle : svc.queues.rollback;
+  const data = { walletJobIds: [job.id] };
+  const options = { jobId: job.id, delay: delayMs };
   try {
-    await queue.add(job.endpoint, { walletJobIds: [job.id] }, { jobId: job.id, delay: delayMs });
+    if (job.endpoint === 'win') await svc.queues.settle.add('win', data, options);
+    else await svc.queues.rollback.add('rollback', data, options);
   } catch (err) {
     svc.logger.warn({ walletJobId: job.id, err: (err as Error).message }, 'wallet job not queued; recovery will queue it');
   }
 }
 
 // the first attempts of many wallet jobs at once; a job among them that must be retried
-// is then queued on its own (WalletJobDesk)
+// is then queued on its own (the batch handler, jobs/registry.ts)
 const WALLET_JOBS_PER_BATCH = 100;
 
 export async function enqueueWalletJobs(svc: ServiceContext, endpoint: 'win' | 'rollback', ids: string[]): Promise<void> {
@@ -69,15 +71,12 @@ export async function enqueueWalletJobs(svc: ServiceContext, endpoint: 'win' | '
   for (let i = 0; i < ids.length; i += WALLET_JOBS_PER_BATCH) {
     const walletJobIds = ids.slice(i, i + WALLET_JOBS_PER_BATCH);
     try {
-      await queue.add(BATCH_JOB, { walletJobIds }, { jobId: `batch-${walletJobIds[0]}` });
+      await queue.add('batch', { walletJobIds }, { jobId: `batch-${walletJobIds[0]}` });
     } catch (err) {
       svc.logger.warn({ walletJobs: walletJobIds.length, err: (err as Error).message }, 'wallet jobs not queued; recovery will queue them');
     }
   }
 }
-
-// the queue job name of a batch (a single wallet job's queue job is named after its endpoint)
-export const BATCH_JOB = 'batch';
 
 export type WalletJobOutcome =
   | { kind: 'completed' }
