@@ -1,22 +1,24 @@
 import { expect } from 'chai';
-import { Worker } from 'bullmq';
-import { processBet, type BetAck } from '../../src/game/bets/bets.js';
-import { placeBet } from '../../src/game/bets/placement.js';
-import { runWalletJob } from '../../src/game/wallet-jobs/wallet-jobs.js';
+import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import { BetDesk } from '../../src/game/bets/bets.js';
+import { WalletJobDesk } from '../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../src/game/operators/game-config.js';
-import { QUEUES, type BetJob } from '../../src/platform/queues.js';
+import { QUEUES } from '../../src/platform/queues.js';
 import { startBetWorkers, workerConnection } from '../../src/jobs/pools.js';
+import { POOLS, processorFor } from '../../src/jobs/registry.js';
 import { bettingWindowWithRoom, seatPlayer, until } from '../support/game.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../support/invariants.js';
 import { Player } from '../support/player.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// BullMQ delivers at least once: the same bet or wallet job may run
-// twice at once, or again after its worker stalled or died with the wallet call in flight.
-// Every handler is fenced on its row's state and every movement keeps its transactionUuid,
-// so nothing is booked twice (contract 3.2, 4.3, 7.1). The test is the worker here: the
-// service runs in this process without the pools it drives by hand.
+// BullMQ delivers at least once: the same bet or wallet job may run twice at
+// once, or again after its worker stalled or died with the wallet call in flight. Every
+// handler is fenced on its row's state and every movement keeps its transactionUuid, so
+// nothing is booked twice (contract 3.2, 4.3, 7.1). The service runs in this process without
+// the bet and settle pools: the test delivers the jobs the service queued to the processor
+// production's workers run (the job registry, src/jobs/registry.ts), or to workers built
+// around it, and then to the real bet pool.
 
 const FUNDS = 10_000_000n;
 const STAKE = 1_000_000n;
@@ -66,11 +68,38 @@ describe('faults: the same job delivered twice', function () {
     return { player, playerRef, sessionId };
   }
 
-  // what realtime does on place_bet before it queues the job (8.2 rules, the PENDING row)
-  async function pendingBet(s: Seat): Promise<string> {
-    const placed = await placeBet(h.svc, s.sessionId, { side: 'LOW', amountMicro: STAKE });
-    if (!placed.ok) throw new Error(`bet refused: ${placed.reason}`);
-    return placed.ticket.betId;
+  // The player bets: realtime places the bet (8.2 rules, the PENDING row) and queues its job,
+  // which no worker here takes until the test delivers it. acked: the player's place_bet
+  // acknowledgement, which the first verdict a delivery sends back answers.
+  async function queuedBet(s: Seat) {
+    const acked = s.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() }, 40_000);
+    const bet = await until('the bet row', () => h.svc.db.bet.findFirst({ where: { sessionId: s.sessionId } }));
+    const job = await until('the bet job', () => h.svc.queues.bet.getJob(bet.id));
+    return { betId: bet.id, job, acked };
+  }
+
+  // one delivery of a queued job, as one worker of its pool runs it (a desk of its own)
+  const betDelivery = (job: Job) => processorFor('bet', { svc: h.svc, desk: new BetDesk(h.svc) })(job);
+  const settleDelivery = (job: Job) => processorFor('settle', { svc: h.svc, desk: new WalletJobDesk(h.svc) })(job);
+
+  // A bet worker whose processor and concurrency are production's (a desk of its own) and
+  // whose locking the test chooses; deliveries: what each delivery it ran returned, in order.
+  function betWorker(locking: Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'skipLockRenewal'>) {
+    const connection = workerConnection(h.svc);
+    const process = processorFor('bet', { svc: h.svc, desk: new BetDesk(h.svc) });
+    const deliveries: Promise<unknown>[] = [];
+    const worker = new Worker(
+      QUEUES.bet.name,
+      (job) => {
+        const delivery = process(job);
+        deliveries.push(delivery);
+        return delivery;
+      },
+      { connection, prefix: h.svc.config.redisKeyPrefix, concurrency: POOLS.bet.concurrency, ...locking },
+    );
+    // once its lock or its connection is gone it cannot record the job's end
+    worker.on('error', () => undefined);
+    return { worker, connection, deliveries };
   }
 
   const requestsFor = (endpoint: 'bet' | 'win' | 'rollback', transactionUuid: string) =>
@@ -101,20 +130,19 @@ describe('faults: the same job delivered twice', function () {
       return jobs.length > 0 && jobs.every((job) => job.completedAt) ? jobs : null;
     });
 
-  it('processBet twice at once: one debit, one round, both deliveries answered with it', async () => {
+  it('a bet job delivered twice at once: one debit, one round, both deliveries answered with it', async () => {
     const operator = await table(LOW_LOSES);
     const s = await seat(operator);
-    const betId = await pendingBet(s);
+    const { betId, job, acked } = await queuedBet(s);
     // both debits are at the wallet together: each answer is held back a little
     h.wallet.setFault('bet', { kind: 'delay', ms: 300 }, 2);
-    const acks = await Promise.all([processBet(h.svc, betId), processBet(h.svc, betId)]);
+    const acks = await Promise.all([betDelivery(job), betDelivery(job)]);
+    await job.remove();
 
     const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
     expect(bet.status).to.equal('ACCEPTED');
-    expect(acks).to.deep.equal([
-      { ok: true, betId, roundId: bet.roundId },
-      { ok: true, betId, roundId: bet.roundId },
-    ]);
+    expect(acks).to.deep.equal([[{ ok: true, betId, roundId: bet.roundId }], [{ ok: true, betId, roundId: bet.roundId }]]);
+    expect(await acked).to.deep.equal({ ok: true, betId, roundId: bet.roundId });
     // 4.3: the same movement twice; the wallet booked it once (the second is a duplicate)
     expect(answers('bet', bet.betTransactionUuid)).to.deep.equal(['RS_ERROR_DUPLICATE_TRANSACTION', 'RS_OK']);
     expect(movements(s)).to.deep.equal([['bet', STAKE]]);
@@ -131,18 +159,25 @@ describe('faults: the same job delivered twice', function () {
     expect(h.wallet.balanceOf(s.playerRef, 'EUR')).to.equal(FUNDS - STAKE);
   });
 
-  it('runWalletJob twice at once on a win: credited once, settled once, the player told once', async () => {
+  it('a settle job delivered twice at once on a win: credited once, settled once, the player told once', async () => {
     const operator = await table(LOW_WINS);
     const s = await seat(operator);
-    const betId = await pendingBet(s);
-    expect((await processBet(h.svc, betId)).ok).to.equal(true);
-    // the round settles: its win is a wallet job row (and a queue entry no worker takes here)
+    const { betId, job: betJob } = await queuedBet(s);
+    expect(await betDelivery(betJob)).to.have.deep.nested.property('[0].ok', true);
+    await betJob.remove();
+    // the round settles: its win is a wallet job row, and the queue job that carries it (with
+    // the cycle's other wins, here none) waits, as no settle worker runs here
     const job = await until('the win job', () => h.svc.db.walletJob.findFirst({ where: { betId, endpoint: 'win' } }), 10_000);
+    const queued = await until('the settle job that carries it', async () =>
+      (await h.svc.queues.settle.getJobs(['waiting', 'delayed'])).find((j) => j.data.walletJobIds.includes(job.id)),
+    );
     h.wallet.setFault('win', { kind: 'delay', ms: 300 }, 2);
-    const outcomes = await Promise.all([runWalletJob(h.svc, job.id), runWalletJob(h.svc, job.id)]);
-    await (await h.svc.queues.settle.getJob(job.id))?.remove();
+    const returned = await Promise.all([settleDelivery(queued), settleDelivery(queued)]);
+    await queued.remove();
 
-    expect(outcomes).to.deep.equal([{ kind: 'completed' }, { kind: 'completed' }]);
+    expect(returned, 'both deliveries ran the batch to its end').to.deep.equal(['batch', 'batch']);
+    // both completed the wallet job: neither asked for a retry, which is queued on its own
+    expect(await h.svc.queues.settle.getJob(job.id), 'no retry queued').to.equal(undefined);
     expect(answers('win', job.transactionUuid)).to.deep.equal(['RS_ERROR_DUPLICATE_TRANSACTION', 'RS_OK']);
     expect(movements(s)).to.deep.equal([['bet', STAKE], ['win', WIN]]);
     const done = await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } });
@@ -158,33 +193,42 @@ describe('faults: the same job delivered twice', function () {
   it('a stalled bet job run again while its first debit is in flight: REJECTED wallet_timeout, debited once, refunded once', async () => {
     const operator = await table(LOW_LOSES);
     const s = await seat(operator);
-    const betId = await pendingBet(s);
-    const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
-    // the first delivery's debit is booked and its answer held back: as far as anyone can
-    // tell, its worker is gone
+    // the first delivery's debit is booked and its answer held back
     h.wallet.setFault('bet', { kind: 'delay', ms: 60_000 }, 1);
-    const first = processBet(h.svc, betId);
-    await until('the first debit at the wallet', async () => requestsFor('bet', bet.betTransactionUuid).some((r) => r.response === 'pending'));
-    const inFlight = await h.svc.db.walletCall.findMany({ where: { transactionUuid: bet.betTransactionUuid } });
-    expect(inFlight.map((c) => [c.endpoint, c.respondedAt])).to.deep.equal([['bet', null]]);
+    // a bet worker that stops renewing its job's lock, as one whose event loop is blocked:
+    // the lock lapses a second after it took the job, and BullMQ hands the job out again
+    // (to this same worker) while its first delivery still waits for the wallet
+    const stalling = betWorker({ skipLockRenewal: true, lockDuration: 1000, stalledInterval: 1000 });
+    try {
+      const { betId, acked } = await queuedBet(s);
+      const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
+      await until('the first debit at the wallet', async () => requestsFor('bet', bet.betTransactionUuid).some((r) => r.response === 'pending'));
+      const inFlight = await h.svc.db.walletCall.findMany({ where: { transactionUuid: bet.betTransactionUuid } });
+      expect(inFlight.map((c) => [c.endpoint, c.respondedAt])).to.deep.equal([['bet', null]]);
 
-    // the redelivery finds the attempt and resolves the debit as uncertain (7.1)
-    // instead of sending it again
-    expect(await processBet(h.svc, betId, { redelivered: true })).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
-    const rejected = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
-    expect(rejected).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
-    expect(requestsFor('bet', bet.betTransactionUuid), 'no second debit').to.have.length(1);
-    expect(await s.player.waitFor('bet_rejected')).to.include({ reason: 'wallet_timeout' });
-    const [rollback] = await completedRollbackOf(betId);
-    expect(rollback!.payload).to.include({ transactionUuid: rejected.rollbackTransactionUuid, referenceTransactionUuid: bet.betTransactionUuid });
+      // contract 7.1: the redelivery finds the attempt and resolves the debit as uncertain
+      // instead of sending it again
+      await until('the job handed out again', async () => stalling.deliveries.length >= 2, 15_000);
+      expect(await stalling.deliveries[1]).to.deep.equal([{ ok: false, reason: 'wallet_timeout' }]);
+      expect(await acked).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+      const rejected = await h.svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
+      expect(rejected).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+      expect(requestsFor('bet', bet.betTransactionUuid), 'no second debit').to.have.length(1);
+      expect(await s.player.waitFor('bet_rejected')).to.include({ reason: 'wallet_timeout' });
+      const [rollback] = await completedRollbackOf(betId);
+      expect(rollback!.payload).to.include({ transactionUuid: rejected.rollbackTransactionUuid, referenceTransactionUuid: bet.betTransactionUuid });
 
-    // the first delivery's call ends at last (its connection reset): the verdict stands
-    proxy.resetAll();
-    expect(await first).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
-    await expectMoneyRight(operator);
-    expect(await h.svc.db.walletJob.count({ where: { betId } }), 'one rollback').to.equal(1);
-    expect(movements(s)).to.deep.equal([['bet', STAKE], ['rollback', STAKE]]);
-    expect(h.wallet.balanceOf(s.playerRef, 'EUR')).to.equal(FUNDS);
+      // the first delivery's call ends at last (its connection reset): the verdict stands
+      proxy.resetAll();
+      expect(await stalling.deliveries[0]).to.deep.equal([{ ok: false, reason: 'wallet_timeout' }]);
+      await expectMoneyRight(operator);
+      expect(await h.svc.db.walletJob.count({ where: { betId } }), 'one rollback').to.equal(1);
+      expect(movements(s)).to.deep.equal([['bet', STAKE], ['rollback', STAKE]]);
+      expect(h.wallet.balanceOf(s.playerRef, 'EUR')).to.equal(FUNDS);
+    } finally {
+      await stalling.worker.close(true);
+      stalling.connection.disconnect();
+    }
   });
 
   it('BullMQ redelivers the job of a bet worker that died mid-debit: resolved as uncertain and rolled back', async () => {
@@ -192,23 +236,14 @@ describe('faults: the same job delivered twice', function () {
     const s = await seat(operator);
     h.wallet.setFault('bet', { kind: 'delay', ms: 60_000 }, 1);
     // a bet worker whose lock lapses a second after it stops renewing it
-    const connection = workerConnection(h.svc);
-    let firstRun: Promise<BetAck> | undefined;
-    const doomed = new Worker<BetJob, BetAck>(QUEUES.bet.name, (job) => (firstRun = processBet(h.svc, job.data.tickets[0]!.betId)), {
-      connection,
-      prefix: h.svc.config.redisKeyPrefix,
-      lockDuration: 1000,
-      stalledInterval: 1000,
-    });
-    // once its connection is cut it cannot record the job's end
-    doomed.on('error', () => undefined);
+    const doomed = betWorker({ lockDuration: 1000, stalledInterval: 1000 });
 
     // the player bets: the realtime node queues the job and the doomed worker takes it
     const acked = s.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() }, 40_000);
     const bet = await until('the bet row', () => h.svc.db.bet.findFirst({ where: { sessionId: s.sessionId } }));
     await until('the debit at the wallet', async () => requestsFor('bet', bet.betTransactionUuid).some((r) => r.response === 'pending'));
-    await doomed.close(true);
-    connection.disconnect();
+    await doomed.worker.close(true);
+    doomed.connection.disconnect();
 
     const workers = startBetWorkers(h.svc);
     try {
@@ -227,7 +262,7 @@ describe('faults: the same job delivered twice', function () {
 
       // the dead worker's call ends: nothing changes
       proxy.resetAll();
-      expect(await firstRun).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+      expect(await doomed.deliveries[0]).to.deep.equal([{ ok: false, reason: 'wallet_timeout' }]);
       await expectMoneyRight(operator);
       expect(movements(s)).to.deep.equal([['bet', STAKE], ['rollback', STAKE]]);
       expect(h.wallet.balanceOf(s.playerRef, 'EUR')).to.equal(FUNDS);

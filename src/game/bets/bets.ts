@@ -226,15 +226,6 @@ export const debitCall = (
   },
 });
 
-// One bet by its id, as a single delivery of the bet pool handles it.
-export async function processBet(svc: ServiceContext, betId: string, options: { redelivered?: boolean } = {}): Promise<BetAck> {
-  const bet = await svc.db.bet.findUnique({ where: { id: betId } });
-  if (!bet) return { ok: false, reason: 'session_not_found' };
-  // a job delivered twice answers with what the first delivery decided
-  if (bet.status !== 'PENDING') return ackOf(bet);
-  return new BetDesk(svc).process(ticketOf(bet), options);
-}
-
 export function ticketOf(bet: Bet): BetTicket {
   return {
     betId: bet.id,

@@ -288,10 +288,6 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
   return verdicts.map((v) => (v.ok && !written.has(v.ticket.betId) ? { ok: false, reason: 'already_bet_this_round' } : v));
 }
 
-export async function placeBet(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, sessionId: string, request: PlaceBetRequest): Promise<Placed> {
-  return (await placeBets(svc, [{ ...request, sessionId }]))[0]!;
-}
-
 // 8.2 rules 1, 2, 3 and 5, in that order
 function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason | undefined {
   const session = fact.session_id === null ? null : { state: fact.state!, expiresAt: fact.expires_at! };

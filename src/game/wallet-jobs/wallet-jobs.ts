@@ -276,9 +276,6 @@ export class WalletJobDesk {
   }
 }
 
-// One wallet job, as a single delivery of its queue job runs it.
-export const runWalletJob = (svc: ServiceContext, walletJobId: string): Promise<WalletJobOutcome> => new WalletJobDesk(svc).run(walletJobId);
-
 // contract 3.4: abandoned after 24 hours of failed retries, the row kept for a human. A
 // win that exhausts its budget refunds the stake and voids the round (4.2); nothing is
 // reversed for the win itself, and a connected player is told (win_failed, D23).
