@@ -57,7 +57,12 @@ export type Sql = Queryable & {
 export function createPool(databaseUrl: string, poolSize: number): pg.Pool {
   // idle connections are kept a minute: a burst of bets every few seconds would otherwise
   // have the pool close and reopen Postgres backends (a process each) between bursts
-  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 60_000, types: TYPES });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 60_000, types: TYPES });
+  // an idle connection that Postgres ends (a restart, a failover, an administrator) is an
+  // 'error' event on the pool, which would otherwise end the process; the pool drops that
+  // connection and the next query opens a new one or reports the outage (D15)
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 const run = async <R extends object>(client: pg.Pool | pg.PoolClient, sql: Statement | string, values: unknown[] = []): Promise<R[]> => {
