@@ -567,14 +567,15 @@ describe('reconciliation reads (D10)', () => {
     const round = await f.round(await f.session(operator.operatorId), { at: at(1) });
     // D10: every GET /v1 endpoint shares the bucket; the dispute pack (501) is one of them
     const paths = ['/v1/rounds', `/v1/rounds/${round.roundId}`, '/v1/reports/ggr', '/v1/reports/wallet-calls', `/v1/rounds/${round.roundId}/dispute-pack`];
-    // 80 reads, 16 per endpoint: within any one endpoint's share of a separate bucket, not
-    // within one shared bucket of 60
-    const count = 80;
+    // 200 reads, 40 per endpoint: within any one endpoint's share of a separate bucket, not
+    // within one shared bucket of 60; enough that the bucket's refill (20 per second) cannot
+    // keep up on a slow, loaded machine either
+    const count = 200;
     const results: ApiResponse[] = new Array(count);
     let next = 0;
     const startedAt = performance.now();
     await Promise.all(
-      Array.from({ length: 10 }, async () => {
+      Array.from({ length: 40 }, async () => {
         while (next < count) {
           const index = next++;
           results[index] = await get(operator, paths[index % paths.length]!);
@@ -588,7 +589,9 @@ describe('reconciliation reads (D10)', () => {
     for (const response of results) expect([200, 429, 501], response.text).to.include(response.status);
     expect(passed, 'the whole burst passes').to.be.at.least(60);
     expect(passed, 'nothing beyond the burst and what refilled meanwhile').to.be.at.most(60 + Math.ceil(20 * seconds));
-    expect(limited).to.not.be.empty;
+    // implied by the bound above whenever the burst outran the refill, as it does unless the
+    // machine took seconds over it
+    if (60 + 20 * seconds < count) expect(limited).to.not.be.empty;
     for (const response of limited) {
       expectError(response, 429, 'rate_limited');
       expect(response.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
