@@ -10,13 +10,13 @@ describe('an idle pool connection that Postgres ends', () => {
     const sql = createSql(pool);
     const admin = createSql(createPool(TEST_DATABASE_URL, 1));
     try {
-      const [{ pid }] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const [backend] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // the connection is idle in the pool now; the pool's 'error' event, unheard, is thrown
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await admin.query('SELECT pg_terminate_backend($1)', [backend!.pid]);
       for (let waited = 0; pool.totalCount > 0 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(pool.totalCount, 'the ended connection left the pool').to.equal(0);
-      const [{ one }] = await sql.query<{ one: number }>('SELECT 1 AS one');
-      expect(one).to.equal(1);
+      const [answer] = await sql.query<{ one: number }>('SELECT 1 AS one');
+      expect(answer?.one).to.equal(1);
     } finally {
       await pool.end();
       await admin.pool.end();
