@@ -37,3 +37,8 @@ export function toInvalidRequest(errors: ErrorObject[]) {
     details,
   );
 }
+
+// Free text that is stored (a row, an idempotency entry, D17) or sent to the wallet as given:
+// no NUL (Postgres text and jsonb cannot hold it) and no lone surrogate (it would not survive
+// UTF-8 unchanged); refused at the edge, before any statement runs (D24)
+export const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';

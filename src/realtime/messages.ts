@@ -1,5 +1,5 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
-import { compile } from '../platform/validation.js';
+import { STORABLE_TEXT, compile } from '../platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
 import type { PlaceBetRequest } from '../game/bets/placement.js';
 import type { BetRejectReason } from '../domain/bet-rules.js';
@@ -21,7 +21,7 @@ const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
     amountMicro: {
       anyOf: [{ type: 'integer' }, { type: 'string', pattern: POSITIVE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
-    clientBetId: { type: 'string', minLength: 1, maxLength: 64, nullable: true },
+    clientBetId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, nullable: true },
   },
 };
 // not the shared inbound instance, which strips unknown fields (D9, REST bodies): here an

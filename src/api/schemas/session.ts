@@ -1,4 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
+import { STORABLE_TEXT } from '../../platform/validation.js';
 import type { LaunchRequest } from '../../game/sessions/launch.js';
 import { CLIENT_SEED_PATTERN } from '../../domain/seeds.js';
 
@@ -8,10 +9,7 @@ const NON_NEGATIVE_MICRO = '^[0-9]{1,20}$';
 // D9: playerRef must not look like an e-mail address or a phone number
 const EMAIL_LIKE = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
 const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
-// Free text that is stored (a row, an idempotency entry, D17) or sent to the wallet as given:
-// no NUL (Postgres text and jsonb cannot hold it) and no lone surrogate (it would not survive
-// UTF-8 unchanged). Fields with an ASCII pattern or a format need no more.
-const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';
+// Free text fields carry STORABLE_TEXT; fields with an ASCII pattern or a format need no more.
 // ajv's JSONSchemaType needs `nullable: true` on every optional property, which would let a
 // JSON null through; null is no 2.2 field's value, so it is a wrong type (D3), not "absent"
 const NOT_NULL = { not: { type: 'null' } } as const;
