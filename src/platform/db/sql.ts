@@ -17,7 +17,7 @@ const TYPES = {
 // A statement with a name is prepared once per connection and then only bound and run, so
 // a name stands for one text only (Postgres refuses to bind a name to a second text on a
 // connection that prepared the first). Every statement is listed, so that the suite can
-// check each one's plan against the indexes (test/db/statement-plans.test.ts).
+// check each one's plan against the indexes (test/integration/db/statement-plans.test.ts).
 export type Statement = { name: string; text: string };
 const statements = new Map<string, Statement>();
 

@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import type { Statement } from '../../../src/platform/db/sql.js';
+import { TEST_DATABASE_URL } from '../../support/env.js';
+
+// Every raw hot-path statement (src/platform/db/sql.ts) must find its rows through an index
+// in the tables that grow without bound: a plan that reads such a table whole costs more
+// with every round played, however fast it was on the day it was written. Each statement
+// is planned as Postgres plans it after a few runs (the generic plan of a prepared
+// statement), with sequential scans priced out, so a sequential scan left in the plan, or
+// a non-partial index read without a condition on its leading column (a btree read whole),
+// means no index serves it.
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+// one row per operator or less: read whole, they are still small
+const BOUNDED_TABLES = new Set(['operators', 'credentials', 'game_configs', 'engines', '_prisma_migrations']);
+
+type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+};
+
+// The modules are imported by file URL, as are the sql module's list and every module
+// that adds to it: one instance of each (tsx gives a module imported by its .js name, as
+// the tests' static imports do, an instance of its own).
+async function loadEveryStatement(): Promise<Statement[]> {
+  const load = (file: string) => import(pathToFileURL(path.join(ROOT, 'src', file)).href);
+  const files = (await readdir(path.join(ROOT, 'src'), { recursive: true })).filter((f) => f.endsWith('.ts') && !f.includes('generated'));
+  for (const file of files) {
+    if (/\bstatement\(\s*'/.test(await readFile(path.join(ROOT, 'src', file), 'utf8'))) await load(file);
+  }
+  const { definedStatements } = (await load('platform/db/sql.ts')) as typeof import('../../../src/platform/db/sql.js');
+  return definedStatements();
+}
+
+// an index by name: its table, its leading column, and whether it is partial (a partial
+// index holds only the few rows of its predicate, so reading it whole is cheap)
+type IndexInfo = { table: string; leading: string; partial: boolean };
+
+function unindexedReads(node: PlanNode, indexes: Map<string, IndexInfo>, found: string[] = []): string[] {
+  const table = node['Relation Name'];
+  if (node['Node Type'] === 'Seq Scan' && table && !BOUNDED_TABLES.has(table)) found.push(`sequential scan of ${table}`);
+  const index = node['Index Name'] && indexes.get(node['Index Name']);
+  if (index && !index.partial && !BOUNDED_TABLES.has(index.table)) {
+    const condition = node['Index Cond'] ?? '';
+    if (!new RegExp(`\\b${index.leading}\\b`).test(condition)) {
+      found.push(`index ${node['Index Name']} read whole (${condition || 'no condition'}, leading column ${index.leading})`);
+    }
+  }
+  for (const child of node.Plans ?? []) unindexedReads(child, indexes, found);
+  return found;
+}
+
+describe('hot-path statements read growing tables through indexes', () => {
+  let client: pg.Client;
+  let statements: Statement[];
+  let indexes: Map<string, IndexInfo>;
+
+  before(async () => {
+    statements = await loadEveryStatement();
+    client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query('SET enable_seqscan = off');
+    const { rows } = await client.query<IndexInfo & { name: string }>(
+      `SELECT c.relname AS name, t.relname AS table, a.attname AS leading, i.indpred IS NOT NULL AS partial
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+       WHERE n.nspname = 'public'`,
+    );
+    indexes = new Map(rows.map(({ name, ...info }) => [name, info]));
+  });
+
+  after(async () => {
+    await client?.end();
+  });
+
+  it('finds the statements of every hot path', () => {
+    const names = statements.map((s) => s.name);
+    for (const expected of ['session_create', 'credential_with_operator', 'idempotency_claim', 'wallet_audit_insert', 'roll_rounds', 'settle_rounds']) {
+      expect(names).to.include(expected);
+    }
+  });
+
+  it('plans no statement with a full read of a table that grows', async () => {
+    const problems: string[] = [];
+    for (const { name, text } of statements) {
+      const prepared = `plan_probe_${name}`;
+      await client.query(`PREPARE ${prepared} AS ${text}`);
+      try {
+        const [{ count }] = (
+          await client.query<{ count: number }>('SELECT cardinality(parameter_types) AS count FROM pg_prepared_statements WHERE name = $1', [prepared])
+        ).rows as [{ count: number }];
+        const args = count > 0 ? `(${Array.from({ length: count }, () => 'NULL').join(', ')})` : '';
+        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE ${prepared}${args}`);
+        for (const read of unindexedReads(rows[0]!['QUERY PLAN'][0].Plan, indexes)) problems.push(`${name}: ${read}`);
+      } finally {
+        await client.query(`DEALLOCATE ${prepared}`);
+      }
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { rollRounds } from '../../../src/game/rounds/outcome.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets, tick } from '../../support/game.js';
+import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
+
+// contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
+// The tick that rolls a cycle settles the rounds it rolled without reading them again; a
+// tick resumed in RESULT, after an earlier attempt rolled the rounds, reads them.
+describe('a cycle settled by its tick (contract 3.1)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+  });
+  after(() => h.close());
+
+  const FUNDS = 10_000_000n;
+
+  // a cycle in ROLLING with one accepted LOW bet per player, at a table where LOW always wins
+  async function rollingTable(players: number) {
+    const operator = await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n });
+    const table = await tableWithBets(h, operator, players, FUNDS);
+    await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+    return { operator, ...table };
+  }
+
+  // the names of the prepared statements the service runs while `work` does
+  async function statementsDuring(work: () => Promise<void>): Promise<string[]> {
+    const names: string[] = [];
+    const query = h.svc.sql.query.bind(h.svc.sql);
+    h.svc.sql.query = (sql, values) => {
+      if (typeof sql !== 'string') names.push(sql.name);
+      return query(sql, values);
+    };
+    try {
+      await work();
+    } finally {
+      h.svc.sql.query = query;
+    }
+    return names;
+  }
+
+  async function expectPaid(table: Awaited<ReturnType<typeof rollingTable>>) {
+    const operatorIds = [table.operator.operatorId];
+    await waitForQuiescence(h.svc.db, { operatorIds, timeoutMs: 20_000 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds })).to.deep.equal([]);
+    const rounds = await h.svc.db.round.findMany({ where: { id: { in: table.roundIds } }, include: { bet: true } });
+    expect(rounds.map((r) => [r.state, r.settled, r.outcomeSide, r.bet.status])).to.deep.equal(rounds.map(() => ['SETTLED', true, 'LOW', 'SETTLED']));
+    const net = rounds[0]!.bet.payoutMicro!;
+    expect(net > 0n).to.equal(true);
+    for (const seat of table.seats) {
+      expect(h.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS - TABLE_STAKE_MICRO + net);
+    }
+  }
+
+  it('the rolling tick settles and pays every round it rolled, reading none of them again', async () => {
+    const table = await rollingTable(3);
+    const names = await statementsDuring(() => tick(h, { cycleId: table.cycleId, from: 'ROLLING' }));
+    expect(names).to.include.members(['roll_rounds', 'roll_persist', 'settle_apply']);
+    expect(names).to.not.include('settle_rounds');
+    expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('COOLDOWN');
+    await expectPaid(table);
+  });
+
+  it('a tick resumed in RESULT settles the rounds an earlier attempt rolled', async () => {
+    const table = await rollingTable(2);
+    // the earlier attempt moved the cycle to RESULT and rolled its rounds, then stopped
+    const cycle = await h.svc.db.cycle.update({ where: { id: table.cycleId }, data: { phase: 'RESULT', phaseEndsAt: null } });
+    expect(await rollRounds(h.svc, cycle)).to.have.length(2);
+    const names = await statementsDuring(() => tick(h, { cycleId: table.cycleId, from: 'RESULT' }));
+    expect(names).to.include.members(['settle_rounds', 'settle_apply']);
+    await expectPaid(table);
+  });
+});

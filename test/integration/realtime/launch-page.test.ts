@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { FRAME_ANCESTORS_CACHE_MS, FrameAncestorsCache, contentSecurityPolicy } from '../../../src/realtime/launch-page.js';
+import { updateOperator } from '../../../src/game/operators/operators.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { send } from '../../support/signed-client.js';
+
+// The launch page's headers (D16, contract 5.5): frame-ancestors per operator, cached at
+// most 60 s, a strict script/style policy, HSTS.
+describe('launch page /play/{gameCode}', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ PUBLIC_URL: 'https://rgs.example:8443' }, ['api', 'realtime']);
+  });
+  after(() => h.close());
+
+  // the launchUrl names PUBLIC_URL; the harness listens on a port of its own
+  const onHarness = (launchUrl: string) => {
+    const url = new URL(launchUrl);
+    return `${h.baseUrl}${url.pathname}${url.search}`;
+  };
+  const policyOf = (csp: string | null) =>
+    Object.fromEntries((csp ?? '').split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+
+  it('serves the page with the operator frame-ancestors, strict script and style sources and HSTS', async () => {
+    const operator = await h.onboard({ frameAncestors: ['https://casino.example', 'https://m.casino.example'] });
+    const launch = await operator.launch({ mode: 'demo' });
+    const page = await send(onHarness(launch.body.launchUrl), {});
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    expect(page.text).to.include('<html');
+    const csp = policyOf(page.headers.get('content-security-policy'));
+    expect(csp['frame-ancestors']).to.equal("'self' https://casino.example https://m.casino.example");
+    expect(csp['script-src']).to.equal("'self'");
+    expect(csp['style-src']).to.equal("'self'");
+    expect(csp['default-src']).to.equal("'none'");
+    // D24: the page connects to the service's own origin only, never to any ws:/wss: host
+    expect(csp['connect-src']).to.equal('https://rgs.example:8443 wss://rgs.example:8443');
+    expect(page.headers.get('strict-transport-security')).to.equal('max-age=63072000; includeSubDomains; preload');
+    // no inline script or style that the policy would block
+    expect(page.text).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(page.text).to.not.match(/<style|\sstyle="/);
+  });
+
+  it("answers 'self' only when the operator lists no ancestors or the token is unreadable", async () => {
+    const operator = await h.onboard();
+    const launch = await operator.launch({ mode: 'demo' });
+    expect(policyOf((await send(onHarness(launch.body.launchUrl), {})).headers.get('content-security-policy'))['frame-ancestors']).to.equal("'self'");
+    const forged = await send(`${h.baseUrl}/play/dice?token=not-a-token`, {});
+    expect(forged.status).to.equal(200);
+    expect(policyOf(forged.headers.get('content-security-policy'))['frame-ancestors']).to.equal("'self'");
+  });
+
+  it('serves its assets and the Socket.IO client from the service; unknown games and files are 404', async () => {
+    expect((await send(`${h.baseUrl}/play/craps?token=x`, {})).status).to.equal(404);
+    expect((await send(`${h.baseUrl}/play/assets/nope.js`, {})).status).to.equal(404);
+    expect((await send(`${h.baseUrl}/play/assets/..%2Fserver.ts`, {})).status).to.equal(404);
+    const client = await send(`${h.baseUrl}/socket.io/socket.io.min.js`, {});
+    expect(client.status).to.equal(200);
+    expect(client.headers.get('content-type')).to.match(/javascript/);
+  });
+
+  it('applies a frame-ancestors change within the 60 s cache bound', async () => {
+    const operator = await h.onboard({ frameAncestors: ['https://old.example'] });
+    const launch = await operator.launch({ mode: 'demo' });
+    const frameAncestors = async () => policyOf((await send(onHarness(launch.body.launchUrl), {})).headers.get('content-security-policy'))['frame-ancestors'];
+    expect(await frameAncestors()).to.equal("'self' https://old.example");
+    await updateOperator(h.svc.db, operator.operatorId, { frameAncestors: ['https://new.example'] });
+    // the cache may still answer the old list, never for longer than the bound: the cache
+    // itself is checked against a clock below
+    expect(["'self' https://old.example", "'self' https://new.example"]).to.include(await frameAncestors());
+  });
+
+  it('the frame-ancestors cache reloads after at most 60 s', async () => {
+    let now = 0;
+    let loads = 0;
+    let list = ['https://a.example'];
+    const cache = new FrameAncestorsCache(async () => {
+      loads += 1;
+      return list;
+    }, () => now);
+    expect(await cache.get('op')).to.deep.equal(['https://a.example']);
+    list = ['https://b.example'];
+    now = FRAME_ANCESTORS_CACHE_MS - 1;
+    expect(await cache.get('op')).to.deep.equal(['https://a.example']);
+    now = FRAME_ANCESTORS_CACHE_MS;
+    expect(await cache.get('op')).to.deep.equal(['https://b.example']);
+    expect(loads).to.equal(2);
+    expect(contentSecurityPolicy([], 'http://127.0.0.1:3000')).to.include("frame-ancestors 'self'");
+    expect(contentSecurityPolicy([], 'http://127.0.0.1:3000')).to.include('connect-src http://127.0.0.1:3000 ws://127.0.0.1:3000;');
+  });
+});

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Report } from '../../../bench/report.js';
+import { p99IntervalRanks, type Summary } from '../../../bench/stats.js';
+
+// The benchmark (issue 6) is not a test and nothing here is timed: this runs it with a tiny
+// load, as a real child process against the real Postgres and Redis, so that it cannot rot.
+// It must finish, and its results file must hold every section, measured.
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+type Run = { code: number; stdout: string; stderr: string };
+
+function bench(...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', ...args],
+      { cwd: ROOT, env: process.env, timeout: 110_000 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+// every leaf under the value, with its path
+function leaves(value: unknown, at: string): [string, unknown][] {
+  if (typeof value !== 'object' || value === null) return [[at, value]];
+  return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${at}.${key}`));
+}
+
+// every latency summary under the value, with its path
+function summaries(value: unknown, at: string): [string, Summary][] {
+  if (typeof value !== 'object' || value === null) return [];
+  if ('p99Interval' in value) return [[at, value as Summary]];
+  return Object.entries(value).flatMap(([key, inner]) => summaries(inner, `${at}.${key}`));
+}
+
+describe('npm run bench -- --smoke', function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'rgs-bench-'));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a tiny load to the end and reports every section with measured numbers', async () => {
+    const out = path.join(dir, 'smoke.json');
+    const run = await bench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'), '--skeleton');
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout).to.include('bet ack');
+    expect(run.stdout).to.include('bet ack step by step');
+    expect(run.stdout).to.include('the bet path skeleton while betting');
+
+    const report = JSON.parse(await readFile(out, 'utf8')) as Report;
+    const { postgres, ...floors } = report.floors;
+    expect(postgres.synchronousCommit).to.be.a('string');
+    const measured = {
+      floors,
+      sessionCreate: report.sessionCreate,
+      connect: report.connect,
+      // --skeleton: the bet path's bare steps ran beside the players
+      floorsWhileBetting: report.floorsWhileBetting,
+      betAck: report.betAck,
+      settlement: report.settlement,
+      walletOverhead: report.walletOverhead,
+      throughput: report.throughput,
+      failures: { operations: report.failures.operations, total: report.failures.total, rate: report.failures.rate },
+      resources: report.resources,
+    };
+    // a p99's interval is missing only where its samples are too few to bound it (stats.ts),
+    // as they are in a few seconds of a tiny load
+    const latencies = summaries(measured, 'report');
+    expect(latencies.length).to.be.above(10);
+    for (const [at, summary] of latencies) expect(summary.p99Interval === null, at).to.equal(p99IntervalRanks(summary.count) === null);
+    for (const [at, value] of leaves(measured, 'report').filter(([where, v]) => !(where.endsWith('.p99Interval') && v === null))) {
+      expect(value, at).to.be.a('number');
+      expect(Number.isFinite(value), at).to.equal(true);
+    }
+    // every latency section has samples: a count of 0 would mean a path went unmeasured
+    for (const [at, value] of leaves(measured, 'report').filter(([where]) => where.endsWith('.count'))) {
+      expect(value, at).to.be.above(0);
+    }
+    expect(report.throughput.acceptedBetsPerS).to.be.above(0);
+
+    // the all-in-one process debits its own players' bets: no queue hop, and each bet's audit
+    // row is written with its bet row, in the service's path and in its skeleton
+    expect(report.run.betHandoff).to.equal('local');
+    expect(run.stdout).to.include('all-in-one (bets debited by the realtime node)');
+    expect(Object.keys(report.floorsWhileBetting.betPathSkeleton!.stepsMs)).to.deep.equal(['placed', 'debited', 'accepted']);
+
+    // --trace-bets: every accepted bet's path, step by step, from the player's send to its ack
+    const steps = report.betSteps!;
+    expect(steps.bets, 'every accepted bet traced').to.equal(report.betAck.latencyMs.count);
+    expect(['sent', ...steps.steps.map(({ to }) => to)].join(' > ')).to.equal('sent > received > placed > audited > debited > accepted > acked > at the player');
+    expect(steps.receivedToAcceptedMs.count).to.equal(steps.bets);
+    expect(steps.steps.find(({ to }) => to === 'audited')!.ms.max, 'audited by the placing statement').to.equal(0);
+    for (const { from, to, ms } of steps.steps) {
+      expect(ms.count, `${from}>${to}`).to.equal(steps.bets);
+      expect(ms.p50, `${from}>${to}`).to.be.at.least(0);
+    }
+    // the steps add up to the ack: over the slowest acks their means sum to those acks' mean,
+    // which lies between the ack's p50 and its max (each mean is rounded to 0.01 ms)
+    const slowestAckMean = steps.steps.reduce((sum, { slowestMeanMs }) => sum + slowestMeanMs, 0);
+    expect(slowestAckMean).to.be.within(report.betAck.latencyMs.p50! - 0.05, report.betAck.latencyMs.max! + 0.05);
+    expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
+    expect(report.failures.total).to.equal(0);
+  });
+});

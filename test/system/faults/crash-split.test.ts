@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { startDeployment, type Deployment, type Seat } from '../../support/deployment.js';
+import { until } from '../../support/game.js';
+import { Player } from '../../support/player.js';
+import { RecoveryTimes } from '../../support/recovery-time.js';
+
+// The split deployment (D12), each role its own OS process: kill -9 of each role while it
+// holds work, then its replacement (contract 3.1, D29). Money is checked against the simulator's
+// ledger after each; the time the replacement took to finish the work is measured.
+describe('faults: kill -9 of each role of the split deployment', function () {
+  this.timeout(150_000);
+  let d: Deployment;
+  const recoveryTimes = new RecoveryTimes();
+  before(async () => {
+    d = await startDeployment();
+    await Promise.all([
+      d.start('web-1', 'api,realtime'),
+      d.start('web-2', 'api,realtime'),
+      d.start('scheduler', 'scheduler'),
+      d.start('bet', 'bet'),
+      d.start('settle', 'settle'),
+      d.start('rollback', 'rollback'),
+    ]);
+  });
+  after(async () => {
+    await d?.close();
+    recoveryTimes.print();
+  });
+
+  const STAKE = 1_000_000n;
+  const FUNDS = 10_000_000n;
+  const WIN = 1_940_000n;
+
+  const nextWindow = (seat: Seat) => seat.player.next('round_state', (p) => p.phase === 'BETTING_OPEN', 15_000);
+  const bet = (seat: Seat, side: 'LOW' | 'HIGH' = 'LOW') => seat.player.request('place_bet', { side, amountMicro: STAKE.toString() });
+  const pendingAt = (endpoint: string) => async () => d.wallet.requests.some((r) => r.endpoint === endpoint && r.response === 'pending');
+  const betOf = (sessionId: string) => d.db.bet.findFirstOrThrow({ where: { sessionId } });
+
+  async function replace(role: string, done: () => Promise<boolean>) {
+    await d.restart(role);
+    const upAt = Date.now();
+    await until(`${role}: recovery`, done, 30_000);
+    recoveryTimes.record(role, Date.now() - upAt);
+  }
+
+  it('scheduler, during BETTING_OPEN with accepted bets: its replacement voids the rounds and refunds the stakes', async () => {
+    const table = await d.table({ bettingWindowMs: 4000 });
+    const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS)]);
+    await nextWindow(seats[0]!);
+    const acks = await Promise.all(seats.map((s) => bet(s)));
+    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+
+    await replace('scheduler', async () => (await d.db.round.count({ where: { id: { in: acks.map((a) => a.roundId) }, settled: false } })) === 0);
+    expect(await d.settle()).to.deep.equal([]);
+    const rounds = await d.db.round.findMany({ where: { id: { in: acks.map((a) => a.roundId) } } });
+    expect(rounds.map((r) => [r.state, r.voidReason])).to.deep.equal([['VOIDED', 'crash_recovery'], ['VOIDED', 'crash_recovery']]);
+    expect(seats.map((s) => d.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS, FUNDS]);
+    // players on the table see the voids, and the clock goes on under the new scheduler
+    await seats[0]!.player.waitFor('round_voided', (p) => p.roundId === acks[0].roundId && p.reason === 'crash_recovery', 10_000);
+    await nextWindow(seats[0]!);
+  });
+
+  it('bet worker, during the debit: the redelivered job resolves it as uncertain and rolls it back', async () => {
+    const table = await d.table({ bettingWindowMs: 4000 });
+    const seat = await table.seat(FUNDS);
+    await nextWindow(seat);
+    d.wallet.setFault('bet', { kind: 'delay', ms: 10_000 });
+    const ack = bet(seat).catch((err: Error) => ({ ok: false, reason: err.message }));
+    await until('the debit at the wallet', pendingAt('bet'));
+    d.wallet.setFault('bet', null);
+
+    await replace('bet', async () => (await betOf(seat.sessionId)).status !== 'PENDING');
+    expect(await ack).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+    expect(await d.settle()).to.deep.equal([]);
+    expect(await betOf(seat.sessionId)).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+    expect(d.wallet.transactions.filter((t) => t.playerRef === seat.playerRef).map((t) => t.type)).to.deep.equal(['bet', 'rollback']);
+    expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+  });
+
+  it('settle worker, during the win call: its replacement credits the win exactly once', async () => {
+    const table = await d.table({ bettingWindowMs: 1000, lowWeight: 1n, highWeight: 0n });
+    const seat = await table.seat(FUNDS);
+    await nextWindow(seat);
+    d.wallet.setFault('win', { kind: 'delay', ms: 10_000 });
+    expect((await bet(seat)).ok).to.equal(true);
+    await until('the win at the wallet', pendingAt('win'), 15_000);
+    d.wallet.setFault('win', null);
+
+    await replace('settle', async () => (await betOf(seat.sessionId)).status === 'SETTLED');
+    expect(await d.settle()).to.deep.equal([]);
+    expect(d.wallet.transactions.filter((t) => t.playerRef === seat.playerRef && t.type === 'win').map((t) => t.amountMicro)).to.deep.equal([WIN]);
+    expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS - STAKE + WIN);
+  });
+
+  it('rollback worker, during the rollback call: its replacement refunds exactly once', async () => {
+    const table = await d.table({ bettingWindowMs: 4000 });
+    const seat = await table.seat(FUNDS);
+    await nextWindow(seat);
+    // the debit is booked but its answer is lost: uncertain, so it is rolled back
+    d.wallet.setFault('bet', { kind: 'drop_after_apply' }, 1);
+    d.wallet.setFault('rollback', { kind: 'delay', ms: 10_000 });
+    expect((await bet(seat)).ok).to.equal(false);
+    await until('the rollback at the wallet', pendingAt('rollback'));
+    d.wallet.setFault('rollback', null);
+
+    const job = async () => d.db.walletJob.findFirstOrThrow({ where: { sessionId: seat.sessionId, endpoint: 'rollback' } });
+    await replace('rollback', async () => (await job()).completedAt !== null);
+    expect(await d.settle()).to.deep.equal([]);
+    expect(d.wallet.transactions.filter((t) => t.playerRef === seat.playerRef).map((t) => t.type)).to.deep.equal(['bet', 'rollback']);
+    expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+  });
+
+  it('web node, after the bet was acknowledged: the bet stays in force and the player, back through the other node, gets the state and the result', async () => {
+    const table = await d.table({ bettingWindowMs: 2500, lowWeight: 1n, highWeight: 0n });
+    const seat = await table.seat(FUNDS, 'web-1');
+    await nextWindow(seat);
+    const ack = await bet(seat);
+    expect(ack.ok).to.equal(true);
+
+    await d.kill('web-1');
+    // contract 8.6: a disconnect after the acknowledgement does not cancel the bet
+    const back = await Player.connect(d.url('web-2'), seat.token);
+    const connected = await back.waitFor('connected');
+    expect(connected.sessionId).to.equal(seat.sessionId);
+    expect(connected.roundState.cycleId).to.be.a('string');
+    const result = await back.waitFor('round_result', (p) => p.roundId === ack.roundId, 15_000);
+    expect(result).to.include({ won: true, payoutMicro: WIN.toString() });
+    await back.waitFor('balance_update', (p) => p.balanceMicro === (FUNDS - STAKE + WIN).toString(), 10_000);
+    back.close();
+    await d.restart('web-1');
+    expect(await d.settle()).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { expectedRunSeconds, parseOptions, UsageError } from '../../../bench/options.js';
+
+// `npm run bench` options (issue 6): the defaults a plain run measures, and the refusals that
+// keep a mistyped run from measuring something else.
+
+describe('bench options', () => {
+  it('staggers the engines by default; --engine-starts aligned runs them in step; anything else is refused', () => {
+    expect(parseOptions([], '/r').engineStarts).to.equal('staggered');
+    expect(parseOptions(['--engine-starts', 'aligned'], '/r').engineStarts).to.equal('aligned');
+    expect(() => parseOptions(['--engine-starts=random'], '/r')).to.throw(UsageError, '--engine-starts must be aligned or staggered (got random)');
+  });
+
+  it('traces the service GC only into a service log', () => {
+    expect(parseOptions([], '/r').traceGc).to.equal(false);
+    expect(parseOptions(['--trace-gc', '--service-log', '/tmp/logs'], '/r')).to.include({ traceGc: true, serviceLogDir: '/tmp/logs' });
+    expect(() => parseOptions(['--trace-gc'], '/r')).to.throw(UsageError, '--trace-gc needs --service-log DIR');
+  });
+
+  it('traces the bets only when asked, into the directory given', () => {
+    expect(parseOptions([], '/r').traceBetsDir).to.equal(undefined);
+    expect(parseOptions(['--trace-bets', '/tmp/steps'], '/r').traceBetsDir).to.equal('/tmp/steps');
+    expect(() => parseOptions(['--trace-bets'], '/r')).to.throw(UsageError, '--trace-bets needs a value');
+  });
+
+  it('runs the bet path skeleton only when asked', () => {
+    expect(parseOptions([], '/r').skeleton).to.equal(false);
+    expect(parseOptions(['--skeleton'], '/r').skeleton).to.equal(true);
+  });
+
+  it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
+    expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
+    expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
+    // 15.5 s cycles: the warm-up's, the staggered starts' and the last rounds' count
+    expect(parseOptions(['--betting-window', '15000', '--duration', '20'], '/r').durationS).to.equal(20);
+    expect(() => parseOptions(['--betting-window', '15000', '--duration', '30'], '/r')).to.throw(UsageError, 'this run would take about 125 s');
+    expect(() => parseOptions(['--session-rate', '200', '--operators', '10'], '/r')).to.throw(UsageError, '200 sessions/s needs at least 40 operators');
+  });
+});
