@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { SupersededError, advanceCycle, currentTerm } from '../../../src/game/rounds/engine.js';
 import { rollRounds } from '../../../src/game/rounds/outcome.js';
 import { recoverOnElection, takeTerm } from '../../../src/game/rounds/recovery.js';
+import { dropDatabase, migrate } from '../../../src/platform/db/migrate.js';
+import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
@@ -16,10 +18,19 @@ import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariant
 describe('crash recovery on election (contract 3.1)', function () {
   this.timeout(60_000);
   let h: Harness;
+  // recovery sweeps every interrupted cycle of its database (contract 3.1): the counts below
+  // are this suite's own only in a database that no earlier file left cycles in
+  const databaseUrl = new URL(TEST_DATABASE_URL);
+  databaseUrl.pathname += '_recovery';
   before(async () => {
-    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+    await dropDatabase(databaseUrl.toString());
+    await migrate(databaseUrl.toString());
+    h = await startHarness({ DATABASE_URL: databaseUrl.toString() }, ROLES_WITHOUT_CLOCK);
   });
-  after(() => h.close());
+  after(async () => {
+    await h?.close();
+    await dropDatabase(databaseUrl.toString());
+  });
 
   const FUNDS = 10_000_000n;
   // the term of the next scheduler elected
