@@ -96,7 +96,7 @@ describe('bench bet steps (--trace-bets)', () => {
     try {
       const root = fileURLToPath(new URL('../../../', import.meta.url));
       const before = Date.now();
-      await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './bench/trace-subscriber.ts', 'test/bench/fixtures/bet-steps-process.ts'], {
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './bench/trace-subscriber.ts', 'test/unit/bench/fixtures/bet-steps-process.ts'], {
         cwd: root,
         env: { ...process.env, BENCH_TRACE_DIR: dir },
       });
