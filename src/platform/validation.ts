@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { MAX_MICRO } from '../domain/money.js';
 import { invalidRequest, type ValidationDetail } from './errors.js';
 
 // One ajv instance for every inbound body. Unknown fields are removed before the handler
@@ -8,11 +9,9 @@ const ajv = new Ajv({ allErrors: true, removeAdditional: 'all', useDefaults: fal
 const addFormats = addFormatsModule as unknown as (instance: Ajv, formats: string[]) => Ajv;
 addFormats(ajv, ['uuid', 'uri', 'date-time']);
 // D18: an integer amount held in a BIGINT column; any other string is left to `pattern`
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 ajv.addFormat('int64-string', {
   type: 'string',
-  validate: (value: string) => !/^-?[0-9]+$/.test(value) || (BigInt(value) >= INT64_MIN && BigInt(value) <= INT64_MAX),
+  validate: (value: string) => !/^-?[0-9]+$/.test(value) || (BigInt(value) >= -MAX_MICRO - 1n && BigInt(value) <= MAX_MICRO),
 });
 
 export function compile<T>(schema: JSONSchemaType<T>): ValidateFunction<T> {
