@@ -1,6 +1,6 @@
 // When each player connects (issue 6). Players arrive at the session rate, dealt to the
 // operators in turn (sessions.ts), and an operator's engine starts with its first connected
-// player (engine.ts). Every cycle of the bench's operators has the same length, so the moment
+// player (clock.ts). Every cycle of the bench's operators has the same length, so the moment
 // each engine starts fixes its phase for the whole run:
 // - aligned: every operator's first player arrives within the first moments, every engine
 //   runs in step, and every round's bets and settlements of all operators fall together;

@@ -11,7 +11,7 @@ import { round, summarize, type Summary } from './stats.js';
 // the slowest acks says where the tail spends its time: a tail made of one slow step shows
 // there; one where every step is slower together shows everywhere.
 
-// the bet job's queue hop: absent where the realtime node debits its own bets (local-debits.ts)
+// the bet job's queue hop: absent where the realtime node debits its own bets (debit.ts)
 export const QUEUE_HOP_STEPS: readonly BetStep[] = ['queued', 'picked_up'];
 
 export type BetStepTimes = Map<string, Partial<Record<BetStep, number>>>;

@@ -14,7 +14,7 @@ import { summarize, type Summary } from './stats.js';
 //   one loopback exchange;
 // - the debit's audit row (written before the call, contract 2.13) and the acceptance: two
 //   commits that wait for the disk (the bet row's statement, whose commit does not wait for
-//   it, placement.ts, is not counted);
+//   it, place.ts, is not counted);
 // - the bet job's add, and the worker's fetch of it: two Redis round trips (the fetch's
 //   wake-up is not counted);
 // - the signed /wallet/bet call: one loopback exchange.

@@ -10,12 +10,12 @@ import { startThread } from './thread.js';
 // The bet path's skeleton (issue 6: "if a target cannot be met on this box, show by
 // measurement where the floor is"): the steps the service's bet path is made of on this
 // stack, run for real, one after another, with none of the service's own work around them:
-// - placed: a row inserted without waiting for the disk (the bet row, placement.ts);
+// - placed: a row inserted without waiting for the disk (the bet row, place.ts);
 // - queued: a BullMQ job added (the bet job);
 // - picked_up: a BullMQ worker starts it (the bet worker);
 // - audited: a row inserted, fenced on the first row, committed to the disk (the debit's
 //   audit row, contract 2.13);
-//   (where the realtime node debits its own bets, local-debits.ts, there is no queue hop and
+//   (where the realtime node debits its own bets, debit.ts, there is no queue hop and
 //   placed is both rows inserted by one statement, committed to the disk: no audited step)
 // - debited: a signed loopback HTTP call answered (/wallet/bet);
 // - accepted: the first row updated, committed to the disk (the acceptance).

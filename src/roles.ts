@@ -4,7 +4,7 @@ import { launchPageRoutes } from './realtime/launch-page.js';
 import { attachRealtime } from './realtime/server.js';
 import type { Config } from './platform/config.js';
 import type { ServiceContext } from './platform/context.js';
-import { LocalDebits } from './game/bets/local-debits.js';
+import { LocalDebits } from './game/bets/debit.js';
 import { startHttpServer } from './platform/http.js';
 import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './jobs/pools.js';
 import { checkRegistry } from './jobs/registry.js';

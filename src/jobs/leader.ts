@@ -7,7 +7,7 @@ import type { Redis } from '../platform/redis.js';
 // SET NX PX, renewed and released only by its holder through compare-and-set scripts, so
 // a deposed leader can neither extend nor delete its successor's lease. Emits 'elected'
 // (with the Term) and 'deposed'. Every engine transition is also fenced in Postgres on the
-// term's epoch (engine.ts), so two leaders for a moment still move nothing twice.
+// term's epoch (clock.ts), so two leaders for a moment still move nothing twice.
 //
 // D30: a leader that stops cleanly hands over: in one script, only while the lease is still
 // its own, it writes the handover marker (naming its epoch) and deletes the lease. The claim

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
-import { BetDesk } from '../game/bets/bets.js';
+import { BetDesk } from '../game/bets/debit.js';
 import { WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
 import { QUEUES, type QueueKey } from '../platform/queues.js';
 import { createRedis, type Redis } from '../platform/redis.js';

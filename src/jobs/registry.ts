@@ -14,8 +14,8 @@ import {
   type QueueKey,
   type WalletJobRef,
 } from '../platform/queues.js';
-import { advanceCycle } from '../game/rounds/engine.js';
-import type { BetAck, BetDesk } from '../game/bets/bets.js';
+import { advanceCycle } from '../game/rounds/clock.js';
+import type { BetAck, BetDesk } from '../game/bets/debit.js';
 import { enqueueWalletJob, type WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
 
 // The job registry. platform/queues.ts names every queue, the jobs each carries, their

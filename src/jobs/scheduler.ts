@@ -1,6 +1,6 @@
 import type { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
-import { SupersededError } from '../game/rounds/engine.js';
+import { SupersededError } from '../game/rounds/clock.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
@@ -15,7 +15,7 @@ import { closeWorker, startWorker, workerConnection, type RunningWorkers } from 
 // late tick left behind; on deposition it stops.
 const RECOVERY_SWEEP_MS = 10_000;
 // a debit left in flight by a node that debits its own bets
-// (local-debits.ts) is found within a second of its node's heartbeat lapsing, as a bet
+// (debit.ts) is found within a second of its node's heartbeat lapsing, as a bet
 // worker's job is redelivered within a second of its lock lapsing (pools.ts LOCKING). The
 // query reads the few PENDING bets through the partial index bets_pending.
 const SELF_DEBITED_SWEEP_MS = 1000;

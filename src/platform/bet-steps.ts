@@ -8,10 +8,10 @@ import { epochMs } from './clock.js';
 //
 // The steps, in the order a real-money bet passes them:
 // - received: place_bet reached the realtime node's handler;
-// - placed: its bet row is written (placement.ts, with the bets placed at the same moment);
+// - placed: its bet row is written (place.ts, with the bets placed at the same moment);
 // - queued: its bet job is in the queue;
 // - picked_up: a bet worker started the job;
-//   (neither where the realtime node debits its own bets: local-debits.ts)
+//   (neither where the realtime node debits its own bets: debit.ts)
 // - audited: the debit's audit row is committed (contract 2.13), just before the call (where
 //   the realtime node debits its own bets, by the statement that placed the bet: the same
 //   moment as placed);

@@ -28,7 +28,7 @@ export type Config = {
   trustProxyHops: number;
   roles: Role[];
   // where a process with both the realtime and the bet role debits its players' bets:
-  // itself ('local', local-debits.ts: no queue between) or through the bet queue ('queue')
+  // itself ('local', debit.ts: no queue between) or through the bet queue ('queue')
   betHandoff: BetHandoff;
   // D20: where a process without the api role serves health and metrics
   healthPort: number | undefined;

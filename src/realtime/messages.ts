@@ -1,7 +1,7 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { STORABLE_TEXT, compile } from '../platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
-import type { PlaceBetRequest } from '../game/bets/placement.js';
+import type { PlaceBetRequest } from '../game/bets/place.js';
 import type { BetRejectReason } from '../domain/bet-rules.js';
 import { POSITIVE_MICRO_PATTERN, parsePositiveMicro } from '../domain/money.js';
 

@@ -4,10 +4,8 @@ import type { ServiceContext } from '../platform/context.js';
 import { betStep } from '../platform/bet-steps.js';
 import { epochMs } from '../platform/clock.js';
 import { statement } from '../platform/db/sql.js';
-import type { BetAck } from '../game/bets/bets.js';
-import { ensureEngine, type RoundStatePayload } from '../game/rounds/engine.js';
-import type { LocalDebits } from '../game/bets/local-debits.js';
-import type { Payer } from '../game/bets/placement.js';
+import type { BetAck, LocalDebits } from '../game/bets/debit.js';
+import { ensureEngine, type RoundStatePayload } from '../game/rounds/clock.js';
 import type { EngineKey } from '../domain/engine-key.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../game/operators/game-config.js';
 import { engineRoom, sessionRoom } from '../game/players/emitter.js';
@@ -16,7 +14,7 @@ import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../ga
 import { isDependencyFailure } from '../platform/dependencies.js';
 import { endSession, endedNotice } from '../game/sessions/end.js';
 import { verifySessionToken, type SessionClaims } from '../game/sessions/token.js';
-import { BetIntake, verdictWaitMs } from './bet-intake.js';
+import { BetIntake, verdictWaitMs, type Payer } from '../game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
@@ -38,7 +36,7 @@ type Ack = (answer: unknown) => void;
 export type RunningRealtime = { close: () => Promise<void> };
 
 // localDebits: given when this process also runs the bet role; its players' bets are then
-// debited here, not through the bet queue (local-debits.ts)
+// debited here, not through the bet queue (debit.ts)
 export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, localDebits?: LocalDebits): RunningRealtime {
   const io = svc.emitter.io;
   io.attach(httpServer);
@@ -148,7 +146,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   const payer: Payer | undefined =
     claims.mode === 'real' ? { operatorId: engine.operatorId, playerRef: claims.sub, currency: engine.currency, gameCode: engine.gameCode } : undefined;
   socket.join([engineRoom(engine.operatorId, engine.gameCode, engine.currency), sessionRoom(sessionId)]);
-  // presence first, then the clock: see engine.ts finish()
+  // presence first, then the clock: see clock.ts finish()
   await markPresent(svc.redis, engine, socket.id);
 
   // the token's own expiry ends the session even if the player sends nothing (contract 3.3)

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
 import { betStep } from '../platform/bet-steps.js';
-import { statement, type Sql } from '../platform/db/sql.js';
+import type { Sql } from '../platform/db/sql.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import { isMicroAmount, parseMicro } from '../domain/money.js';
@@ -12,10 +11,8 @@ import { signedHeaders } from './signer.js';
 import { CredentialUnreadableError, revealSecret } from './credentials.js';
 import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../game/operators/settings-policy.js';
 import type { CircuitBreaker } from './circuit.js';
+import { AuditLog, CIRCUIT_OPEN_ERROR, type AuditCompletion, type WalletTargetRow } from './audit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
-
-// written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
-export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
 // D24: a wallet's answer is untrusted in size. One larger than this is cut off and taken as
 // RS_ERROR_UNKNOWN (uncertain); a string from it is truncated before it is logged or stored.
@@ -34,16 +31,14 @@ export function clipWalletString(text: string): string {
   return clipped;
 }
 
-// The one client for the operator's wallet (contract 4.2, 4.3, DECISIONS D6, D13).
-// Every call writes its audit row before the HTTP request and completes it with the
-// response (contract 2.13); the body is serialised once and those exact bytes are signed
-// and sent, so that a retry of a timed-out call can resend them unchanged.
-//
-// The audit rows of calls made at the same moment are written by one statement,
-// which also reads where each operator's wallet is and which credential signs for it, and
-// completed by another; requests go over kept-alive connections. A call still waits for its
-// own audit row to be durable before it is sent. A debit may come with its audit row
-// already written by the statement that placed its bet (debitAudited, placement.ts).
+// The one client for the operator's wallet (contract 4.2, 4.3, DECISIONS D6, D13), and its
+// one call: WalletClient.call. Every call writes its audit row before the HTTP request and
+// completes it with the response (contract 2.13, audit.ts); the body is serialised once and
+// those exact bytes are signed and sent, so that a retry of a timed-out call can resend them
+// unchanged. Requests go over kept-alive connections. A call still waits for its own audit
+// row to be durable before it is sent. What differs between callers is said by CallOptions:
+// a debit fenced on its bet, a debit whose row the statement placing its bet wrote, a row
+// the caller completes in its own statement.
 
 // privateAllowed: D25, the operator may have a wallet on a private network
 type WalletTarget = { walletUrl: string; keyId: string; secret: string; privateAllowed: boolean };
@@ -89,92 +84,6 @@ export type WalletResult = {
   latencyMs: number;
 };
 
-type AuditRow = {
-  id: string;
-  operatorId: string;
-  sessionId: string | null;
-  endpoint: WalletEndpoint;
-  requestUuid: string;
-  transactionUuid: string | null;
-  attempt: number;
-  requestBody: string;
-  // the row is written only while this bet is still PENDING (a debit's own fence)
-  pendingBetId: string | null;
-  // the service clock, for the credential's validity
-  at: Date;
-};
-
-// the call may go out (its audit row is written), it may not (its bet is no longer
-// PENDING), or it cannot (the operator has no valid wallet credential)
-type Audited = { kind: 'written'; target: WalletTarget } | { kind: 'not_pending' } | { kind: 'no_target' } | { kind: 'unreadable'; error: string };
-
-// what completes a call's audit row (contract 2.13: updated with the response)
-// (status null: the call was refused before it was sent, D25)
-export type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus | null; latencyMs: number; error: string | null; respondedAt: Date };
-
-// a call whose audit row the caller completes in a statement of its own (the one that
-// records what the answer means), so that the two take one round trip and one commit
-export type DeferredAudit = WalletResult & { audit: AuditCompletion };
-
-// Completes audit rows; a caller embeds it as a CTE of its own statement, its parameters
-// numbered from `first` (auditParams gives them, in order).
-export const completeAuditsSql = (first: number) =>
-  `UPDATE wallet_calls w
-   SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at
-   FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::int[], $${first + 4}::text[],
-               $${first + 5}::timestamptz[])
-     AS a(id, http_status, status, latency_ms, error, responded_at)
-   WHERE w.id = a.id`;
-
-export const auditParams = (audits: AuditCompletion[]): unknown[] => [
-  audits.map((a) => a.id),
-  audits.map((a) => a.httpStatus),
-  audits.map((a) => a.status),
-  audits.map((a) => a.latencyMs),
-  audits.map((a) => a.error),
-  audits.map((a) => a.respondedAt),
-];
-
-// The operator's wallet address and the newest credential valid at the row's moment (D6: a
-// rotation or a revocation applies to the very next call), for each row of `rows` (a CTE
-// with id, operator_id and at columns), and whether it may be on a private network (D25).
-export const walletTargetSql = (rows: string) =>
-  `SELECT ${rows}.id, o.wallet_url, o.wallet_url_private_allowed, c.kid, c.encrypted_secret, c.wrapped_data_key
-   FROM ${rows} JOIN operators o ON o.id = ${rows}.operator_id
-   JOIN LATERAL (
-     SELECT kid, encrypted_secret, wrapped_data_key FROM credentials
-     WHERE operator_id = ${rows}.operator_id AND kind = 'WALLET' AND revoked_at IS NULL
-       AND not_before <= ${rows}.at AND (not_after IS NULL OR ${rows}.at <= not_after)
-     ORDER BY not_before DESC
-     LIMIT 1
-   ) c ON true`;
-
-// contract 2.13: the audit row, before the call, with its wallet's target
-const INSERT_AUDIT_ROWS = statement(
-  'wallet_audit_insert',
-  `WITH u AS (
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::uuid[],
-                          $10::timestamptz[])
-       AS u(id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, pending_bet_id, at)
-   ),
-   target AS (${walletTargetSql('u')}),
-   written AS (
-     INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
-     SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
-     FROM u JOIN target ON target.id = u.id
-     WHERE u.pending_bet_id IS NULL OR EXISTS (SELECT 1 FROM bets b WHERE b.id = u.pending_bet_id AND b.status = 'PENDING')
-     RETURNING id
-   )
-   SELECT target.*, written.id IS NOT NULL AS written FROM target LEFT JOIN written ON written.id = target.id`,
-);
-
-// ... and completed with the response
-const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(1));
-
-// what walletTargetSql reads of one row
-export type WalletTargetRow = { wallet_url: string; wallet_url_private_allowed: boolean; kid: string; encrypted_secret: Buffer; wrapped_data_key: Buffer };
-type TargetRow = WalletTargetRow & { id: string; written: boolean };
-
 // A call's request before its audit row is written: the body is serialised once, and those
 // exact bytes are audited, signed and sent (D6: a retry of a timed-out call resends them).
 export type PreparedCall = { auditId: string; requestUuid: string; attempt: number; bytes: string };
@@ -189,7 +98,7 @@ export function prepareCall(input: Pick<WalletCallInput, 'fields' | 'retryOf'>):
   };
 }
 
-// a debit whose audit row the statement that placed its bet wrote (placement.ts), with the
+// a debit whose audit row the statement that placed its bet wrote (place.ts), with the
 // wallet target that statement read (walletTargetSql)
 export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
 
@@ -200,9 +109,24 @@ type SendOutcome =
   // D25: an address the operator may not use; nothing was sent
   | { kind: 'refused'; error: string };
 
+// How a call's audit row is written and completed (contract 2.13); no options: written
+// before the call, completed with the answer, by the client.
+export type CallOptions = {
+  // a debit (contract 2.6) whose row is written only while this bet is still PENDING: a
+  // bet another delivery already decided is not debited again ('not_pending')
+  whilePending?: string;
+  // a debit whose row the statement that placed its bet wrote (place.ts)
+  audited?: AuditedDebit;
+  // the caller completes the row: in the statement that records what the answer means
+  // (completeAuditsSql), or with audit.complete()
+  deferAudit?: boolean;
+};
+
+// the answer, and what completes its audit row (already written unless deferAudit)
+export type WalletAnswer = WalletResult & { audit: AuditCompletion };
+
 export class WalletClient {
-  private readonly auditInserts: Batcher<AuditRow, Audited>;
-  private readonly auditCompletions: Batcher<AuditCompletion, undefined>;
+  readonly audit: AuditLog;
   // kept-alive connections to the wallets; idle ones are closed before a server with
   // Node's default keep-alive (5 s) would close them under a request
   private readonly agents = {
@@ -229,75 +153,18 @@ export class WalletClient {
     // D25: wallet connections go to public addresses only, unless the operator is flagged
     private readonly production = false,
   ) {
-    this.auditInserts = new Batcher(async (rows) => {
-      const targets = new Map(
-        (
-          await sql.query<TargetRow>(INSERT_AUDIT_ROWS, [
-            rows.map((r) => r.id),
-            rows.map((r) => r.operatorId),
-            rows.map((r) => r.sessionId),
-            rows.map((r) => r.endpoint),
-            rows.map((r) => r.requestUuid),
-            rows.map((r) => r.transactionUuid),
-            rows.map((r) => r.attempt),
-            rows.map((r) => r.requestBody),
-            rows.map((r) => r.pendingBetId),
-            rows.map((r) => r.at),
-          ])
-        ).map((row) => [row.id, row]),
-      );
-      return rows.map((r): Audited => {
-        const row = targets.get(r.id);
-        if (!row) return { kind: 'no_target' };
-        if (!row.written) return { kind: 'not_pending' };
-        // D24: the statement has written every row; one operator's unreadable credential
-        // must not fail the others' calls (nor make the batch retry rows already written)
-        try {
-          return { kind: 'written', target: this.reveal(row) };
-        } catch (err) {
-          if (err instanceof CredentialUnreadableError) return { kind: 'unreadable', error: err.message };
-          throw err;
-        }
-      });
-    }, HOT_PATH_BATCH);
-    this.auditCompletions = new Batcher(async (rows) => {
-      await sql.query(COMPLETE_AUDIT_ROWS, auditParams(rows));
-      return rows.map(() => undefined);
-    }, HOT_PATH_BATCH);
+    this.audit = new AuditLog(sql);
   }
 
-  // WalletTargetError when the operator has no valid wallet credential (no call is made)
-  async call(input: WalletCallInput): Promise<WalletResult> {
-    const { audit, ...result } = (await this.perform(input, null))!;
-    await this.completeAudit(audit);
-    return result;
-  }
-
-  // A call whose audit row the caller completes (completeAuditsSql, or completeAudit).
-  async callDeferringAudit(input: WalletCallInput): Promise<DeferredAudit> {
-    return (await this.perform(input, null))!;
-  }
-
-  // A debit (contract 2.6) whose audit row is written only while its bet is still PENDING (a
-  // bet another delivery already decided is not debited again) and completed by the caller.
-  async debitDeferringAudit(input: WalletCallInput, betId: string): Promise<DeferredAudit | 'not_pending'> {
-    return (await this.perform(input, betId)) ?? 'not_pending';
-  }
-
-  // A debit whose audit row is already written (AuditedDebit), completed by the caller.
-  async debitAudited(input: WalletCallInput, debit: AuditedDebit): Promise<DeferredAudit> {
-    let target: WalletTarget;
-    try {
-      target = this.reveal(debit.target);
-    } catch (err) {
-      if (!(err instanceof CredentialUnreadableError)) throw err;
-      return this.unsent(input, debit, err.message, WalletTargetError);
-    }
-    return this.exchange(input, debit, target);
-  }
-
-  completeAudit(audit: AuditCompletion): Promise<undefined> {
-    return this.auditCompletions.add(audit);
+  // The one way to call an operator's wallet. WalletTargetError when the call cannot go to
+  // the operator's wallet (no valid credential, one this process cannot decrypt, an address
+  // it may not use, D25): nothing was sent.
+  call(input: WalletCallInput, options: CallOptions & { whilePending: string }): Promise<WalletAnswer | 'not_pending'>;
+  call(input: WalletCallInput, options?: Omit<CallOptions, 'whilePending'>): Promise<WalletAnswer>;
+  async call(input: WalletCallInput, options: CallOptions = {}): Promise<WalletAnswer | 'not_pending'> {
+    const answer = await this.perform(input, options);
+    if (answer !== 'not_pending' && !options.deferAudit) await this.audit.complete(answer.audit);
+    return answer;
   }
 
   close(): void {
@@ -307,30 +174,42 @@ export class WalletClient {
     }
   }
 
+  private async perform(input: WalletCallInput, { whilePending, audited }: CallOptions): Promise<WalletAnswer | 'not_pending'> {
+    const call = audited ?? prepareCall(input);
+    let target: WalletTargetRow;
+    if (audited) target = audited.target;
+    else {
+      const written = await this.audit.write({
+        id: call.auditId,
+        operatorId: input.operatorId,
+        sessionId: input.sessionId ?? null,
+        endpoint: input.endpoint,
+        requestUuid: call.requestUuid,
+        transactionUuid: input.transactionUuid ?? null,
+        attempt: call.attempt,
+        requestBody: call.bytes,
+        pendingBetId: whilePending ?? null,
+        at: this.now(),
+      });
+      if (written.kind === 'not_pending') return 'not_pending';
+      if (written.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
+      target = written.target;
+      if (whilePending) betStep(whilePending, 'audited');
+    }
+    // D24: the row is written; one operator's unreadable credential fails only its own call
+    let revealed: WalletTarget;
+    try {
+      revealed = this.reveal(target);
+    } catch (err) {
+      if (!(err instanceof CredentialUnreadableError)) throw err;
+      return this.unsent(input, call, err.message, WalletTargetError);
+    }
+    return this.exchange(input, call, revealed);
+  }
+
   private reveal(row: WalletTargetRow): WalletTarget {
     const secret = revealSecret(this.masterKey, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });
     return { walletUrl: row.wallet_url, keyId: row.kid, secret, privateAllowed: row.wallet_url_private_allowed };
-  }
-
-  private async perform(input: WalletCallInput, pendingBetId: string | null): Promise<DeferredAudit | undefined> {
-    const call = prepareCall(input);
-    const audited = await this.auditInserts.add({
-      id: call.auditId,
-      operatorId: input.operatorId,
-      sessionId: input.sessionId ?? null,
-      endpoint: input.endpoint,
-      requestUuid: call.requestUuid,
-      transactionUuid: input.transactionUuid ?? null,
-      attempt: call.attempt,
-      requestBody: call.bytes,
-      pendingBetId,
-      at: this.now(),
-    });
-    if (audited.kind === 'not_pending') return undefined;
-    if (audited.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
-    if (audited.kind === 'unreadable') return this.unsent(input, call, audited.error, WalletTargetError);
-    if (pendingBetId) betStep(pendingBetId, 'audited');
-    return this.exchange(input, call, audited.target);
   }
 
   // A call whose audit row is written but which cannot be sent: the row is completed with
@@ -343,12 +222,12 @@ export class WalletClient {
     latencyMs = 0,
   ): Promise<never> {
     this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid: call.requestUuid, error }, 'wallet call not sent');
-    await this.completeAudit({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date() });
+    await this.audit.complete({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date() });
     throw new Refusal(`operator ${input.operatorId}: ${error}; the call was not sent`);
   }
 
   // the call whose audit row is written: sent (unless the circuit is open), answered and classified
-  private async exchange(input: WalletCallInput, call: PreparedCall, target: WalletTarget): Promise<DeferredAudit> {
+  private async exchange(input: WalletCallInput, call: PreparedCall, target: WalletTarget): Promise<WalletAnswer> {
     const { auditId, requestUuid, attempt, bytes } = call;
     const url = new URL(`${target.walletUrl}/wallet/${input.endpoint}`);
 

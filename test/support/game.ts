@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/engine.js';
+import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/clock.js';
 import type { EngineJob } from '../../src/platform/queues.js';
 import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
 import type { OperatorSettings } from '../../src/game/operators/operators.js';

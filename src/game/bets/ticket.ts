@@ -1,7 +1,9 @@
 import type { Side } from '../../domain/dice.js';
+import type { Bet } from '../../platform/db/client.js';
+import type { WalletCallInput } from '../../wallet/client.js';
 
 // The bet as the debit needs it, carried from the placing node to the debit in a bet job
-// (placement.ts, then bets.ts or local-debits.ts); amountMicro is a MicroAmount string (it
+// (place.ts, then debit.ts); amountMicro is a MicroAmount string (it
 // crosses Redis, D18).
 export type BetTicket = {
   betId: string;
@@ -19,3 +21,42 @@ export type BetTicket = {
   betTransactionUuid: string;
   clientBetId?: string;
 };
+
+// the /wallet/bet call of a bet (contract 2.6)
+export const debitCall = (
+  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree'>,
+): WalletCallInput => ({
+  operatorId: ticket.operatorId,
+  endpoint: 'bet',
+  sessionId: ticket.sessionId,
+  transactionUuid: ticket.betTransactionUuid,
+  fields: {
+    operatorId: ticket.operatorId,
+    playerRef: ticket.playerRef,
+    currency: ticket.currency,
+    gameCode: ticket.gameCode,
+    transactionUuid: ticket.betTransactionUuid,
+    amountMicro: ticket.amountMicro,
+    roundId: ticket.roundId,
+    ...(ticket.isFree ? { isFree: true } : {}),
+  },
+});
+
+export function ticketOf(bet: Bet): BetTicket {
+  return {
+    betId: bet.id,
+    roundId: bet.roundId,
+    sessionId: bet.sessionId,
+    cycleId: bet.cycleId,
+    operatorId: bet.operatorId,
+    playerRef: bet.playerRef,
+    gameCode: bet.gameCode,
+    currency: bet.currency,
+    side: bet.side as Side,
+    amountMicro: bet.amountMicro.toString(),
+    isFree: bet.isFree,
+    demo: bet.demo,
+    betTransactionUuid: bet.betTransactionUuid,
+    ...(bet.clientBetId ? { clientBetId: bet.clientBetId } : {}),
+  };
+}

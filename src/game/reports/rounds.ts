@@ -1,6 +1,7 @@
 import { Prisma, type Bet, type Db } from '../../platform/db/client.js';
 import { encodeCursor, type ListingPosition } from './cursor.js';
 import { FINISHES, finishedWithin, timestamptz, type Finish, type TimeRange } from './finished-rounds.js';
+import { callsOfTransactions } from '../../wallet/audit.js';
 import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView, winCallView } from './round-view.js';
 
 // GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
@@ -74,8 +75,5 @@ function walletCallsOf(db: Db, operatorId: string, bet: Pick<Bet, 'betTransactio
   const transactionUuids = [bet.betTransactionUuid, bet.winTransactionUuid, bet.rollbackTransactionUuid].filter(
     (uuid): uuid is string => uuid !== null,
   );
-  return db.walletCall.findMany({
-    where: { operatorId, transactionUuid: { in: transactionUuids } },
-    orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }, { id: 'asc' }],
-  });
+  return callsOfTransactions(db, operatorId, transactionUuids);
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/client.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
 import { timestamptz } from './finished-rounds.js';
+import { callAggregates } from '../../wallet/audit.js';
 
 // GET /v1/reports/wallet-calls (D10): per wallet endpoint, the outbound calls whose audit row
 // was written (wallet_calls.created_at) in [from, to):
@@ -27,20 +28,9 @@ export type WalletCallsRow = {
   abandonedJobs: number;
 };
 
-type CallAggregate = { endpoint: string; calls: bigint; ok: bigint; openCircuit: bigint; p50: number | null; p99: number | null };
-
 export async function walletCallsReport(db: Db, operatorId: string, range: { from: Date; to: Date }): Promise<WalletCallsRow[]> {
   const [calls, abandoned] = await Promise.all([
-    db.$queryRaw<CallAggregate[]>`
-      SELECT endpoint,
-        count(*) AS calls,
-        count(*) FILTER (WHERE status IN ('RS_OK', 'RS_ERROR_DUPLICATE_TRANSACTION')) AS ok,
-        count(*) FILTER (WHERE error = 'circuit_open') AS "openCircuit",
-        percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-        percentile_disc(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
-      FROM wallet_calls
-      WHERE operator_id = ${operatorId} AND created_at >= ${timestamptz(range.from)} AND created_at < ${timestamptz(range.to)}
-      GROUP BY endpoint`,
+    callAggregates(db, operatorId, range),
     db.$queryRaw<{ endpoint: string; jobs: bigint }[]>`
       SELECT endpoint, count(*) AS jobs
       FROM wallet_jobs

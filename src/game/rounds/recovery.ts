@@ -3,11 +3,11 @@ import type { ServiceContext } from '../../platform/context.js';
 import type { WalletJobRef } from '../../platform/queues.js';
 import type { CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import { rejectWithRollback, ticketOf } from '../bets/bets.js';
-import { SupersededError, resumeClocks, scheduleTick, stopClock } from './engine.js';
-import { settleRounds } from './settlement.js';
+import { liveDebitNodes, rejectWithRollback } from '../bets/debit.js';
+import { ticketOf } from '../bets/ticket.js';
+import { SupersededError, resumeClocks, scheduleTick, stopClock } from './clock.js';
+import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
-import { liveDebitNodes } from '../bets/local-debits.js';
 import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
 
 // Postgres is the record, Redis the transport (contract 3.1, D29): work that a crash, a
@@ -187,7 +187,7 @@ async function carried(queue: Queue<WalletJobRef>): Promise<Set<string>> {
 
 // A bet is queued right after its row is written; one still PENDING this long without a
 // live queue job lost it (Redis restarted, or its job failed after stalling too often). A
-// bet its own node debits (debit_node, local-debits.ts) is in flight while that node's
+// bet its own node debits (debit_node, debit.ts) is in flight while that node's
 // heartbeat lives.
 const ORPHAN_AFTER_MS = 3000;
 // Whatever the queue says, a debit PENDING this long past the wallet timeout has outlived

@@ -18,7 +18,8 @@ import { completeIdempotencySql, completionParams, type IdempotencyClaim } from 
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
-import { WalletAddressRefusedError, WalletTargetError, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/client.js';
+import { WalletAddressRefusedError, WalletTargetError } from '../../wallet/client.js';
+import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -186,7 +187,7 @@ export async function launchSession(
     ])
     // the call's answer is recorded even when the session could not be written
     .catch(async (err: unknown) => {
-      if (balanceAudit) await ctx.wallet.completeAudit(balanceAudit);
+      if (balanceAudit) await ctx.wallet.audit.complete(balanceAudit);
       throw err;
     });
   if (claim) claim.completed = true;
@@ -203,11 +204,14 @@ async function checkWalletBalance(
   reject: (reason: SessionRejectionReason, message: string) => AppError,
 ): Promise<AuditCompletion> {
   const { audit, ...result } = await ctx.wallet
-    .callDeferringAudit({
-      operatorId: operator.id,
-      endpoint: 'balance',
-      fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
-    })
+    .call(
+      {
+        operatorId: operator.id,
+        endpoint: 'balance',
+        fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
+      },
+      { deferAudit: true },
+    )
     .catch((err: unknown) => {
       if (!(err instanceof WalletTargetError)) throw err;
       ctx.logger.error({ operatorId: operator.id }, err.message);
@@ -216,7 +220,7 @@ async function checkWalletBalance(
       throw badGateway('wallet_unavailable', why);
     });
   if (result.statusClass === 'success') return audit;
-  await ctx.wallet.completeAudit(audit);
+  await ctx.wallet.audit.complete(audit);
   switch (result.statusClass) {
     case 'uncertain':
       // D13: no session is created when the balance call fails uncertainly

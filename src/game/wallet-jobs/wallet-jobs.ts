@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
-import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/client.js';
+import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
@@ -213,18 +213,22 @@ export class WalletJobDesk {
     const job = await this.reads.add(walletJobId);
     if (!job || job.completed_at || job.abandoned_at) return { kind: 'skipped' };
     const endpoint = job.endpoint;
-    const { audit, ...result } = await svc.wallet.callDeferringAudit({
-      operatorId: job.operator_id,
-      endpoint,
-      fields: job.payload,
-      sessionId: job.session_id ?? undefined,
-      transactionUuid: job.transaction_uuid,
-      // D6, 4.3: the retry of a timed-out call reuses its requestUuid and bytes
-      retryOf:
-        job.last_timed_out && job.last_request_uuid && job.last_bytes
-          ? { requestUuid: job.last_request_uuid, bytes: job.last_bytes, attempt: job.attempts }
-          : undefined,
-    });
+    // a success's audit row is completed with its job (COMPLETE_JOBS); any other, below
+    const { audit, ...result } = await svc.wallet.call(
+      {
+        operatorId: job.operator_id,
+        endpoint,
+        fields: job.payload,
+        sessionId: job.session_id ?? undefined,
+        transactionUuid: job.transaction_uuid,
+        // D6, 4.3: the retry of a timed-out call reuses its requestUuid and bytes
+        retryOf:
+          job.last_timed_out && job.last_request_uuid && job.last_bytes
+            ? { requestUuid: job.last_request_uuid, bytes: job.last_bytes, attempt: job.attempts }
+            : undefined,
+      },
+      { deferAudit: true },
+    );
     const now = svc.now();
     const attempts = job.attempts + 1;
 
@@ -250,7 +254,7 @@ export class WalletJobDesk {
       return { kind: 'completed' };
     }
 
-    await svc.wallet.completeAudit(audit);
+    await svc.wallet.audit.complete(audit);
     const error = `${result.status}${result.httpStatus ? ` (HTTP ${result.httpStatus})` : ''}`;
     const age = now.getTime() - job.created_at.getTime();
     if (age >= WALLET_RETRY_BUDGET_MS) {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DEFERRED_FLUSH, deferredFlushUnless } from '../../../src/platform/db/sql.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
-// A write that a later synchronous commit makes durable (the bet row, placement.ts) commits
+// A write that a later synchronous commit makes durable (the bet row, place.ts) commits
 // without waiting for the write-ahead log to reach the disk, and only that statement does:
 // Postgres counts the log's syncs (pg_stat_wal.wal_sync, cluster-wide), which every
 // ordinary commit adds one to.
@@ -43,7 +43,7 @@ describe('statements that defer their disk flush', () => {
     expect(Number(rows[0]!.n)).to.equal(100);
   });
 
-  it('deferredFlushUnless defers only when its condition is false (placement.ts: a batch that writes no audit row)', async () => {
+  it('deferredFlushUnless defers only when its condition is false (place.ts: a batch that writes no audit row)', async () => {
     const text = (durable: boolean) =>
       `WITH ${deferredFlushUnless(`${durable}`)} INSERT INTO deferred_flush_probe (n) SELECT $1::int FROM deferred_flush`;
     expect(await syncsOf(text(true), 50), 'durable: a sync per commit').to.be.at.least(50);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { BetDesk } from '../../../src/game/bets/bets.js';
+import { BetDesk } from '../../../src/game/bets/debit.js';
 import { WalletJobDesk } from '../../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { QUEUES } from '../../../src/platform/queues.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createDb } from '../../../src/platform/db/client.js';
-import { liveDebitNodes } from '../../../src/game/bets/local-debits.js';
-import { placeBets } from '../../../src/game/bets/placement.js';
+import { liveDebitNodes } from '../../../src/game/bets/debit.js';
+import { placeBets } from '../../../src/game/bets/place.js';
 import { createRedis } from '../../../src/platform/redis.js';
 import { operatorWith, seatPlayer, until } from '../../support/game.js';
 import { startHarness, type Harness } from '../../support/harness.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SupersededError, advanceCycle, currentTerm } from '../../../src/game/rounds/engine.js';
-import { rollRounds } from '../../../src/game/rounds/outcome.js';
+import { SupersededError, advanceCycle, currentTerm } from '../../../src/game/rounds/clock.js';
+import { rollRounds } from '../../../src/game/rounds/settle.js';
 import { recoverOnElection, takeTerm } from '../../../src/game/rounds/recovery.js';
 import { dropDatabase, migrate } from '../../../src/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';

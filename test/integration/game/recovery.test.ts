@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { placeBets } from '../../../src/game/bets/placement.js';
-import { currentCycle } from '../../../src/game/rounds/engine.js';
+import { placeBets } from '../../../src/game/bets/place.js';
+import { currentCycle } from '../../../src/game/rounds/clock.js';
 import { recoverPendingWork, resolveOrphanBets } from '../../../src/game/rounds/recovery.js';
 import { rollbackJobData } from '../../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
@@ -23,7 +23,7 @@ describe('recovery of pending work from Postgres', function () {
 
   // a session seated at an open betting window, and a bet row placed as the realtime node
   // places it, whose bet job never ran (its process died); with debitNode, placed as a node
-  // that debits its own bets places it (local-debits.ts), whose debit never ran
+  // that debits its own bets places it (debit.ts), whose debit never ran
   async function orphanedBet(balance: bigint, debitNode: string | null = null) {
     const operator = await h.onboard();
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 5000, rollingWindowMs: 300, cooldownMs: 200 });

@@ -90,7 +90,7 @@ describe('a round of dice, end to end', function () {
   });
 
   // contract 3.1 (D1): round_state tells the players when each phase ends, and the clock keeps
-  // to it. Closing betting waits for any acceptance holding the cycle (bets.ts reads it FOR
+  // to it. Closing betting waits for any acceptance holding the cycle (debit.ts reads it FOR
   // SHARE); the time spent waiting must not lengthen the phase that follows.
   it('ends a phase when it announced, even when moving into it waited for an acceptance holding the cycle', async () => {
     const operator = await h.onboard();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rollRounds } from '../../../src/game/rounds/outcome.js';
+import { rollRounds } from '../../../src/game/rounds/settle.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets, tick } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';

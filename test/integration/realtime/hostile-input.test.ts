@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { BetIntake } from '../../../src/realtime/bet-intake.js';
-import { LocalDebits } from '../../../src/game/bets/local-debits.js';
-import { currentCycle } from '../../../src/game/rounds/engine.js';
-import type { Placement } from '../../../src/game/bets/placement.js';
+import { BetIntake } from '../../../src/game/bets/place.js';
+import { LocalDebits } from '../../../src/game/bets/debit.js';
+import { currentCycle } from '../../../src/game/rounds/clock.js';
+import type { Placement } from '../../../src/game/bets/place.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import { Player } from '../../support/player.js';

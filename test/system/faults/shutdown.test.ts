@@ -40,7 +40,7 @@ describe('faults: graceful shutdown on SIGTERM', function () {
     expect(restarting, 'the reconnect hint').to.be.at.least(0);
     expect(seat.player.messages[restarting]!.payload).to.include({ reconnect: true });
     expect(disconnected, 'then the socket closes').to.be.above(restarting);
-    // node-a runs the realtime and the bet role: the debit was its own (local-debits.ts)
+    // node-a runs the realtime and the bet role: the debit was its own (debit.ts)
     const leftRunning = ['jobs still running at shutdown are handed back to the queue', 'debits still running at shutdown are left to recovery'];
     expect(node.logs.filter((l) => leftRunning.some((msg) => msg === l.msg)), 'nothing was left running').to.deep.equal([]);
 

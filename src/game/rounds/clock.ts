@@ -6,8 +6,7 @@ import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
 import type { EngineJob } from '../../platform/queues.js';
 import { countPresent } from '../players/presence.js';
 import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
-import { rollRounds } from './outcome.js';
-import { settleRounds } from './settlement.js';
+import { rollRounds, settleRounds } from './settle.js';
 
 // The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
 // then the next cycle while a player is connected or a round is unsettled. Every phase

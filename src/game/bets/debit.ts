@@ -4,25 +4,21 @@ import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import type { Side } from '../../domain/dice.js';
 import { endSession } from '../sessions/end.js';
-import {
-  WalletTargetError,
-  auditParams,
-  completeAuditsSql,
-  type AuditCompletion,
-  type AuditedDebit,
-  type DeferredAudit,
-  type WalletCallInput,
-} from '../../wallet/client.js';
+import { WalletTargetError, type AuditedDebit, type WalletAnswer } from '../../wallet/client.js';
+import { auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
-import type { BetTicket } from './ticket.js';
+import { debitCall, type BetTicket } from './ticket.js';
+import { finishedInTime } from '../../platform/shutdown.js';
+import type { Redis } from '../../platform/redis.js';
 import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
 
-// A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13), in
-// the bet worker pool: the debit (audit row first, written only while the bet is PENDING),
-// classified by 7.1, then acceptance, which creates the round (D1) fenced on the cycle and
-// the session. Acceptances that come due together share one transaction, not one per bet.
+// A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13): the
+// debit (audit row first, written only while the bet is PENDING), classified by 7.1, then
+// acceptance, which creates the round (D1) fenced on the cycle and the session. Acceptances
+// that come due together share one transaction, not one per bet. The same desk (BetDesk)
+// debits in the bet worker pool (a bet job, jobs/registry.ts) and in a process that runs
+// both the realtime and the bet role (LocalDebits, below).
 
 export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
 
@@ -125,7 +121,7 @@ export class BetDesk {
   }
 
   // redelivered: the queue handed this bet out before (its worker died or stalled);
-  // audited: the debit's audit row, written with the bet row (placement.ts)
+  // audited: the debit's audit row, written with the bet row (place.ts)
   async process(ticket: BetTicket, { redelivered = false, audited }: { redelivered?: boolean; audited?: AuditedDebit } = {}): Promise<BetAck> {
     const { svc } = this;
     // D8: the service keeps the demo balance; the same rules, no wallet. The demo debit is
@@ -135,12 +131,14 @@ export class BetDesk {
     // a delivery that finds an earlier debit attempt for this bet follows a worker
     // that died (or stalled) with the call in flight: its outcome is unknown, so the bet is
     // resolved as uncertain, with a rollback of the same transactionUuid (7.1)
-    if (redelivered && (await hasDebitAttempt(svc, ticket))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
+    if (redelivered && (await hasAttempt(svc.db, ticket.betTransactionUuid, 'bet'))) return this.reject(ticket, 'wallet_timeout', 'uncertain_bet');
 
     const debit = debitCall(ticket);
-    let result: DeferredAudit | 'not_pending';
+    let result: WalletAnswer | 'not_pending';
     try {
-      result = audited ? await svc.wallet.debitAudited(debit, audited) : await svc.wallet.debitDeferringAudit(debit, ticket.betId);
+      // the row this debit's answer completes is written only while the bet is PENDING (or
+      // was written with the bet row); acceptance completes it in its own statement
+      result = await svc.wallet.call(debit, { whilePending: ticket.betId, audited, deferAudit: true });
     } catch (err) {
       // contract 5.3, D6: the operator's wallet credential was revoked (or has expired) since
       // the session began, or (D25) the wallet's address is not one it may call. No call was
@@ -155,7 +153,7 @@ export class BetDesk {
     if (result === 'not_pending') return ackOf(await readBet(svc, ticket.betId));
     // acceptance completes the audit row itself; any other answer completes it first
     if (result.statusClass === 'success') return this.accept(ticket, result.balanceMicro, result.audit);
-    await svc.wallet.completeAudit(result.audit);
+    await svc.wallet.audit.complete(result.audit);
     switch (result.statusClass) {
       case 'clean_reject':
         return this.reject(ticket, `wallet_rejected:${result.status}`, null);
@@ -205,48 +203,6 @@ export class BetDesk {
     return { ok: true, betId: ticket.betId, roundId: ticket.roundId };
   }
 }
-
-// the /wallet/bet call of a bet (contract 2.6)
-export const debitCall = (
-  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree'>,
-): WalletCallInput => ({
-  operatorId: ticket.operatorId,
-  endpoint: 'bet',
-  sessionId: ticket.sessionId,
-  transactionUuid: ticket.betTransactionUuid,
-  fields: {
-    operatorId: ticket.operatorId,
-    playerRef: ticket.playerRef,
-    currency: ticket.currency,
-    gameCode: ticket.gameCode,
-    transactionUuid: ticket.betTransactionUuid,
-    amountMicro: ticket.amountMicro,
-    roundId: ticket.roundId,
-    ...(ticket.isFree ? { isFree: true } : {}),
-  },
-});
-
-export function ticketOf(bet: Bet): BetTicket {
-  return {
-    betId: bet.id,
-    roundId: bet.roundId,
-    sessionId: bet.sessionId,
-    cycleId: bet.cycleId,
-    operatorId: bet.operatorId,
-    playerRef: bet.playerRef,
-    gameCode: bet.gameCode,
-    currency: bet.currency,
-    side: bet.side as Side,
-    amountMicro: bet.amountMicro.toString(),
-    isFree: bet.isFree,
-    demo: bet.demo,
-    betTransactionUuid: bet.betTransactionUuid,
-    ...(bet.clientBetId ? { clientBetId: bet.clientBetId } : {}),
-  };
-}
-
-const hasDebitAttempt = async (svc: ServiceContext, ticket: BetTicket) =>
-  (await svc.db.walletCall.findFirst({ where: { transactionUuid: ticket.betTransactionUuid, endpoint: 'bet' }, select: { id: true } })) !== null;
 
 const readBet = (svc: ServiceContext, betId: string) => svc.db.bet.findUniqueOrThrow({ where: { id: betId } });
 
@@ -325,4 +281,78 @@ export function ackOf(bet: Pick<Bet, 'id' | 'status' | 'rejectReason' | 'roundId
   if (bet.status === 'REJECTED') return { ok: false, reason: (bet.rejectReason ?? 'session_not_found') as BetRejectReason };
   if (bet.status === 'PENDING') return { ok: false, reason: 'wallet_timeout' };
   return { ok: true, betId: bet.id, roundId: bet.roundId };
+}
+
+// A process that runs both the realtime and the bet role debits the bets its own players
+// place itself, with no queue between: an acknowledgement waits for no BullMQ add, no bet
+// worker's pick-up and no verdict sent back through Redis. Each such bet row names the node
+// (bets.debit_node, written with the row, place.ts), and the node keeps a heartbeat key in Redis
+// while it lives. Recovery leaves a PENDING bet alone while its node's heartbeat lives;
+// once the node is gone (killed, or its heartbeat lapsed) the debit is uncertain and rolled
+// back (contract 7.1), as it is for a bet worker's job whose queue lock lapsed
+// (rounds/recovery.ts).
+
+// as BullMQ's job lock (pools.ts LOCKING): renewed every second,
+// lapsing 3 s after the process stops renewing it
+const HEARTBEAT_EVERY_MS = 1000;
+const HEARTBEAT_TTL_MS = 3000;
+
+const heartbeatKey = (node: string) => `debit-node:${node}`;
+
+// the nodes among these whose heartbeat lives (keys under the deployment's prefix)
+export async function liveDebitNodes(redis: Redis, nodes: string[]): Promise<Set<string>> {
+  if (nodes.length === 0) return new Set();
+  const beats = await redis.mget(nodes.map(heartbeatKey));
+  return new Set(nodes.filter((_, i) => beats[i] !== null));
+}
+
+export class LocalDebits {
+  readonly node: string;
+  private readonly desk: BetDesk;
+  private readonly inFlight = new Set<Promise<BetAck>>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly svc: ServiceContext) {
+    this.node = svc.emitter.nodeId;
+    this.desk = new BetDesk(svc);
+  }
+
+  // the heartbeat lives before the first bet names this node
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_EVERY_MS);
+  }
+
+  // A bet whose handling fails is answered wallet_timeout and stays PENDING: recovery
+  // resolves it as uncertain once this node is gone, or once it is stale (rounds/recovery.ts).
+  // audited: the debit's audit row, written with the bet row (place.ts)
+  debit(ticket: BetTicket, audited?: AuditedDebit): Promise<BetAck> {
+    const { svc } = this;
+    const verdict = this.desk.process(ticket, { audited }).catch((err: unknown): BetAck => {
+      svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
+      return { ok: false, reason: 'wallet_timeout' };
+    });
+    this.inFlight.add(verdict);
+    svc.metrics.localDebitsInFlight.inc();
+    void verdict.finally(() => {
+      this.inFlight.delete(verdict);
+      svc.metrics.localDebitsInFlight.dec();
+    });
+    return verdict;
+  }
+
+  // D12: the debits in flight finish first; one still running after that is left to
+  // recovery, as a bet worker's job is left to another worker
+  async close(): Promise<void> {
+    const finished = await finishedInTime(Promise.all(this.inFlight));
+    clearInterval(this.timer);
+    if (!finished) this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
+    await this.svc.redis.del(heartbeatKey(this.node)).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    await this.svc.redis
+      .set(heartbeatKey(this.node), '1', 'PX', HEARTBEAT_TTL_MS)
+      .catch((err: Error) => this.svc.logger.warn({ err: err.message }, 'debit node heartbeat not renewed'));
+  }
 }
