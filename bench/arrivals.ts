@@ -1,4 +1,4 @@
-// When each player connects (issue 6). Players arrive at the session rate, dealt to the
+// When each player connects. Players arrive at the session rate, dealt to the
 // operators in turn (sessions.ts), and an operator's engine starts with its first connected
 // player (clock.ts). Every cycle of the bench's operators has the same length, so the moment
 // each engine starts fixes its phase for the whole run:

@@ -7,7 +7,7 @@ import { createRedis } from '../src/platform/redis.js';
 import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../src/wallet/signer.js';
 import { summarize, type Summary } from './stats.js';
 
-// The floors of the machine, measured before the service starts (issue 6): a durable
+// The floors of the machine, measured before the service starts: a durable
 // Postgres commit, a Redis round trip and a signed loopback HTTP call. Every service
 // latency is a sum of such steps, so dividing a result by its floor compares runs made on
 // machines (or moments) of different speed. Each is measured twice: back to back, and after

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { EngineStarts } from './arrivals.js';
 
-// Command-line options of `npm run bench` (issue 6). Every run must finish in under two
+// Command-line options of `npm run bench`. Every run must finish in under two
 // minutes, so the options that set its length are bounded here rather than discovered
 // by a run that overstays.
 
@@ -44,13 +44,13 @@ export class UsageError extends Error {
 // headroom keeps the generator's own timing jitter from tripping the limit
 const SESSIONS_PER_OPERATOR_PER_S = 4;
 const CONTRACT_SESSIONS_PER_OPERATOR_PER_S = 5;
-// the windows around the betting window: short, so that rounds come fast (issue 6)
+// the windows around the betting window: short, so that rounds come fast
 export const ROLLING_WINDOW_MS = 300;
 export const COOLDOWN_MS = 200;
 // one cycle of every bench operator's engine: PENDING opens at once, then the three windows
 export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
 
-// A run must end within two minutes (issue 6). Its length, as measured: about 20 s of its own
+// A run must end within two minutes. Its length, as measured: about 20 s of its own
 // (the floors, the service's start, the warm-up's betting, the pauses, teardown), the players'
 // arrival (sessions, then connections, each players / rate), the betting, and up to three and
 // a half cycles (the warm-up's last rounds, the staggered engine starts, the last rounds).

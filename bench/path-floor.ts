@@ -1,7 +1,7 @@
 import type { LoadedSteps } from './floors.js';
 import { summarize, type Summary } from './stats.js';
 
-// The floor of the bet acknowledgement under the run's own load (issue 6: "if a target
+// The floor of the bet acknowledgement under the run's own load ("if a target
 // cannot be met on this box, show by measurement where the floor is"). A bet's ack is a
 // chain of steps of the kinds the floors time; whatever the service does, it cannot finish
 // the chain faster than those steps take on the same box at the same moment. The floor is

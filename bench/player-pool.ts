@@ -4,7 +4,7 @@ import type { BenchSession } from './sessions.js';
 import { epochMs } from '../src/platform/clock.js';
 import { startThread, type Thread } from './thread.js';
 
-// The players, spread over worker threads (issue 6: a load generator that does not limit
+// The players, spread over worker threads (a load generator that does not limit
 // what it measures). Each session's player lives in one thread; the threads connect on one
 // common schedule, bet while told to, and hand over what they saw at the end.
 

@@ -25,7 +25,7 @@ import { epochMs } from '../src/platform/clock.js';
 import { clearRedisPrefix } from '../src/platform/redis.js';
 import { WalletAnswerTimes } from './wallet-timing.js';
 
-// `npm run bench` (issue 6): a load generator outside the service processes. It measures
+// `npm run bench`: a load generator outside the service processes. It measures
 // the machine's floors, starts the service (all-in-one or split) on a database and Redis
 // prefix of its own, launches sessions at a fixed rate through many operators, connects a
 // Socket.IO player per session, lets them bet every round for a while, and reports. The

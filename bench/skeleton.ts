@@ -7,7 +7,7 @@ import { QUEUE_HOP_STEPS } from './bet-steps.js';
 import { loopbackHttp } from './floors.js';
 import { startThread } from './thread.js';
 
-// The bet path's skeleton (issue 6: "if a target cannot be met on this box, show by
+// The bet path's skeleton ("if a target cannot be met on this box, show by
 // measurement where the floor is"): the steps the service's bet path is made of on this
 // stack, run for real, one after another, with none of the service's own work around them:
 // - placed: a row inserted without waiting for the disk (the bet row, place.ts);

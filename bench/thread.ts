@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 
-// A load-generator thread (issue 6: a load generator that does not limit what it measures):
+// A load-generator thread (a load generator that does not limit what it measures):
 // its own event loop, told what to do by request messages, each answered by one reply
 // message `{ ok, reply }` or `{ ok: false, error }`.
 

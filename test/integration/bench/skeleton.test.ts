@@ -5,7 +5,7 @@ import { SKELETON_STEPS, openSkeleton, sampleSkeletonUnderLoad, skeletonSteps } 
 import { clearRedisPrefix, createRedis } from '../../../src/platform/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 
-// The bench's bet path skeleton (issue 6): the stack's own steps of a bet, run for real
+// The bench's bet path skeleton: the stack's own steps of a bet, run for real
 // against the real Postgres and Redis. Nothing here is timed; what is checked is that every
 // step really ran, in order, and that nothing is left behind.
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Report } from '../../../bench/report.js';
 import { p99IntervalRanks, type Summary } from '../../../bench/stats.js';
 
-// The benchmark (issue 6) is not a test and nothing here is timed: this runs it with a tiny
+// The benchmark is not a test and nothing here is timed: this runs it with a tiny
 // load, as a real child process against the real Postgres and Redis, so that it cannot rot.
 // It must finish, and its results file must hold every section, measured.
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { arrivalOffsetMs, type ArrivalPlan } from '../../../bench/arrivals.js';
 
 // When the bench's players arrive decides whether the operators' engines run in step
-// (every round of every operator at once) or at phases spread over a cycle (issue 6).
+// (every round of every operator at once) or at phases spread over a cycle.
 
 const plan = (engineStarts: ArrivalPlan['engineStarts']): ArrivalPlan => ({ ratePerSecond: 200, operators: 50, engineStarts, cycleMs: 1500 });
 // players are dealt to the operators in turn: session i belongs to operator i % operators

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { betSteps, readBetSteps, type BetStepTimes } from '../../../bench/bet-steps.js';
 import { BET_STEPS } from '../../../src/platform/bet-steps.js';
 
-// `--trace-bets` (issue 6): the steps of each accepted bet, read from every service process's
+// `--trace-bets`: the steps of each accepted bet, read from every service process's
 // file, and where the slowest acks spend their time.
 
 // a bet sent at `sent` whose steps each take the given milliseconds, in BET_STEPS order,

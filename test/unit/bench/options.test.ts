@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { expectedRunSeconds, parseOptions, UsageError } from '../../../bench/options.js';
 
-// `npm run bench` options (issue 6): the defaults a plain run measures, and the refusals that
+// `npm run bench` options: the defaults a plain run measures, and the refusals that
 // keep a mistyped run from measuring something else.
 
 describe('bench options', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { BET_ACK_STEPS, chainFloor, seeded } from '../../../bench/path-floor.js';
 
 // The floor of a bet ack under load: the chain of the machine's steps a bet cannot skip,
-// each drawn from what that step cost while the players bet (issue 6).
+// each drawn from what that step cost while the players bet.
 
 // a chain for the arithmetic below
 const steps = { postgresCommitMs: 3, redisPingMs: 2, loopbackHttpMs: 2 };

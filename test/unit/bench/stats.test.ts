@@ -3,7 +3,7 @@ import { seeded } from '../../../bench/path-floor.js';
 import { p99IntervalRanks, summarize } from '../../../bench/stats.js';
 
 // The bench's latency summaries: nearest-rank percentiles, and the p99's 95% confidence
-// interval that tells a run's p99 from its sampling error (issue 6).
+// interval that tells a run's p99 from its sampling error.
 describe('bench latency summaries', () => {
   it('nearest-rank p50 and p99, with the p99 bounded by the samples at its interval ranks', () => {
     const samples = Array.from({ length: 1000 }, (_, i) => 1000 - i);
