@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
 import {
@@ -38,6 +39,8 @@ export type SimulatorOptions = {
   host?: string; // default 127.0.0.1
   pathPrefix?: string; // default '': paths are /wallet/bet etc.; with '/op1' they are /op1/wallet/bet
   now?: () => Date; // the ledger's clock (D27 tombstones); signatures are checked on the real clock
+  // serve https: with this key and certificate (PEM), as a production wallet URL must be (D25)
+  tls?: { key: string | Buffer; cert: string | Buffer };
 };
 
 export type SentResponse = {
@@ -83,9 +86,10 @@ export class WalletSimulator {
     port: number,
     pathPrefix: string,
     now: (() => Date) | undefined,
+    scheme: 'http' | 'https',
   ) {
     this.ledger = new WalletLedger(now);
-    this.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
+    this.url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
     this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.receive(req, res));
   }
@@ -93,7 +97,7 @@ export class WalletSimulator {
   static async start(options: SimulatorOptions = {}): Promise<WalletSimulator> {
     const host = options.host ?? '127.0.0.1';
     const pathPrefix = normalisePrefix(options.pathPrefix ?? '');
-    const server = createServer();
+    const server: Server = options.tls ? createTlsServer(options.tls) : createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, host, () => {
@@ -101,7 +105,7 @@ export class WalletSimulator {
         resolve();
       });
     });
-    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now);
+    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now, options.tls ? 'https' : 'http');
   }
 
   get transactions(): LedgerEntry[] {
