@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { compileOnce } from '../../support/build.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 
 // D25: every process started from the Procfile refuses the development MASTER_KEY and
 // JWT_SECRET, or none, whatever the platform's environment says. Each line is run as the
-// Procfile says it, through a shell, the way a Procfile runner starts it.
+// Procfile says it, through a shell, the way a Procfile runner starts it, from this checkout's
+// build (test/system/deploy/production-sequence.test.ts runs them on a production install).
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PROCFILE = Object.fromEntries(
@@ -61,6 +63,11 @@ function expectRefused(name: string, outcome: Outcome, names: string[]): void {
 
 describe('Procfile processes refuse development secrets (D25)', function () {
   this.timeout(120_000);
+
+  before(async function () {
+    this.timeout(120_000);
+    await compileOnce();
+  });
 
   it('has the D12 process types', () => {
     expect(Object.keys(PROCFILE)).to.include.members(['release', 'web', 'scheduler', 'bet', 'settle', 'rollback']);
