@@ -19,6 +19,38 @@ export type BetRejectReason =
   // the socket is over its message budget (throttle.ts)
   | 'rate_limited';
 
+// The reasons of bet_rejected and of a refused place_bet ack (contract 8.2, D13, D28): what
+// each means and what the player's client should do. docs/errors.md is generated from it.
+type ReasonKey = Exclude<BetRejectReason, `wallet_rejected:${string}`> | 'wallet_rejected:<RS_status>';
+
+export const BET_REJECT_REASONS = {
+  bet_out_of_range: { meaning: 'the stake is zero, below minBetMicro or above maxBetMicro (8.2 rule 3)', action: 'bet an amount within the table limits' },
+  session_not_found: { meaning: 'the session no longer exists (8.2 rule 1)', action: 'launch a new session through the operator' },
+  session_terminated: { meaning: 'the operator terminated the session (8.2 rule 1)', action: 'launch a new session through the operator' },
+  session_expired: { meaning: 'the session token has expired (8.2 rule 1)', action: 'launch a new session through the operator' },
+  phase_not_open: { meaning: 'the round is not in BETTING_OPEN (8.2 rule 2)', action: 'wait for the next round_state BETTING_OPEN' },
+  already_bet_this_round: { meaning: 'the player already has a bet in this round (8.2 rule 4)', action: 'wait for the next round' },
+  rg_limit_reached: {
+    meaning: 'a responsible-gambling limit of the session would be breached; no wallet call was made (8.3, D14)',
+    action: 'no further bets until the limit allows them',
+  },
+  wallet_timeout: {
+    meaning: 'the wallet did not answer the debit in time; a rollback of it is scheduled (8.1, D13)',
+    action: 'if the stake was taken, the rollback returns it; bet again in a later round',
+  },
+  'wallet_rejected:<RS_status>': {
+    meaning:
+      'the operator wallet refused the debit with this status, or its answer was uncertain (RS_ERROR_UNKNOWN: an error, not JSON, an unknown status; RS_ERROR_TIMEOUT: the circuit is open) (8.2 rule 6, D13)',
+    action: 'RS_ERROR_NOT_ENOUGH_MONEY, RS_ERROR_LIMIT_REACHED: a smaller stake or a top-up; an uncertain status: its stake is rolled back, bet again later',
+  },
+  invalid_payload: { meaning: 'the message failed validation (8.2, D24)', action: 'fix the message: side LOW or HIGH, amountMicro a positive integer of micro-units' },
+  service_unavailable: {
+    meaning: 'the service cannot take bets for the moment: a dependency is down, the node is shutting down, or the operator has no valid wallet credential (D28)',
+    action: 'retry shortly',
+  },
+  rate_limited: { meaning: 'the connection is over its message budget (D28)', action: 'send fewer messages' },
+} as const satisfies Record<ReasonKey, { meaning: string; action: string }>;
+
 // 8.2 rule 1: the session is active (not terminated, not expired).
 export function sessionRefusal(
   session: { state: 'ACTIVE' | 'TERMINATED' | 'EXPIRED'; expiresAt: Date } | null,

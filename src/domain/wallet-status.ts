@@ -26,10 +26,18 @@ export const isRsStatus = (value: unknown): value is RsStatus =>
 
 export type WalletEndpoint = 'balance' | 'bet' | 'win' | 'rollback';
 
-// success: commit. clean_reject: a healthy "no" (no rollback, no retry). terminate: end the
-// session. fatal: alert, no retry. uncertain: the effect is unknown: roll back / retry.
-// treat_as_settled: win or rollback on a transaction the operator does not know.
-export type StatusClass = 'success' | 'clean_reject' | 'terminate' | 'fatal' | 'uncertain' | 'treat_as_settled';
+// What the service does on each class of answer (contract 7.1, D13); the wallet section of
+// the OpenAPI document and docs/errors.md are generated from this table.
+export const STATUS_CLASSES = {
+  success: 'committed: the movement happened (or had already happened)',
+  clean_reject: 'a healthy "no": the bet is REJECTED; no rollback, no retry',
+  terminate: 'the session is ended (contract 3.3); a bet is REJECTED, no rollback',
+  fatal: 'the service alerts; no retry',
+  uncertain: 'the effect is unknown: a bet is REJECTED and rolled back, a win or rollback is retried; it counts towards the circuit breaker (3.4, D13)',
+  treat_as_settled: 'the service alerts and takes the win or rollback as settled (contract 4.2)',
+} as const satisfies Record<string, string>;
+
+export type StatusClass = keyof typeof STATUS_CLASSES;
 
 export function classifyStatus(status: RsStatus, endpoint: WalletEndpoint): StatusClass {
   switch (status) {
