@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../platform/config.js';
 import type { ServiceContext } from '../../platform/context.js';
+import type { LiveBody, ReadyBody } from '../schemas/health.js';
 import type { ApiState } from '../state.js';
 
 // D15: liveness, readiness and metrics; the only routes that need no signature.
@@ -29,13 +30,13 @@ function bearerMatches(authorization: string, expected: Buffer): boolean {
 export function healthRoutes(svc: Pick<ServiceContext, 'dependencies' | 'metrics' | 'config'>, listener: Listener) {
   const router = new Router<ApiState>();
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok' } satisfies LiveBody;
   });
   router.get('/readyz', async (ctx) => {
     const { postgres, redis } = await svc.dependencies.probe();
     const ready = postgres === 'ok' && redis === 'ok';
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: { postgres, redis } };
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: { postgres, redis } } satisfies ReadyBody;
   });
   const access = metricsAccess(svc.config, listener);
   if (access.kind === 'hidden') return router;

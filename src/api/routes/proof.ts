@@ -7,9 +7,8 @@ import { openServerSeed } from '../../game/fairness/seed-vault.js';
 import { findRejectedBetRound } from '../../game/reports/rounds.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { isUuid } from '../schemas/common.js';
 import type { ApiState } from '../state.js';
-
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 // GET /v1/rounds/{roundId}/proof (contract 4.1, 2.11; DECISIONS D2, D19). 200 only for a
 // round of the calling operator that is SETTLED or VOIDED with an outcome, and whose seed is
@@ -21,7 +20,7 @@ export function proofRoutes(svc: ServiceContext) {
   router.get('/v1/rounds/:roundId/proof', rateLimit(svc.redis, BUCKETS.read), async (ctx) => {
     const roundId = ctx.params.roundId ?? '';
     // an operator never learns whether another operator's round exists
-    const round = UUID.test(roundId)
+    const round = isUuid(roundId)
       ? await svc.db.round.findFirst({
           where: { id: roundId.toLowerCase(), operatorId: ctx.state.operator.id },
           include: { seed: true, session: { select: { expiresAt: true } } },
@@ -30,7 +29,7 @@ export function proofRoutes(svc: ServiceContext) {
     if (!round) {
       // D22: a roundId sent to the wallet with a bet that never became a round is known, and
       // never settles
-      if (UUID.test(roundId) && (await findRejectedBetRound(svc.db, ctx.state.operator.id, roundId.toLowerCase()))) {
+      if (isUuid(roundId) && (await findRejectedBetRound(svc.db, ctx.state.operator.id, roundId.toLowerCase()))) {
         throw notFound('round_not_settled', 'the round is not settled yet');
       }
       throw notFound('round_not_found', 'round not found');

@@ -6,10 +6,9 @@ import { ggrReport } from '../../game/reports/ggr.js';
 import { findRound, listFinishedRounds } from '../../game/reports/rounds.js';
 import { walletCallsReport } from '../../game/reports/wallet-calls.js';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { isUuid } from '../schemas/common.js';
 import { readListQuery, readReportQuery, readRoundQuery } from '../schemas/reconciliation.js';
 import type { ApiContext, ApiState } from '../state.js';
-
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 // The reconciliation reads of D10 (contract 4.1 "not shown"). Every one shares the read
 // bucket (8.1, D10), sees only the signing operator's rows, and accepts an `operatorId`
@@ -34,7 +33,7 @@ export function reconciliationRoutes(svc: ServiceContext) {
   router.get('/v1/rounds/:roundId', read, async (ctx) => {
     const operatorId = scope(ctx, readRoundQuery(ctx.query));
     const roundId = ctx.params.roundId ?? '';
-    const round = UUID.test(roundId) ? await findRound(svc.db, operatorId, roundId.toLowerCase()) : undefined;
+    const round = isUuid(roundId) ? await findRound(svc.db, operatorId, roundId.toLowerCase()) : undefined;
     if (!round) throw notFound('not_found', 'round not found');
     ctx.body = round;
   });

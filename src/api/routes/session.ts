@@ -8,11 +8,10 @@ import type { BotChallenge } from '../bot-challenge.js';
 import { idempotency } from '../middleware/idempotency.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { validateBody } from '../middleware/validate.js';
+import { isUuid } from '../schemas/common.js';
 import { compile } from '../../platform/validation.js';
 import { sessionCreateSchema, sessionTerminateSchema, type SessionCreateBody, type SessionTerminateBody } from '../schemas/session.js';
 import type { ApiState } from '../state.js';
-
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 // Every route runs, after the signed-request stage: idempotency, rate limit, validation,
 // handler (D17, 8.1, D9).
@@ -48,7 +47,7 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
     validateBody(validTerminate, { emptyIsObject: true }),
     async (ctx) => {
       const sessionId = ctx.params.sessionId ?? '';
-      if (!UUID.test(sessionId)) throw notFound('not_found', 'session not found');
+      if (!isUuid(sessionId)) throw notFound('not_found', 'session not found');
       const body = ctx.state.body as SessionTerminateBody;
       ctx.body = await terminateSession(svc, ctx.state.operator.id, sessionId.toLowerCase(), body.reason);
     },

@@ -2,6 +2,14 @@ import type { JSONSchemaType, ValidateFunction } from 'ajv';
 import { invalidRequest } from '../../platform/errors.js';
 import { decodeCursor, type ListingPosition } from '../../game/reports/cursor.js';
 import { compile, toInvalidRequest } from '../../platform/validation.js';
+import { BetStatus, RoundState } from '../../platform/db/client.js';
+import type { GgrRow } from '../../game/reports/ggr.js';
+import type { findRound } from '../../game/reports/rounds.js';
+import type { betView, roundView, walletCallView, winCallView } from '../../game/reports/round-view.js';
+import type { WalletCallsRow } from '../../game/reports/wallet-calls.js';
+import type { CircuitState } from '../../wallet/circuit.js';
+import { RS_STATUSES, type WalletEndpoint } from '../../domain/wallet-status.js';
+import { instant, microAmount, objectSchema, orNull, uuid, type Schema } from './common.js';
 
 // Query strings of the reconciliation reads (D10). Every value arrives as text, and a
 // repeated parameter as a list, which is a wrong type. Unknown parameters are dropped (D9).
@@ -13,34 +21,44 @@ type OperatorQuery = { operatorId?: string };
 type RangeQuery = OperatorQuery & { from?: string; to?: string };
 type ListQuery = RangeQuery & { cursor?: string; limit?: string };
 
-const operatorId = { type: 'string', minLength: 1, maxLength: 64, nullable: true } as const;
-const instant = { type: 'string', format: 'date-time', nullable: true } as const;
+const operatorId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  nullable: true,
+  description: 'the signing key\'s operator; any other value is 403 operator_mismatch (D10)',
+} as const;
+const queryInstant = { type: 'string', format: 'date-time', nullable: true } as const;
 
-const roundQuerySchema: JSONSchemaType<OperatorQuery> = {
+export const roundQuerySchema: JSONSchemaType<OperatorQuery> = {
   type: 'object',
   additionalProperties: false,
   required: [],
   properties: { operatorId },
 };
 
-const reportQuerySchema: JSONSchemaType<RangeQuery> = {
-  type: 'object',
-  additionalProperties: false,
-  required: [],
-  properties: { operatorId, from: instant, to: instant },
-};
-
-const listQuerySchema: JSONSchemaType<ListQuery> = {
+export const reportQuerySchema: JSONSchemaType<RangeQuery> = {
   type: 'object',
   additionalProperties: false,
   required: [],
   properties: {
     operatorId,
-    from: instant,
-    to: instant,
-    cursor: { type: 'string', minLength: 1, maxLength: 200, nullable: true },
+    from: { ...queryInstant, description: 'start of the range, inclusive (default: 24 hours before `to`)' },
+    to: { ...queryInstant, description: 'end of the range, exclusive (default: now)' },
+  },
+};
+
+export const listQuerySchema: JSONSchemaType<ListQuery> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    operatorId,
+    from: { ...queryInstant, description: 'rounds settled or voided at or after this instant (D10)' },
+    to: { ...queryInstant, description: 'rounds settled or voided before this instant (D10)' },
+    cursor: { type: 'string', minLength: 1, maxLength: 200, nullable: true, description: 'the nextCursor of the previous page' },
     // D10: an integer 1..500
-    limit: { type: 'string', pattern: '^([1-9][0-9]?|[1-4][0-9]{2}|500)$', nullable: true },
+    limit: { type: 'string', pattern: '^([1-9][0-9]?|[1-4][0-9]{2}|500)$', nullable: true, description: 'rounds per page, 1 to 500 (default 100)' },
   },
 };
 
@@ -106,3 +124,135 @@ export function readReportQuery(query: QueryText, now: Date): ReportRequest {
   const from = toInstant(fields.from, '/from') ?? new Date(to.getTime() - DEFAULT_REPORT_WINDOW_MS);
   return { operatorId: fields.operatorId, from, to };
 }
+
+// The answers of the reads (D10, D22, D23): money as decimal strings (D18), instants as ISO 8601.
+
+// a round of the listing (D10); nonce is null for a roundId that never became a round (D22)
+type RoundSummary = Omit<ReturnType<typeof roundView>, 'nonce'> & { nonce: number | null };
+type BetDetail = ReturnType<typeof betView> & { winCall: ReturnType<typeof winCallView> };
+type RoundDetail = RoundSummary & {
+  voidReason: string | null;
+  demo: boolean;
+  bets: BetDetail[];
+  walletCalls: ReturnType<typeof walletCallView>[];
+};
+type GgrBody = { from: string; to: string; games: GgrRow[] };
+type WalletCallsBody = { from: string; to: string; endpoints: (WalletCallsRow & { circuit: CircuitState })[] };
+
+// what GET /v1/rounds/{roundId} answers (a round, or D22's rejected bet) fits RoundDetail
+type Assignable<T extends U, U> = T;
+export type FoundRound = Assignable<NonNullable<Awaited<ReturnType<typeof findRound>>>, RoundDetail>;
+
+const WALLET_ENDPOINTS = ['balance', 'bet', 'win', 'rollback'] as const satisfies readonly WalletEndpoint[];
+
+const roundSummaryProperties = {
+  roundId: uuid,
+  cycleId: { ...uuid, description: 'the engine cycle the round belongs to (D1)' },
+  sessionId: uuid,
+  playerRef: { type: 'string' },
+  gameCode: { type: 'string' },
+  currency: { type: 'string' },
+  state: { enum: Object.values(RoundState) },
+  nonce: orNull({ type: 'integer', minimum: 0, description: 'null for a roundId whose bet the wallet refused (D22)' }),
+  outcomeSide: { enum: ['LOW', 'HIGH', null], description: 'null until the outcome is derived' },
+  outcomeSum: orNull({ type: 'integer' }),
+  totalBetsMicro: { ...microAmount, description: 'the stake of the round\'s bet; 0 for a free bet (D18, contract 8.4)' },
+  totalPayoutsMicro: { ...microAmount, description: 'the payout credited; 0 for a lost or voided round (D18)' },
+  createdAt: instant,
+  settledAt: orNull(instant),
+  voidedAt: orNull(instant),
+} satisfies { [K in keyof RoundSummary]-?: Schema };
+
+export const roundListSchema = objectSchema<RoundListBody>({
+  rounds: { type: 'array', items: objectSchema<RoundSummary>(roundSummaryProperties) },
+  nextCursor: orNull({ type: 'string', description: 'pass as `cursor` for the next page; null on the last page (D10)' }),
+});
+type RoundListBody = { rounds: RoundSummary[]; nextCursor: string | null };
+
+const betDetailSchema = objectSchema<BetDetail>({
+  betId: uuid,
+  status: { enum: Object.values(BetStatus) },
+  reason: orNull({ type: 'string', description: 'why a REJECTED bet was refused: a bet_rejected reason (contract 8.2, D22)' }),
+  side: { enum: ['LOW', 'HIGH'] },
+  amountMicro: microAmount,
+  isFree: { type: 'boolean' },
+  payoutMicro: orNull(microAmount),
+  betTransactionUuid: { ...uuid, description: 'the transactionUuid of the /wallet/bet call' },
+  winTransactionUuid: orNull(uuid),
+  rollbackTransactionUuid: orNull(uuid),
+  createdAt: instant,
+  acceptedAt: orNull(instant),
+  settledAt: orNull(instant),
+  voidedAt: orNull(instant),
+  winCall: {
+    ...objectSchema<NonNullable<BetDetail['winCall']>>({
+      transactionUuid: uuid,
+      state: { enum: ['pending', 'completed', 'abandoned'] },
+      attempts: { type: 'integer', minimum: 0 },
+      lastError: orNull({ type: 'string' }),
+    }),
+    type: ['object', 'null'],
+    description: 'where the bet\'s win call stands; null without one (D23)',
+  },
+});
+
+export const roundDetailSchema = objectSchema<RoundDetail>({
+  ...roundSummaryProperties,
+  voidReason: orNull({ type: 'string', description: '"bet_rejected" for a roundId whose bet the wallet refused (D22)' }),
+  demo: { type: 'boolean', description: 'a demo round (D8)' },
+  bets: { type: 'array', items: betDetailSchema },
+  walletCalls: {
+    type: 'array',
+    description: 'the wallet audit rows of the bet\'s transactions, oldest first (contract 2.13)',
+    items: objectSchema<RoundDetail['walletCalls'][number]>({
+      endpoint: { enum: WALLET_ENDPOINTS },
+      requestUuid: uuid,
+      transactionUuid: orNull(uuid),
+      attempt: { type: 'integer', minimum: 1 },
+      status: { enum: [...RS_STATUSES, null], description: 'the status answered (contract 7.1); null before an answer' },
+      httpStatus: orNull({ type: 'integer' }),
+      latencyMs: orNull({ type: 'integer', minimum: 0 }),
+      createdAt: instant,
+      respondedAt: orNull(instant),
+    }),
+  },
+});
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const ggrSchema = objectSchema<GgrBody>({
+  from: instant,
+  to: instant,
+  games: {
+    type: 'array',
+    items: objectSchema<GgrRow>({
+      gameCode: { type: 'string' },
+      currency: { type: 'string' },
+      rounds: { ...count, description: 'settled and voided rounds' },
+      bets: { ...count, description: 'bets of settled rounds' },
+      stakesMicro: microAmount,
+      payoutsMicro: microAmount,
+      ggrMicro: { ...microAmount, description: 'stakesMicro minus payoutsMicro; negative when the players won more' },
+      voidedRounds: count,
+    }),
+  },
+});
+
+export const walletCallsSchema = objectSchema<WalletCallsBody>({
+  from: instant,
+  to: instant,
+  endpoints: {
+    type: 'array',
+    items: objectSchema<WalletCallsBody['endpoints'][number]>({
+      endpoint: { enum: WALLET_ENDPOINTS },
+      calls: count,
+      ok: { ...count, description: 'answered RS_OK or RS_ERROR_DUPLICATE_TRANSACTION (contract 7.1 success)' },
+      failed: count,
+      p50LatencyMs: orNull({ type: 'integer', minimum: 0 }),
+      p99LatencyMs: orNull({ type: 'integer', minimum: 0 }),
+      openCircuitRejections: { ...count, description: 'calls failed at once by an open circuit (contract 3.4)' },
+      abandonedJobs: count,
+      circuit: { enum: ['closed', 'open', 'half_open', 'unknown'], description: 'the circuit\'s state now (contract 3.4)' },
+    }),
+  },
+});

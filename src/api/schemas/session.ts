@@ -1,9 +1,11 @@
 import type { JSONSchemaType } from 'ajv';
 import { STORABLE_TEXT } from '../../platform/validation.js';
-import type { LaunchRequest } from '../../game/sessions/launch.js';
+import type { LaunchRequest, LaunchResponse } from '../../game/sessions/launch.js';
+import type { TerminateResponse } from '../../game/sessions/terminate.js';
 import { CLIENT_SEED_PATTERN } from '../../domain/seeds.js';
+import { instant, objectSchema, sha256Hex, uuid } from './common.js';
 
-// contract 2.2 with the bounds of DECISIONS D9.
+// contract 2.2 with the bounds of DECISIONS D9; the responses of 2.3 and D7.
 
 const NON_NEGATIVE_MICRO = '^[0-9]{1,20}$';
 // D9: playerRef must not look like an e-mail address or a phone number
@@ -65,3 +67,19 @@ export const sessionTerminateSchema: JSONSchemaType<SessionTerminateBody> = {
     requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
   },
 };
+
+// contract 2.3
+export const launchResponseSchema = objectSchema<LaunchResponse>({
+  sessionId: uuid,
+  sessionToken: { type: 'string', description: 'HS256 JWT (contract 5.6); held in memory by the player client only' },
+  launchUrl: { type: 'string', format: 'uri', description: '{PUBLIC_URL}/play/{gameCode}?token=<sessionToken> (D7)' },
+  expiresAt: { ...instant, description: 'creation + 60 minutes (contract 2.3, D7)' },
+  serverSeedHash: { ...sha256Hex, description: 'SHA-256 hex of the server seed: the commitment (contract 2.3, D2)' },
+});
+
+// D7
+export const terminateResponseSchema = objectSchema<TerminateResponse>({
+  sessionId: uuid,
+  terminatedAt: instant,
+  voidedRoundIds: { type: 'array', items: uuid, description: 'the session\'s rounds voided by the termination (contract 8.6)' },
+});

@@ -17,4 +17,6 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
 }
 
 export { Prisma } from './generated/client.js';
+// the enum values, for the response schemas of the reads (src/api/schemas)
+export { BetStatus, RoundState } from './generated/client.js';
 export type * from './generated/client.js';

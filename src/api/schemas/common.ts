@@ -1,0 +1,25 @@
+import { MICRO_AMOUNT_PATTERN } from '../../domain/money.js';
+export { objectSchema, orNull, type Schema } from '../../platform/json-schema.js';
+
+// Schema pieces shared by the request and response schemas of the API (and the OpenAPI
+// document generated from them, src/api/openapi.ts).
+
+// contract 2.1 Uuid. Path ids are matched case-insensitively and compared lower-cased.
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
+export const isUuid = (text: string): boolean => UUID.test(text);
+
+export const uuid = { type: 'string', format: 'uuid' } as const;
+export const instant = { type: 'string', format: 'date-time' } as const;
+// contract 2.1 MicroAmount (D9: at most 20 digits; D18: money is a string on the wire)
+export const microAmount = { type: 'string', pattern: MICRO_AMOUNT_PATTERN, description: 'decimal integer micro-units (contract 2.1)' } as const;
+// D2: SHA-256 hex
+export const sha256Hex = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+
+// a path parameter that is a UUID; any other value is answered 404 like an unknown id
+export const uuidPathParameter = {
+  type: 'string',
+  pattern: UUID_PATTERN,
+  description: 'a UUID (any case); any other value is answered 404 like an unknown id',
+} as const;
+
