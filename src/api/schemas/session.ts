@@ -15,6 +15,8 @@ const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
 // ajv's JSONSchemaType needs `nullable: true` on every optional property, which would let a
 // JSON null through; null is no 2.2 field's value, so it is a wrong type (D3), not "absent"
 const NOT_NULL = { not: { type: 'null' } } as const;
+// D18: the limits are stored as BIGINT, so they must also fit in 64 bits
+const LIMIT_TEXT = 'decimal micro-units, at most 2^63-1 (the custom format int64-string, D18)';
 
 export type SessionCreateBody = LaunchRequest & { requestUuid?: string; botChallengeToken?: string };
 
@@ -23,21 +25,22 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
   additionalProperties: false,
   required: ['operatorId', 'playerRef', 'gameCode', 'currency', 'lang', 'jurisdiction'],
   properties: {
-    operatorId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT },
+    operatorId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, description: 'the operator that owns the signing key (contract 4.1 rule 3)' },
     playerRef: {
       type: 'string',
       minLength: 1,
       maxLength: 128,
       pattern: STORABLE_TEXT,
+      description: 'the operator\'s opaque player id; never an e-mail address or a phone number (contract 2.1, D9)',
       allOf: [{ not: { type: 'string', pattern: EMAIL_LIKE } }, { not: { type: 'string', pattern: PHONE_LIKE } }],
     },
     gameCode: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT },
     currency: { type: 'string', minLength: 3, maxLength: 10, pattern: '^[A-Z0-9]+$' },
     lang: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' },
     jurisdiction: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[A-Za-z0-9-]+$' },
-    mode: { type: 'string', enum: ['real', 'demo'], nullable: true },
+    mode: { type: 'string', enum: ['real', 'demo'], nullable: true, description: 'default real; a demo session never calls the wallet (D8)' },
     returnUrl: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, nullable: true, ...NOT_NULL },
-    clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, nullable: true, ...NOT_NULL },
+    clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, nullable: true, ...NOT_NULL, description: '1 to 64 printable ASCII characters, no ":"; generated when absent (D2)' },
     rgLimits: {
       type: 'object',
       additionalProperties: false,
@@ -45,14 +48,21 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
       ...NOT_NULL,
       required: [],
       properties: {
-        // D18: the limits are stored as BIGINT, so they must also fit in 64 bits
-        dailyLossMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL },
-        dailyWagerMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL },
+        dailyLossMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL, description: LIMIT_TEXT },
+        dailyWagerMicro: { type: 'string', pattern: NON_NEGATIVE_MICRO, format: 'int64-string', nullable: true, ...NOT_NULL, description: LIMIT_TEXT },
         sessionTimeSeconds: { type: 'integer', minimum: 60, maximum: 3600, nullable: true, ...NOT_NULL },
       },
     },
-    requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
-    botChallengeToken: { type: 'string', minLength: 1, maxLength: 4096, pattern: STORABLE_TEXT, nullable: true, ...NOT_NULL },
+    requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL, description: 'idempotency key: a retry with it gets the same session (D17)' },
+    botChallengeToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      pattern: STORABLE_TEXT,
+      nullable: true,
+      ...NOT_NULL,
+      description: 'the bot challenge token, when the challenge is enabled (or the header bot-challenge-response, contract 5.7)',
+    },
   },
 };
 
@@ -63,7 +73,7 @@ export const sessionTerminateSchema: JSONSchemaType<SessionTerminateBody> = {
   additionalProperties: false,
   required: [],
   properties: {
-    reason: { type: 'string', minLength: 1, maxLength: 256, pattern: STORABLE_TEXT, nullable: true, ...NOT_NULL },
+    reason: { type: 'string', minLength: 1, maxLength: 256, pattern: STORABLE_TEXT, nullable: true, ...NOT_NULL, description: 'why, kept with the session' },
     requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL },
   },
 };
