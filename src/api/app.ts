@@ -9,6 +9,7 @@ import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
 import { healthRoutes, type Listener } from './routes/health.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { proofRoutes } from './routes/proof.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { roundRoutes } from './routes/rounds.js';
@@ -17,8 +18,8 @@ import type { ApiMiddleware, ApiState } from './state.js';
 
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
 // (IP allow-list, raw body, signature; contract 5.2-5.4) before any route matches, so no
-// request reaches a handler unsigned; only /healthz, /readyz and /metrics are open (/metrics
-// in production only to METRICS_TOKEN's bearer, D25).
+// request reaches a handler unsigned; only /healthz, /readyz, /metrics (in production only to
+// METRICS_TOKEN's bearer, D25) and the API's description, /v1/openapi.json, are open.
 // `player` routes (the launch page of the realtime role) are mounted before the signed
 // stage: they are authenticated by the session token (D16).
 type Routes = { routes: () => Koa.Middleware<any, any> };
@@ -38,23 +39,26 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
     return path === '/v1' || path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
   };
 
-  const health = healthRoutes(svc, 'public');
-  const sessions = sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger));
-  const rounds = roundRoutes(svc);
-  const proofs = proofRoutes(svc);
-
   app.use(securityHeaders());
   app.use(requestMetrics(svc.metrics));
   app.use(errorBodies(svc.logger));
-  app.use(health.routes());
+  for (const router of openRouters(svc)) app.use(router.routes());
   for (const routes of player) app.use(routes.routes());
   app.use(onlyUnderV1);
-  app.use(sessions.routes());
-  app.use(rounds.routes());
-  app.use(proofs.routes());
-  app.use(reconciliationRoutes(svc).routes());
+  for (const router of signedRouters(svc)) app.use(router.routes());
   return app;
 }
+
+// the routes open to anyone, mounted before the signed stage
+export const openRouters = (svc: ServiceContext) => [healthRoutes(svc, 'public'), openApiRoutes()];
+
+// the /v1 routes behind the signed stage
+export const signedRouters = (svc: ServiceContext) => [
+  sessionRoutes(svc, createBotChallenge(svc.config.botChallenge, svc.logger)),
+  roundRoutes(svc),
+  proofRoutes(svc),
+  reconciliationRoutes(svc),
+];
 
 // Processes without the api role answer only /healthz, /readyz and /metrics (D20), on PORT
 // (with the launch page of the realtime role) or on HEALTH_PORT.
