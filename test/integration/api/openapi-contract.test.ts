@@ -6,6 +6,7 @@ import { send, signedRequest, type ApiResponse, type SignedRequestOptions } from
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
 import { committedDocument, operationOf, schemaCompiler } from '../../support/openapi.js';
+import { openRouters, signedRouters } from '../../../src/api/app.js';
 
 // The service, run in process, answers as docs/openapi.json says: every answer below (the
 // successes and the refusals of every route) has a status the document lists for its
@@ -232,6 +233,18 @@ describe('the API answers as docs/openapi.json describes it', function () {
   });
 
   describe('every route', () => {
+    it('documents exactly the routes the api role serves', () => {
+      const served = [...openRouters(h.svc), ...signedRouters(h.svc)].flatMap((router) =>
+        router.stack.flatMap((layer) =>
+          layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+        ),
+      );
+      const documented = Object.entries<any>(document.paths).flatMap(([template, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${template}`),
+      );
+      expect(documented).to.have.members(served);
+    });
+
     it('every signed route refuses an unsigned request: 401 invalid_signature', async () => {
       for (const [template, item] of Object.entries<any>(document.paths)) {
         for (const [method, operation] of Object.entries<any>(item)) {
