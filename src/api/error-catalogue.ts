@@ -66,6 +66,8 @@ ${errors}
 
 ## Session rejection reasons (422 \`session_rejected\`, contract 2.4)
 
+Besides the causes below, the operator wallet may name any of these reasons: a launch balance call answered \`RS_ERROR_USER_DISABLED\` with one of them, exactly, as its \`message\` is refused with that reason (D7).
+
 ${rejections}
 
 ## Wallet statuses: what the service does with the wallet's answers (contract 7.1)

@@ -30,10 +30,11 @@ export type WalletEndpoint = 'balance' | 'bet' | 'win' | 'rollback';
 // the OpenAPI document and docs/errors.md are generated from this table.
 export const STATUS_CLASSES = {
   success: 'committed: the movement happened (or had already happened)',
-  clean_reject: 'a healthy "no": the bet is REJECTED; no rollback, no retry',
-  terminate: 'the session is ended (contract 3.3); a bet is REJECTED, no rollback',
+  clean_reject: 'a healthy "no": a debit so answered is not taken (the bet is REJECTED); no rollback, no retry',
+  terminate: 'the session is ended (contract 3.3); a debit so answered is REJECTED without rollback',
   fatal: 'the service alerts; no retry',
-  uncertain: 'the effect is unknown: a bet is REJECTED and rolled back, a win or rollback is retried; it counts towards the circuit breaker (3.4, D13)',
+  uncertain:
+    'the effect is unknown: a debit is REJECTED and rolled back, a win or rollback is retried, a launch answers 502 (no session); it counts towards the circuit breaker (3.4, D13)',
   treat_as_settled: 'the service alerts and takes the win or rollback as settled (contract 4.2)',
 } as const satisfies Record<string, string>;
 
