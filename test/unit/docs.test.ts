@@ -25,6 +25,7 @@ import {
   signatureError,
 } from '../../src/platform/errors.js';
 import { sessionCreateSchema, sessionTerminateSchema } from '../../src/api/schemas/session.js';
+import { parseWalletResponse } from '../../src/wallet/client.js';
 import { schemaCompiler } from '../support/openapi.js';
 
 // The generated documents (src/api/docs.ts): the committed copies are what the code produces
@@ -147,5 +148,36 @@ describe('generated documents (npm run docs)', () => {
         expect(Object.keys(error.headers)).to.deep.equal(Object.keys((ERRORS[error.code] as { headers?: object }).headers ?? {}));
       });
     }
+  });
+
+  describe('the wallet answer the document describes is the one the service takes at its word (D13)', () => {
+    const document = buildOpenApi() as any;
+    const schema = compileSchema();
+    function compileSchema() {
+      return schemaCompiler(document, { closed: false })(document.webhooks['wallet.bet'].post.responses['200'].content['application/json'].schema);
+    }
+    const sent = '0b6f7a52-3c1d-4e2f-8a9b-1c2d3e4f5a6b';
+    const answers: [string, Record<string, unknown>][] = [
+      ['RS_OK with a balance', { status: 'RS_OK', requestUuid: sent, balanceMicro: '1000000', currency: 'EUR' }],
+      ['a clean refusal', { status: 'RS_ERROR_NOT_ENOUGH_MONEY', requestUuid: sent, balanceMicro: '0', message: 'no funds' }],
+      ['the requestUuid in upper case', { status: 'RS_OK', requestUuid: sent.toUpperCase() }],
+      ['no requestUuid', { status: 'RS_OK' }],
+      ['no status', { requestUuid: sent }],
+      ['an unknown status', { status: 'RS_MAYBE', requestUuid: sent }],
+    ];
+    for (const [name, answer] of answers) {
+      it(name, () => {
+        const parsed = parseWalletResponse(200, JSON.stringify(answer), sent);
+        expect(parsed.problem === undefined, parsed.problem).to.equal(schema(answer));
+      });
+    }
+    it('balanceMicro is read only when the schema accepts it: a decimal string, never a number', () => {
+      const balanceOf = (balanceMicro: unknown) => parseWalletResponse(200, JSON.stringify({ status: 'RS_OK', requestUuid: sent, balanceMicro }), sent).balanceMicro;
+      expect(balanceOf('1500000')).to.equal(1_500_000n);
+      for (const wrong of [1500000, '15.00', '1e6']) {
+        expect(balanceOf(wrong)).to.equal(undefined);
+        expect(schema({ status: 'RS_OK', requestUuid: sent, balanceMicro: wrong })).to.equal(false);
+      }
+    });
   });
 });
