@@ -1,10 +1,12 @@
 // The player's dice page (contract 1, 4.4; D4, D16): one Socket.IO connection authenticated
 // by the session token, the round clock, betting, the round history and the provably fair
-// panel. Server messages drive the state; render functions draw it.
+// panel. Server messages drive the state; render functions draw it. Words come from
+// i18n.js in the session's language, amounts from money.js in its language and currency.
 
 import { deriveRound } from './fair.js';
-import { endText, reasonText, setLanguage, t } from './i18n.js';
-import { formatMicro, formatShort, MICRO_PER_UNIT, netPayout, parseMajor } from './money.js';
+import { connectionText, endText, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
+import { displayClaims, safeReturnUrl } from './launch.js';
+import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
 import { renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 const $ = (id) => document.getElementById(id);
@@ -13,7 +15,6 @@ const el = {
   connection: $('connection'),
   demoBadge: $('demo-badge'),
   balance: $('balance'),
-  currency: $('currency'),
   phase: $('phase'),
   countdown: $('countdown'),
   timerBar: $('timer-bar'),
@@ -53,16 +54,16 @@ const PLACE_BET_ACK_MS = 20_000;
 const ROTATE_ACK_MS = 10_000;
 const RETRY_MS = 3_000;
 const CHIP_UNITS = [1n, 5n, 10n, 25n];
-// D4 round_state phases
-const PHASES = new Set(['PENDING', 'BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN']);
+// the stake a format hint shows, written the player's way ("2.50", "2,50")
+const EXAMPLE_STAKE_MICRO = 250000n;
 
 const state = {
   connected: false, // a `connected` message arrived on the live socket
   ended: false,
-  currency: '',
+  money: moneyFormat('en', ''), // the session's money.js formatter: its language and currency
   balanceMicro: null,
   returnUrl: null,
-  config: null, // BigInt: minBetMicro, maxBetMicro, multiplierScaled, commissionMicro; multiplier text
+  config: null, // BigInt: minBetMicro, maxBetMicro, multiplierScaled, commissionMicro
   round: null, // { cycleId, phase, endsAt, startedAt } on the service's clock (ms)
   clockOffsetMs: 0, // service clock minus ours, from each message's ts (D4)
   fair: { serverSeedHash: null, clientSeed: null, nonce: 0 },
@@ -76,11 +77,10 @@ const state = {
 };
 
 const serverNow = () => Date.now() + state.clockOffsetMs;
-const sideName = (side) => t(side === 'LOW' ? 'low' : 'high');
+const sideName = (side) => (side === 'LOW' ? t('low') : t('high'));
 const rangeVars = () => ({
-  min: formatMicro(state.config.minBetMicro),
-  max: formatMicro(state.config.maxBetMicro),
-  currency: state.currency,
+  min: state.money.amount(state.config.minBetMicro),
+  max: state.money.amount(state.config.maxBetMicro),
 });
 
 // ---- connection (D4) -------------------------------------------------------------------
@@ -148,15 +148,15 @@ function connect() {
 }
 
 function onConnected(msg) {
-  setLanguage(msg.lang);
   const firstTime = state.config === null;
-  state.currency = msg.currency;
-  state.returnUrl = msg.returnUrl ?? null;
+  // the session's own lang and currency; the token's, read before, are normally the same
+  state.money = moneyFormat(resolveLanguage(msg.lang).locale, msg.currency);
+  if (resolveLanguage(msg.lang).language !== language()) void setLanguage(msg.lang).then(renderTexts);
+  state.returnUrl = safeReturnUrl(msg.returnUrl);
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),
-    multiplier: msg.config.payoutMultiplier,
-    multiplierScaled: parseMajor(msg.config.payoutMultiplier).micro, // D18: scaled by 100000
+    multiplierScaled: parseScaled(msg.config.payoutMultiplier) ?? 0n, // D18: scaled by 100000
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
@@ -165,7 +165,7 @@ function onConnected(msg) {
   if (msg.balanceMicro !== null || state.balanceMicro === null) state.balanceMicro = msg.balanceMicro;
   el.demoBadge.hidden = msg.mode !== 'demo';
   if (firstTime) {
-    el.stake.value = formatMicro(defaultStake());
+    el.stake.value = state.money.input(defaultStake());
     el.clientSeed.value = msg.clientSeed ?? '';
   }
   state.connected = true;
@@ -210,8 +210,8 @@ function onBetPlaced(msg) {
   // D1: an accepted bet's round takes the seed's next nonce, without gaps
   entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
-  const stake = msg.isFree ? t('free_bet') : formatMicro(msg.amountMicro);
-  showMessage(t('bet_placed', { side: sideName(msg.side), stake, currency: msg.isFree ? '' : state.currency }), 'info');
+  const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
+  showMessage(t('bet_placed', { side: sideName(msg.side), stake }), 'info');
   renderAll();
 }
 
@@ -225,8 +225,8 @@ function onRoundResult(msg) {
   entry.side ??= msg.won ? msg.side : msg.side === 'LOW' ? 'HIGH' : 'LOW';
   if (entry.seedHash === state.fair.serverSeedHash) state.fair.nonce = Math.max(state.fair.nonce, msg.nonce + 1);
   state.lastResult = { cycleId: msg.cycleId, face, won: msg.won };
-  const vars = { face, side: sideName(msg.side), amount: formatMicro(msg.payoutMicro), currency: state.currency };
-  el.result.textContent = t(msg.won ? 'won' : 'lost', vars);
+  const vars = { face, side: sideName(msg.side), amount: state.money.amount(msg.payoutMicro) };
+  el.result.textContent = msg.won ? t('won', vars) : t('lost', vars);
   el.result.dataset.outcome = msg.won ? 'won' : 'lost';
   renderAll();
 }
@@ -250,9 +250,9 @@ function defaultStake() {
 
 // the stake as micro-units, or null with the reason shown
 function readStake({ quiet = false } = {}) {
-  const parsed = parseMajor(el.stake.value);
+  const parsed = state.money.parse(el.stake.value);
   let problem = null;
-  if (!parsed.ok) problem = t(parsed.error === 'decimals' ? 'stake_decimals' : 'stake_format');
+  if (!parsed.ok) problem = parsed.error === 'decimals' ? t('stake_decimals') : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < state.config.minBetMicro || parsed.micro > state.config.maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
   if (problem === null) {
     el.stake.removeAttribute('aria-invalid');
@@ -350,32 +350,21 @@ function endGame(kind, reason) {
   state.ended = true;
   state.connected = false;
   el.body.dataset.ended = kind;
-  el.endedTitle.textContent = t(kind === 'refused' ? 'ended_title_refused' : 'ended_title');
-  el.endedText.textContent = kind === 'refused' ? t(`refused_${reason}`) : endText(reason);
-  const returnUrl = safeUrl(state.returnUrl);
-  el.returnLink.hidden = returnUrl === null;
-  if (returnUrl) el.returnLink.href = returnUrl;
+  el.endedTitle.textContent = kind === 'refused' ? t('ended_title_refused') : t('ended_title');
+  el.endedText.textContent = kind === 'refused' ? refusalText(reason) : endText(reason);
+  el.returnLink.hidden = state.returnUrl === null;
+  if (state.returnUrl) el.returnLink.href = state.returnUrl;
   el.ended.hidden = false;
   el.ended.focus();
   setConnection('closed');
   renderAll();
 }
 
-// the operator's returnUrl is http(s) (D9); anything else is not offered as a link
-function safeUrl(text) {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 // ---- rendering ---------------------------------------------------------------------------
 
 function setConnection(kind) {
   el.body.dataset.connection = kind;
-  el.connection.textContent = t(`conn_${kind}`);
+  el.connection.textContent = connectionText(kind);
   renderBetting();
 }
 
@@ -393,6 +382,13 @@ function setBalance(balanceMicro) {
   el.balance.classList.add('changed');
 }
 
+// everything in words, after the language changed
+function renderTexts() {
+  el.connection.textContent = connectionText(el.body.dataset.connection);
+  if (state.config) renderChips();
+  renderAll();
+}
+
 function renderAll() {
   renderBalance();
   renderRound();
@@ -402,14 +398,13 @@ function renderAll() {
 }
 
 function renderBalance() {
-  el.balance.textContent = state.balanceMicro === null || state.balanceMicro === undefined ? '—' : formatMicro(state.balanceMicro);
-  el.currency.textContent = state.currency;
+  el.balance.textContent = state.balanceMicro === null || state.balanceMicro === undefined ? '—' : state.money.amount(state.balanceMicro);
 }
 
 function renderRound() {
   const round = state.round;
   const phase = round?.phase;
-  el.phase.textContent = t(!round ? 'phase_connecting' : PHASES.has(phase) ? `phase_${phase}` : 'phase_WAITING');
+  el.phase.textContent = round ? phaseText(phase) : t('phase_connecting');
   el.phase.dataset.phase = phase ?? '';
   renderCountdown();
   renderDie();
@@ -418,7 +413,7 @@ function renderRound() {
 function renderCountdown() {
   const round = state.round;
   const remaining = round?.endsAt && !state.ended ? Math.max(0, round.endsAt - serverNow()) : 0;
-  el.countdown.textContent = remaining > 0 ? `${Math.ceil(remaining / 1000)} s` : '';
+  el.countdown.textContent = remaining > 0 ? t('countdown', { seconds: Math.ceil(remaining / 1000) }) : '';
   const total = round?.endsAt ? round.endsAt - round.startedAt : 0;
   // CSSOM, not a style attribute: allowed by the page's style-src 'self' (D16)
   el.timerBar.style.setProperty('--progress', total > 0 ? String(Math.min(1, remaining / total)) : '0');
@@ -447,10 +442,10 @@ function renderDie() {
   if (!rolling) el.die.dataset.face = String(current?.face ?? state.lastResult?.face ?? 0);
   el.die.setAttribute('aria-label', rolling ? t('die_rolling') : el.die.dataset.face === '0' ? t('die_blank') : t('die_label', { face: el.die.dataset.face }));
   if (bet) {
-    const stake = bet.isFree ? t('free_bet') : formatMicro(bet.amountMicro);
-    el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake, currency: bet.isFree ? '' : state.currency });
+    const stake = bet.isFree ? t('free_bet') : state.money.amount(bet.amountMicro);
+    el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake });
   } else {
-    el.dieCaption.textContent = t(['ROLLING', 'RESULT', 'COOLDOWN'].includes(round?.phase) ? 'caption_no_bet' : 'caption_idle');
+    el.dieCaption.textContent = ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round?.phase) ? t('caption_no_bet') : t('caption_idle');
   }
 }
 
@@ -470,9 +465,9 @@ function renderChips() {
         small.textContent = tag;
         chip.append(small, ' ');
       }
-      chip.append(formatShort(micro));
+      chip.append(state.money.short(micro));
       chip.addEventListener('click', () => {
-        el.stake.value = formatMicro(micro);
+        el.stake.value = state.money.input(micro);
         readStake({ quiet: true });
         renderBetting();
       });
@@ -489,24 +484,24 @@ function renderBetting() {
   for (const chip of el.chips.children) chip.disabled = state.ended;
   el.stake.disabled = state.ended;
   if (!state.config) return;
-  el.stakeLabel.textContent = t('stake_label', { currency: state.currency });
+  el.stakeLabel.textContent = t('stake_label', { currency: state.money.symbol });
   el.stakeHint.textContent = t('stake_hint', rangeVars());
   const stake = readStake({ quiet: true });
   for (const chip of el.chips.children) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
-  const { multiplier, multiplierScaled, commissionMicro } = state.config;
+  const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
     stake === null
       ? ''
       : t('potential', {
-          amount: formatMicro(netPayout(stake, multiplierScaled, commissionMicro)),
-          currency: state.currency,
-          multiplier,
-          commission: formatShort(commissionMicro * 100n),
+          amount: state.money.amount(netPayout(stake, multiplierScaled, commissionMicro)),
+          multiplier: state.money.ratio(multiplierScaled),
+          // a fraction of 100000 (contract 2.12) as a percentage: 3000 -> 3
+          commission: state.money.ratio(commissionMicro * 100n),
         });
 }
 
 function renderHistoryPanel() {
-  renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName });
+  renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName, money: state.money });
   el.historyEmpty.hidden = state.rounds.length > 0;
 }
 
@@ -530,8 +525,8 @@ el.stake.addEventListener('input', () => {
   renderBetting();
 });
 const normaliseStake = () => {
-  const parsed = parseMajor(el.stake.value);
-  if (parsed.ok) el.stake.value = formatMicro(parsed.micro);
+  const parsed = state.money.parse(el.stake.value);
+  if (parsed.ok) el.stake.value = state.money.input(parsed.micro);
   renderBetting();
 };
 el.stake.addEventListener('blur', normaliseStake);
@@ -554,7 +549,11 @@ document.addEventListener('keydown', (event) => {
   if (side) placeBet(side);
 });
 
+// contract 5.6: the token's lang and currency, until the channel's `connected` confirms them
+const launch = displayClaims(token);
+state.money = moneyFormat(resolveLanguage(launch.lang).locale, launch.currency);
+await setLanguage(launch.lang);
 setInterval(renderCountdown, 200);
-renderAll();
+renderTexts();
 if (token) connect();
 else endGame('refused', 'invalid_token');

@@ -1,254 +1,145 @@
-// The player's language (the session's `lang`, contract 2.2 and 5.6): German for "de" and
-// "de-*", English otherwise. Templates take {name} placeholders.
+// The player's language (the session's `lang`, contract 2.2 and 5.6: a language tag such as
+// "de" or "pt-BR"). Every word the page shows comes from a language file here; English is
+// built in and is the fallback for any language the page does not speak. Templates take
+// {name} placeholders.
+//
+// Every key is written out where it is used, as t('key') or data-i18n="key" (so that a unit
+// test can check that each key used exists in every language and no language has more).
 
-const STRINGS = {
-  en: {
-    title: 'Dice',
-    demo: 'Demo',
-    balance: 'Balance',
-    conn_connecting: 'Connecting…',
-    conn_live: 'Live',
-    conn_reconnecting: 'Reconnecting…',
-    conn_closed: 'Closed',
-    phase_connecting: 'Connecting',
-    phase_PENDING: 'Next round starting',
-    phase_BETTING_OPEN: 'Place your bet',
-    phase_ROLLING: 'Rolling…',
-    phase_RESULT: 'Result',
-    phase_COOLDOWN: 'Next round soon',
-    phase_WAITING: 'Waiting for the next round',
-    stake_label: 'Stake ({currency})',
-    stake_hint: 'Min {min} · Max {max}',
-    quick_stakes: 'Quick stakes',
-    chip_min: 'Min',
-    chip_max: 'Max',
-    low: 'LOW',
-    high: 'HIGH',
-    low_range: 'Die 1 – 3',
-    high_range: 'Die 4 – 6',
-    potential: 'A win pays {amount} {currency} (×{multiplier}, {commission}% commission)',
-    die_label: 'Die showing {face}',
-    die_blank: 'Die, not rolled yet',
-    die_rolling: 'Die rolling',
-    caption_idle: 'Bet on LOW or HIGH',
-    caption_bet: 'Your bet: {side} · {stake} {currency}',
-    caption_no_bet: 'No bet from you this round',
-    placing: 'Placing your bet…',
-    bet_placed: 'Bet accepted: {side} · {stake} {currency}. Good luck!',
-    free_bet: 'free bet',
-    won: 'The die shows {face} ({side}). You win {amount} {currency}!',
-    lost: 'The die shows {face} ({side}). No win this time.',
-    voided: 'Round voided ({reason}). Your stake is returned.',
-    no_answer: 'No answer from the game service. Check the history before betting again.',
-    stake_format: 'Enter the stake as a number, for example 2.50.',
-    stake_decimals: 'A stake has at most 5 decimals.',
-    history: 'Your rounds',
-    history_empty: 'No rounds yet in this session.',
-    th_nonce: 'Nonce',
-    th_bet: 'Bet',
-    th_result: 'Result',
-    th_payout: 'Payout',
-    th_verify: 'Verify',
-    result_pending: 'in play',
-    result_voided: 'voided',
-    verify: 'Verify',
-    verify_label: 'Verify round with nonce {nonce}',
-    fair_title: 'Provably fair',
-    fair_intro: 'Each round is HMAC-SHA256(server seed, client seed:nonce). The server seed is committed by its hash now and revealed when you rotate it.',
-    server_seed_hash: 'Server seed hash (committed)',
-    client_seed_current: 'Client seed',
-    next_nonce: 'Next nonce',
-    new_client_seed: 'New client seed',
-    client_seed_hint: '1–64 printable characters, no ":". Leave empty for a random one.',
-    client_seed_invalid: 'A client seed is 1 to 64 printable ASCII characters without ":".',
-    rotate: 'Rotate seed',
-    rotated: 'Seed rotated. The previous server seed is revealed below: verify your rounds played with it.',
-    revealed_title: 'Revealed server seeds',
-    revealed_seed: 'Server seed',
-    revealed_hash: 'Hash',
-    revealed_client: 'Client seed',
-    revealed_nonces: 'Nonces',
-    revealed_nonces_none: 'no rounds',
-    verify_heading: 'Verification of nonce {nonce}',
-    verify_inputs: 'server seed = {serverSeed}; client seed = {clientSeed}; nonce = {nonce}',
-    verify_hash: 'sha256(server seed) = {hash}',
-    verify_hash_ok: '✓ matches the committed hash',
-    verify_hash_bad: '✗ differs from the committed hash {committed}',
-    verify_hmac: 'HMAC-SHA256(key = server seed, message = "{message}") = {hmac}',
-    verify_ab: 'a = bytes 0..3 = {a}; b = bytes 4..7 = {b}',
-    verify_side: 'side: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-    verify_weights: 'Step 5 uses the LOW and HIGH weights the round was played with, as sent with its result (1:1, the default, if the page missed it). The operator\'s proof of the round carries them too (D19).',
-    verify_face: 'face = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
-    verify_shown: 'Shown result: die {face} ({side})',
-    verify_match: 'MATCH: the recomputed die equals the shown result.',
-    verify_mismatch: 'MISMATCH: the recomputed die differs from the shown result.',
-    verify_no_crypto: 'This browser cannot verify here (Web Crypto needs a secure https page).',
-    ended_title: 'Session ended',
-    ended_title_refused: 'Cannot start the game',
-    ended_return: 'Back to the casino',
-    end_terminated: 'The casino closed this game session.',
-    end_expired: 'Your game session has expired.',
-    end_replaced: 'This game was opened in another window; it continues there.',
-    end_wallet: 'The casino ended this session ({status}).',
-    end_other: 'This game session has ended ({reason}).',
-    refused_invalid_token: 'This game link is not valid. Please open the game again from the casino.',
-    refused_session_expired: 'This game session has expired. Please open the game again from the casino.',
-    refused_session_terminated: 'This game session was closed. Please open the game again from the casino.',
-    reason_bet_out_of_range: 'The stake must be between {min} and {max} {currency}.',
-    reason_session_not_found: 'This game session no longer exists.',
-    reason_session_terminated: 'This game session was closed by the casino.',
-    reason_session_expired: 'Your game session has expired.',
-    reason_phase_not_open: 'Betting is closed for this round. Wait for the next one.',
-    reason_already_bet_this_round: 'You already have a bet in this round.',
-    reason_rg_limit_reached: 'Your responsible-gambling limit has been reached, so this bet is not allowed.',
-    reason_wallet_timeout: 'The casino wallet did not answer in time. The bet was not placed; any debit is reversed automatically.',
-    reason_invalid_payload: 'The bet could not be read. Check the stake and try again.',
-    reason_rate_limited: 'Too many actions at once. Please slow down.',
-    reason_bet_in_progress: 'The seed cannot change while a bet is in play. Try again after the round.',
-    reason_service_unavailable: 'The game service is busy. Please try again.',
-    reason_not_enough_money: 'Insufficient funds for this stake.',
-    reason_limit_reached: 'A limit on your casino account has been reached.',
-    reason_wallet_other: 'The casino wallet refused the bet ({status}).',
-    reason_other: 'Refused ({reason}).',
-  },
-  de: {
-    title: 'Würfel',
-    demo: 'Demo',
-    balance: 'Guthaben',
-    conn_connecting: 'Verbinde…',
-    conn_live: 'Live',
-    conn_reconnecting: 'Verbinde neu…',
-    conn_closed: 'Beendet',
-    phase_connecting: 'Verbinde',
-    phase_PENDING: 'Nächste Runde startet',
-    phase_BETTING_OPEN: 'Jetzt setzen',
-    phase_ROLLING: 'Es wird gewürfelt…',
-    phase_RESULT: 'Ergebnis',
-    phase_COOLDOWN: 'Gleich geht es weiter',
-    phase_WAITING: 'Warte auf die nächste Runde',
-    stake_label: 'Einsatz ({currency})',
-    stake_hint: 'Min. {min} · Max. {max}',
-    quick_stakes: 'Schnelleinsätze',
-    chip_min: 'Min',
-    chip_max: 'Max',
-    low: 'TIEF',
-    high: 'HOCH',
-    low_range: 'Würfel 1 – 3',
-    high_range: 'Würfel 4 – 6',
-    potential: 'Ein Gewinn zahlt {amount} {currency} (×{multiplier}, {commission} % Provision)',
-    die_label: 'Würfel zeigt {face}',
-    die_blank: 'Würfel, noch nicht geworfen',
-    die_rolling: 'Würfel rollt',
-    caption_idle: 'Setze auf TIEF oder HOCH',
-    caption_bet: 'Dein Einsatz: {side} · {stake} {currency}',
-    caption_no_bet: 'Kein Einsatz von dir in dieser Runde',
-    placing: 'Einsatz wird platziert…',
-    bet_placed: 'Einsatz angenommen: {side} · {stake} {currency}. Viel Glück!',
-    free_bet: 'Freispiel',
-    won: 'Der Würfel zeigt {face} ({side}). Du gewinnst {amount} {currency}!',
-    lost: 'Der Würfel zeigt {face} ({side}). Diesmal kein Gewinn.',
-    voided: 'Runde annulliert ({reason}). Dein Einsatz wird erstattet.',
-    no_answer: 'Keine Antwort vom Spieldienst. Prüfe den Verlauf, bevor du erneut setzt.',
-    stake_format: 'Gib den Einsatz als Zahl ein, zum Beispiel 2,50.',
-    stake_decimals: 'Ein Einsatz hat höchstens 5 Nachkommastellen.',
-    history: 'Deine Runden',
-    history_empty: 'Noch keine Runden in dieser Sitzung.',
-    th_nonce: 'Nonce',
-    th_bet: 'Einsatz',
-    th_result: 'Ergebnis',
-    th_payout: 'Gewinn',
-    th_verify: 'Prüfen',
-    result_pending: 'läuft',
-    result_voided: 'annulliert',
-    verify: 'Prüfen',
-    verify_label: 'Runde mit Nonce {nonce} prüfen',
-    fair_title: 'Nachweisbar fair',
-    fair_intro: 'Jede Runde ist HMAC-SHA256(Server-Seed, Client-Seed:Nonce). Der Server-Seed ist jetzt über seinen Hash festgelegt und wird beim Wechsel offengelegt.',
-    server_seed_hash: 'Hash des Server-Seeds (festgelegt)',
-    client_seed_current: 'Client-Seed',
-    next_nonce: 'Nächste Nonce',
-    new_client_seed: 'Neuer Client-Seed',
-    client_seed_hint: '1–64 druckbare Zeichen, kein ":". Leer lassen für einen zufälligen.',
-    client_seed_invalid: 'Ein Client-Seed hat 1 bis 64 druckbare ASCII-Zeichen ohne ":".',
-    rotate: 'Seed wechseln',
-    rotated: 'Seed gewechselt. Der bisherige Server-Seed ist unten offengelegt: prüfe deine Runden damit.',
-    revealed_title: 'Offengelegte Server-Seeds',
-    revealed_seed: 'Server-Seed',
-    revealed_hash: 'Hash',
-    revealed_client: 'Client-Seed',
-    revealed_nonces: 'Nonces',
-    revealed_nonces_none: 'keine Runden',
-    verify_heading: 'Prüfung der Nonce {nonce}',
-    verify_inputs: 'Server-Seed = {serverSeed}; Client-Seed = {clientSeed}; Nonce = {nonce}',
-    verify_hash: 'sha256(Server-Seed) = {hash}',
-    verify_hash_ok: '✓ stimmt mit dem festgelegten Hash überein',
-    verify_hash_bad: '✗ weicht vom festgelegten Hash {committed} ab',
-    verify_hmac: 'HMAC-SHA256(Schlüssel = Server-Seed, Nachricht = "{message}") = {hmac}',
-    verify_ab: 'a = Bytes 0..3 = {a}; b = Bytes 4..7 = {b}',
-    verify_side: 'Seite: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-    verify_weights: 'Schritt 5 verwendet die Gewichte für TIEF und HOCH, mit denen die Runde gespielt wurde, wie mit ihrem Ergebnis gesendet (1:1, der Standard, falls die Seite es verpasst hat). Der Beweis der Runde beim Betreiber enthält sie ebenfalls (D19).',
-    verify_face: 'Augenzahl = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
-    verify_shown: 'Angezeigtes Ergebnis: Würfel {face} ({side})',
-    verify_match: 'MATCH: Der nachgerechnete Würfel entspricht dem angezeigten Ergebnis.',
-    verify_mismatch: 'MISMATCH: Der nachgerechnete Würfel weicht vom angezeigten Ergebnis ab.',
-    verify_no_crypto: 'Dieser Browser kann hier nicht prüfen (Web Crypto braucht eine sichere https-Seite).',
-    ended_title: 'Sitzung beendet',
-    ended_title_refused: 'Das Spiel kann nicht starten',
-    ended_return: 'Zurück zum Casino',
-    end_terminated: 'Das Casino hat diese Spielsitzung beendet.',
-    end_expired: 'Deine Spielsitzung ist abgelaufen.',
-    end_replaced: 'Dieses Spiel wurde in einem anderen Fenster geöffnet und läuft dort weiter.',
-    end_wallet: 'Das Casino hat diese Sitzung beendet ({status}).',
-    end_other: 'Diese Spielsitzung ist beendet ({reason}).',
-    refused_invalid_token: 'Dieser Spiellink ist ungültig. Bitte öffne das Spiel erneut im Casino.',
-    refused_session_expired: 'Diese Spielsitzung ist abgelaufen. Bitte öffne das Spiel erneut im Casino.',
-    refused_session_terminated: 'Diese Spielsitzung wurde beendet. Bitte öffne das Spiel erneut im Casino.',
-    reason_bet_out_of_range: 'Der Einsatz muss zwischen {min} und {max} {currency} liegen.',
-    reason_session_not_found: 'Diese Spielsitzung existiert nicht mehr.',
-    reason_session_terminated: 'Diese Spielsitzung wurde vom Casino beendet.',
-    reason_session_expired: 'Deine Spielsitzung ist abgelaufen.',
-    reason_phase_not_open: 'Für diese Runde sind keine Einsätze mehr möglich. Warte auf die nächste.',
-    reason_already_bet_this_round: 'Du hast in dieser Runde bereits gesetzt.',
-    reason_rg_limit_reached: 'Dein Limit für verantwortungsvolles Spielen ist erreicht, dieser Einsatz ist nicht möglich.',
-    reason_wallet_timeout: 'Die Casino-Wallet hat nicht rechtzeitig geantwortet. Der Einsatz wurde nicht platziert; eine Abbuchung wird automatisch rückgängig gemacht.',
-    reason_invalid_payload: 'Der Einsatz konnte nicht gelesen werden. Prüfe den Betrag und versuche es erneut.',
-    reason_rate_limited: 'Zu viele Aktionen auf einmal. Bitte etwas langsamer.',
-    reason_bet_in_progress: 'Der Seed kann nicht gewechselt werden, solange ein Einsatz läuft. Versuche es nach der Runde.',
-    reason_service_unavailable: 'Der Spieldienst ist ausgelastet. Bitte versuche es erneut.',
-    reason_not_enough_money: 'Nicht genug Guthaben für diesen Einsatz.',
-    reason_limit_reached: 'Ein Limit deines Casino-Kontos ist erreicht.',
-    reason_wallet_other: 'Die Casino-Wallet hat den Einsatz abgelehnt ({status}).',
-    reason_other: 'Abgelehnt ({reason}).',
-  },
+import en from './lang-en.js';
+import { canonicalLocale } from './money.js';
+
+// each language file is loaded only by a page that speaks it
+const LOADERS = {
+  de: () => import('./lang-de.js'),
+  es: () => import('./lang-es.js'),
+  fr: () => import('./lang-fr.js'),
+  it: () => import('./lang-it.js'),
+  pt: () => import('./lang-pt.js'),
+  sv: () => import('./lang-sv.js'),
 };
+export const LANGUAGES = ['en', ...Object.keys(LOADERS)];
 
+let strings = en;
 let current = 'en';
+let requests = 0;
 
-export function setLanguage(tag) {
-  current = /^de(-|$)/i.test(tag ?? '') ? 'de' : 'en';
-  document.documentElement.lang = current;
+// A tag -> the page's language and the locale its numbers and money follow: "de-AT" is
+// German with Austrian numbers; a language the page does not speak reads as English, numbers
+// included, so that a sentence and the amount in it agree.
+export function resolveLanguage(tag) {
+  const text = String(tag ?? '').replace(/_/g, '-');
+  const primary = text.split('-')[0].toLowerCase();
+  if (!LANGUAGES.includes(primary)) return { language: 'en', locale: 'en' };
+  const locale = canonicalLocale(text);
+  return { language: primary, locale: locale.toLowerCase().split('-')[0] === primary ? locale : primary };
+}
+
+export const language = () => current;
+
+// Loads the tag's language and puts it on the document: <html lang>, the title and every
+// element marked data-i18n (text) or data-i18n-label (aria-label). The last call wins.
+export async function setLanguage(tag) {
+  const { language: wanted, locale } = resolveLanguage(tag);
+  const request = ++requests;
+  let table = en;
+  if (wanted !== 'en') {
+    try {
+      table = (await LOADERS[wanted]()).default;
+    } catch {
+      // a language file that cannot load leaves the page in English rather than wordless
+    }
+  }
+  if (request !== requests) return current;
+  strings = table;
+  current = table === en ? 'en' : wanted;
+  document.documentElement.lang = current === wanted ? locale : 'en';
   for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of document.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
   document.title = t('title');
+  return current;
 }
 
 export function t(key, vars = {}) {
-  const template = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  const template = strings[key] ?? en[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
 }
 
-const KNOWN_REASONS = new Set([
-  'bet_out_of_range', 'session_not_found', 'session_terminated', 'session_expired', 'phase_not_open',
-  'already_bet_this_round', 'rg_limit_reached', 'wallet_timeout', 'invalid_payload', 'rate_limited',
-  'bet_in_progress', 'service_unavailable',
-]);
+// the connection states of the page (game.js setConnection)
+export function connectionText(kind) {
+  switch (kind) {
+    case 'live':
+      return t('conn_live');
+    case 'reconnecting':
+      return t('conn_reconnecting');
+    case 'closed':
+      return t('conn_closed');
+    default:
+      return t('conn_connecting');
+  }
+}
 
-// a refusal of place_bet or rotate_seed (contract 8.2, D4) in words; vars fill bet_out_of_range
+// D4 round_state phases; one the page does not know reads as waiting
+export function phaseText(phase) {
+  switch (phase) {
+    case 'PENDING':
+      return t('phase_PENDING');
+    case 'BETTING_OPEN':
+      return t('phase_BETTING_OPEN');
+    case 'ROLLING':
+      return t('phase_ROLLING');
+    case 'RESULT':
+      return t('phase_RESULT');
+    case 'COOLDOWN':
+      return t('phase_COOLDOWN');
+    default:
+      return t('phase_WAITING');
+  }
+}
+
+// D4: the handshake refusals that no retry can cure
+export function refusalText(reason) {
+  if (reason === 'session_expired') return t('refused_session_expired');
+  if (reason === 'session_terminated') return t('refused_session_terminated');
+  return t('refused_invalid_token');
+}
+
+// a refusal of place_bet or rotate_seed (contract 8.2, D4, D28, D37) in words; vars fill
+// bet_out_of_range
 export function reasonText(reason, vars = {}) {
-  if (KNOWN_REASONS.has(reason)) return t(`reason_${reason}`, vars);
-  if (reason === 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY') return t('reason_not_enough_money');
-  if (reason === 'wallet_rejected:RS_ERROR_LIMIT_REACHED') return t('reason_limit_reached');
-  if (reason.startsWith('wallet_rejected:')) return t('reason_wallet_other', { status: reason.slice('wallet_rejected:'.length) });
+  switch (reason) {
+    case 'bet_out_of_range':
+      return t('reason_bet_out_of_range', vars);
+    case 'session_not_found':
+      return t('reason_session_not_found');
+    case 'session_terminated':
+      return t('reason_session_terminated');
+    case 'session_expired':
+      return t('reason_session_expired');
+    case 'phase_not_open':
+      return t('reason_phase_not_open');
+    case 'already_bet_this_round':
+      return t('reason_already_bet_this_round');
+    case 'rg_limit_reached':
+      return t('reason_rg_limit_reached');
+    case 'wallet_timeout':
+      return t('reason_wallet_timeout');
+    case 'invalid_payload':
+      return t('reason_invalid_payload');
+    case 'rate_limited':
+      return t('reason_rate_limited');
+    case 'bet_in_progress':
+      return t('reason_bet_in_progress');
+    case 'service_unavailable':
+      return t('reason_service_unavailable');
+    case 'service_busy':
+      return t('reason_service_busy');
+    case 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY':
+      return t('reason_not_enough_money');
+    case 'wallet_rejected:RS_ERROR_LIMIT_REACHED':
+      return t('reason_limit_reached');
+  }
+  if (String(reason).startsWith('wallet_rejected:')) return t('reason_wallet_other', { status: reason.slice('wallet_rejected:'.length) });
   return t('reason_other', { reason });
 }
 
@@ -257,6 +148,6 @@ export function endText(reason) {
   if (reason === 'terminated') return t('end_terminated');
   if (reason === 'expired') return t('end_expired');
   if (reason === 'replaced') return t('end_replaced');
-  if (reason.startsWith('wallet_status:')) return t('end_wallet', { status: reason.slice('wallet_status:'.length) });
+  if (String(reason).startsWith('wallet_status:')) return t('end_wallet', { status: reason.slice('wallet_status:'.length) });
   return t('end_other', { reason });
 }

@@ -1,28 +1,107 @@
 // Money on the page (contract 1 rule 2, D18): amounts are decimal strings of integer
-// micro-units, held as BigInt. Number and parseFloat never touch money.
+// micro-units, held as BigInt. Number and parseFloat never touch an amount.
+//
+// Amounts are shown in the player's language (the session's `lang`, contract 2.2) and the
+// session's currency with Intl.NumberFormat: its symbol, its place, its separators and at
+// least its own number of decimals (two for EUR, none for JPY, three for BHD). Intl only
+// ever sees the whole major units, as a BigInt; the micro-unit fraction is spliced in as
+// text, so an amount of any size keeps every digit.
 
 export const MICRO_PER_UNIT = 100000n;
-const FRACTION_DIGITS = 5;
+const MICRO_DIGITS = 5;
+// a currency Intl knows by its ISO 4217 code; others (contract 2.1: crypto symbols such as
+// USDT) are shown as a number followed by their code
+const ISO_CURRENCY = /^[A-Z]{3}$/;
+// a currency without ISO fraction digits shows two, like most currencies
+const DEFAULT_FRACTION_DIGITS = 2;
 
-// "5940000" -> "59.40": two decimals, more when non-zero digits follow
-export function formatMicro(value) {
-  const micro = BigInt(value);
-  const abs = micro < 0n ? -micro : micro;
-  const fraction = (abs % MICRO_PER_UNIT).toString().padStart(FRACTION_DIGITS, '0').replace(/0+$/, '').padEnd(2, '0');
-  return `${micro < 0n ? '-' : ''}${abs / MICRO_PER_UNIT}.${fraction}`;
+// The formatter of a session: `locale` a BCP 47 tag (an unreadable one reads as English),
+// `currency` the session's currency.
+export function moneyFormat(locale, currency) {
+  const tag = canonicalLocale(locale);
+  // the page parses what it formats: Latin digits in every language
+  const base = { numberingSystem: 'latn' };
+  const code = String(currency ?? '');
+  const iso = ISO_CURRENCY.test(code) ? { ...base, style: 'currency', currency: code } : null;
+  const fractionDigits = iso
+    ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits, MICRO_DIGITS)
+    : DEFAULT_FRACTION_DIGITS;
+  const withCurrency = iso ? splicer(tag, iso) : null;
+  const grouped = splicer(tag, base);
+  const plain = splicer(tag, { ...base, useGrouping: false });
+  const decimal = plain.decimal;
+  // the currency as amounts show it ("€", "kr", "CHF"), for labels such as the stake's
+  const symbol = iso ? (new Intl.NumberFormat(tag, iso).formatToParts(0).find((part) => part.type === 'currency')?.value ?? code) : code;
+
+  // at least the currency's decimals, and any further non-zero micro-unit digits
+  const amount = (value) => (withCurrency ? withCurrency.format(BigInt(value), fractionDigits) : `${grouped.format(BigInt(value), fractionDigits)}${code ? `\u00a0${code}` : ''}`);
+  // without the currency, a whole amount without decimals: "5", "0,10" (chips, percentages)
+  const short = (value) => grouped.format(BigInt(value), BigInt(value) % MICRO_PER_UNIT === 0n ? 0 : fractionDigits);
+  // a number scaled by 100000 that is not money (D18: the payout multiplier; a percentage),
+  // with only the decimals it has: "2", "1,98", "2,5"
+  const ratio = (value) => grouped.format(BigInt(value), 0);
+  // without the currency, grouped: the history table's column
+  const number = (value) => grouped.format(BigInt(value), fractionDigits);
+  // what the stake field holds: no grouping, the language's decimal separator ("2,50")
+  const input = (value) => plain.format(BigInt(value), fractionDigits);
+
+  // The player's stake text -> micro-units, at most 5 decimals (one micro-unit is 0.00001,
+  // contract 8.1). The language's decimal separator is the decimal point; "." or "," is
+  // one too unless exactly three digits follow it, which reads as a thousands separator
+  // ("1,000" in English, "1.000" in German): that is refused, never guessed.
+  function parse(text) {
+    const separators = [...new Set(['.', ',', decimal])].map(escape).join('|');
+    const match = new RegExp(`^(\\d*)(?:(${separators})(\\d*))?$`).exec(String(text ?? '').trim());
+    if (!match || (match[1] === '' && !match[3])) return { ok: false, error: 'format' };
+    const [, whole, separator, fraction = ''] = match;
+    if (separator !== undefined && separator !== decimal && fraction.length === 3) return { ok: false, error: 'format' };
+    if (fraction.length > MICRO_DIGITS) return { ok: false, error: 'decimals' };
+    return { ok: true, micro: BigInt(whole || '0') * MICRO_PER_UNIT + BigInt(fraction.padEnd(MICRO_DIGITS, '0')) };
+  }
+
+  return { locale: tag, currency: code, symbol, fractionDigits, decimal, amount, short, ratio, number, input, parse };
 }
 
-// a short label for a whole amount: "1.00" -> "1", "0.10" stays
-export const formatShort = (value) => formatMicro(value).replace(/\.00$/, '');
+// The locale Intl will use for a tag: the tag itself when Intl can read it, else English.
+export function canonicalLocale(tag) {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(String(tag ?? ''));
+    return canonical && Intl.NumberFormat.supportedLocalesOf(canonical).length > 0 ? canonical : 'en';
+  } catch {
+    return 'en';
+  }
+}
 
-// a player's major-unit text ("12.5", "12,5", "0.10") -> micro-units; at most 5 decimals,
-// since one micro-unit is 0.00001 (contract 8.1)
-export function parseMajor(text) {
-  const match = /^(\d*)(?:[.,](\d*))?$/.exec(String(text).trim());
-  if (!match || (match[1] === '' && !match[2])) return { ok: false, error: 'format' };
-  const fraction = match[2] ?? '';
-  if (fraction.length > FRACTION_DIGITS) return { ok: false, error: 'decimals' };
-  return { ok: true, micro: BigInt(match[1] || '0') * MICRO_PER_UNIT + BigInt(fraction.padEnd(FRACTION_DIGITS, '0')) };
+// Formats whole units with Intl (BigInt in, so no digit is lost) and puts the micro-unit
+// fraction after the last integer digit, with the separator this style uses.
+function splicer(locale, options) {
+  const whole = new Intl.NumberFormat(locale, { ...options, minimumFractionDigits: 0, maximumFractionDigits: 0 });
+  const separator = new Intl.NumberFormat(locale, { ...options, minimumFractionDigits: 1, maximumFractionDigits: 1 })
+    .formatToParts(1.5)
+    .find((part) => part.type === 'decimal');
+  const decimal = separator ? separator.value : '.';
+  return {
+    decimal,
+    format(micro, minimumDigits) {
+      const negative = micro < 0n;
+      const abs = negative ? -micro : micro;
+      const units = abs / MICRO_PER_UNIT;
+      const fraction = (abs % MICRO_PER_UNIT).toString().padStart(MICRO_DIGITS, '0').replace(/0+$/, '').padEnd(minimumDigits, '0');
+      // -0n is 0n: a negative amount below one unit keeps its sign through Number's -0
+      const parts = whole.formatToParts(negative ? (units === 0n ? -0 : -units) : units);
+      const last = parts.map((part) => part.type).lastIndexOf('integer');
+      return parts.map((part, index) => (index === last && fraction ? `${part.value}${decimal}${fraction}` : part.value)).join('');
+    },
+  };
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// A decimal of the service's wire (payoutMultiplier, "1.98") scaled by 100000 (D18)
+export function parseScaled(text) {
+  const match = /^(\d+)(?:\.(\d{1,5}))?$/.exec(String(text));
+  if (!match) return null;
+  return BigInt(match[1]) * MICRO_PER_UNIT + BigInt((match[2] ?? '').padEnd(MICRO_DIGITS, '0'));
 }
 
 // contract 8.4 with D18: the multiplier is scaled by 100000, every division truncates

@@ -2,7 +2,6 @@
 // the service is set as text, never as markup.
 
 import { t } from './i18n.js';
-import { formatMicro } from './money.js';
 
 function node(tag, text, className) {
   const element = document.createElement(tag);
@@ -12,15 +11,15 @@ function node(tag, text, className) {
 }
 
 // newest first: nonce, side bet and stake, result face/side (or voided), payout, and a verify
-// button once the round's seed is revealed (D5)
-export function renderHistory(tbody, rounds, { revealed, sideName }) {
+// button once the round's seed is revealed (D5); `money` the session's money.js formatter
+export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
   tbody.replaceChildren(
     ...rounds.map((round) => {
       const row = document.createElement('tr');
       row.dataset.roundId = round.roundId;
       row.dataset.outcome = round.voided ? 'voided' : round.outcome ? (round.outcome.won ? 'won' : 'lost') : 'pending';
-      const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : formatMicro(round.amountMicro);
-      const payout = round.voided || !round.outcome ? '—' : round.outcome.won ? `+${formatMicro(round.outcome.payoutMicro)}` : formatMicro('0');
+      const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : money.number(round.amountMicro);
+      const payout = round.voided || !round.outcome ? '—' : round.outcome.won ? `+${money.number(round.outcome.payoutMicro)}` : money.number(0n);
       const bet = node('td', undefined, 'bet-cell');
       bet.append(sideTag(round.side, sideName), node('span', stake, 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
@@ -48,7 +47,7 @@ export function renderRevealed(list, revealed) {
     ...[...revealed].map(([serverSeedHash, seed]) => {
       const item = node('li');
       const fields = node('dl');
-      const nonces = seed.lastNonce === null ? t('revealed_nonces_none') : `0 – ${seed.lastNonce}`;
+      const nonces = seed.lastNonce === null ? t('revealed_nonces_none') : t('revealed_nonces_range', { first: 0, last: seed.lastNonce });
       for (const [label, value] of [
         [t('revealed_seed'), seed.serverSeed],
         [t('revealed_hash'), serverSeedHash],
@@ -87,7 +86,7 @@ export function renderVerification(container, round, seed, derived) {
   const list = node('ol');
   list.append(...steps.map((step) => node('li', step)));
   const matches = derived.hashMatches && derived.side === shown.side && derived.face === shown.face;
-  const verdict = node('p', t(matches ? 'verify_match' : 'verify_mismatch'), 'verdict');
+  const verdict = node('p', matches ? t('verify_match') : t('verify_mismatch'), 'verdict');
   verdict.dataset.match = String(matches);
   container.replaceChildren(heading, list, node('p', t('verify_weights'), 'hint'), verdict);
 }
