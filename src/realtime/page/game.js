@@ -15,6 +15,7 @@ const el = {
   connection: $('connection'),
   demoBadge: $('demo-badge'),
   balance: $('balance'),
+  exitLink: $('exit-link'),
   phase: $('phase'),
   countdown: $('countdown'),
   timerBar: $('timer-bar'),
@@ -153,6 +154,9 @@ function onConnected(msg) {
   state.money = moneyFormat(resolveLanguage(msg.lang).locale, msg.currency);
   if (resolveLanguage(msg.lang).language !== language()) void setLanguage(msg.lang).then(renderTexts);
   state.returnUrl = safeReturnUrl(msg.returnUrl);
+  // contract 2.2: the way back to the operator, offered during play whenever it is set
+  el.exitLink.hidden = state.returnUrl === null;
+  if (state.returnUrl) el.exitLink.href = state.returnUrl;
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),

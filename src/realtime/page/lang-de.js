@@ -4,6 +4,7 @@ export default {
   title: 'Würfel',
   demo: 'Demo',
   balance: 'Guthaben',
+  exit: 'Spiel verlassen',
   conn_connecting: 'Verbinde…',
   conn_live: 'Live',
   conn_reconnecting: 'Verbinde neu…',

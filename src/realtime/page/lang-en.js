@@ -6,6 +6,7 @@ export default {
   title: 'Dice',
   demo: 'Demo',
   balance: 'Balance',
+  exit: 'Exit game',
   conn_connecting: 'Connecting…',
   conn_live: 'Live',
   conn_reconnecting: 'Reconnecting…',

@@ -4,6 +4,7 @@ export default {
   title: 'Dados',
   demo: 'Demo',
   balance: 'Saldo',
+  exit: 'Salir del juego',
   conn_connecting: 'Conectando…',
   conn_live: 'En directo',
   conn_reconnecting: 'Reconectando…',

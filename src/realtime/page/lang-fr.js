@@ -4,6 +4,7 @@ export default {
   title: 'Dés',
   demo: 'Démo',
   balance: 'Solde',
+  exit: 'Quitter le jeu',
   conn_connecting: 'Connexion…',
   conn_live: 'En direct',
   conn_reconnecting: 'Reconnexion…',

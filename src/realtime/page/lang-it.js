@@ -4,6 +4,7 @@ export default {
   title: 'Dadi',
   demo: 'Demo',
   balance: 'Saldo',
+  exit: 'Esci dal gioco',
   conn_connecting: 'Connessione…',
   conn_live: 'Live',
   conn_reconnecting: 'Riconnessione…',

@@ -5,6 +5,7 @@ export default {
   title: 'Dados',
   demo: 'Demo',
   balance: 'Saldo',
+  exit: 'Sair do jogo',
   conn_connecting: 'Conectando…',
   conn_live: 'Ao vivo',
   conn_reconnecting: 'Reconectando…',

@@ -4,6 +4,7 @@ export default {
   title: 'Tärning',
   demo: 'Demo',
   balance: 'Saldo',
+  exit: 'Lämna spelet',
   conn_connecting: 'Ansluter…',
   conn_live: 'Live',
   conn_reconnecting: 'Återansluter…',

@@ -39,6 +39,13 @@ describe('launch page /play/{gameCode}', () => {
     // no inline script or style that the policy would block
     expect(page.text).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(page.text).to.not.match(/<style|\sstyle="/);
+    // contract 2.2: the exit to the returnUrl, hidden until the channel names one, leaves in
+    // the top window when the casino frames the game, and tells the casino no address
+    const exit = /<a id="exit-link"[^>]*>/.exec(page.text)?.[0] ?? '';
+    expect(exit).to.match(/\shidden[\s>]/);
+    expect(exit).to.include('target="_top"');
+    expect(exit).to.include('rel="noreferrer"');
+    expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
   });
 
   it("answers 'self' only when the operator lists no ancestors or the token is unreadable", async () => {
@@ -54,6 +61,14 @@ describe('launch page /play/{gameCode}', () => {
     expect((await send(`${h.baseUrl}/play/craps?token=x`, {})).status).to.equal(404);
     expect((await send(`${h.baseUrl}/play/assets/nope.js`, {})).status).to.equal(404);
     expect((await send(`${h.baseUrl}/play/assets/..%2Fserver.ts`, {})).status).to.equal(404);
+    // the language files, imported by the page when it speaks that language
+    for (const file of ['lang-en.js', 'lang-de.js', 'i18n.js', 'money.js', 'launch.js']) {
+      const asset = await send(`${h.baseUrl}/play/assets/${file}`, {});
+      expect(asset.status, file).to.equal(200);
+      expect(asset.headers.get('content-type'), file).to.match(/^text\/javascript/);
+    }
+    // the unit tests' type declarations are not the page's
+    expect((await send(`${h.baseUrl}/play/assets/money.d.ts`, {})).status).to.equal(404);
     const client = await send(`${h.baseUrl}/socket.io/socket.io.min.js`, {});
     expect(client.status).to.equal(200);
     expect(client.headers.get('content-type')).to.match(/javascript/);
