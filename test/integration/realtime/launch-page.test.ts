@@ -29,10 +29,18 @@ describe('launch page /play/{gameCode}', () => {
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
     expect(page.text).to.include('<html');
     const csp = policyOf(page.headers.get('content-security-policy'));
+    // no directive beyond what the page needs: default-src 'none' covers the rest
+    expect(Object.keys(csp).sort()).to.deep.equal(
+      ['base-uri', 'connect-src', 'default-src', 'form-action', 'frame-ancestors', 'img-src', 'script-src', 'style-src'],
+    );
     expect(csp['frame-ancestors']).to.equal("'self' https://casino.example https://m.casino.example");
     expect(csp['script-src']).to.equal("'self'");
     expect(csp['style-src']).to.equal("'self'");
     expect(csp['default-src']).to.equal("'none'");
+    // the one image is the page's empty data: icon
+    expect(csp['img-src']).to.equal('data:');
+    expect(csp['base-uri']).to.equal("'none'");
+    expect(csp['form-action']).to.equal("'none'");
     // D24: the page connects to the service's own origin only, never to any ws:/wss: host
     expect(csp['connect-src']).to.equal('https://rgs.example:8443 wss://rgs.example:8443');
     expect(page.headers.get('strict-transport-security')).to.equal('max-age=63072000; includeSubDomains; preload');
