@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     currency: CURRENCY,
     lang: process.env.DEMO_LANG ?? 'en',
     jurisdiction: 'MT',
+    // contract 2.2: where the page's exit leads; without it the page offers none
+    ...(process.env.DEMO_RETURN_URL ? { returnUrl: process.env.DEMO_RETURN_URL } : {}),
   });
   const response = await fetch(`${url}/v1/session`, {
     method: 'POST',
