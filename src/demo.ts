@@ -18,7 +18,8 @@ const CURRENCY = 'EUR';
 const START_BALANCE_MICRO = 100_000_000n; // 1,000.00
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // logs for a person at a terminal, unless LOG_FORMAT says otherwise
+  const config = loadConfig({ LOG_FORMAT: 'pretty', ...process.env });
   await migrate(config.databaseUrl);
   const wallet = await WalletSimulator.start({ port: Number(process.env.DEMO_WALLET_PORT ?? config.port + 1) });
   const svc = await createServiceContext(config);

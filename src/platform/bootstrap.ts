@@ -13,7 +13,7 @@ import { WalletClient } from '../wallet/client.js';
 
 // Builds the per-process service context from a validated config, and tears it down.
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   for (const warning of config.warnings) logger.warn(warning);
   const { db, sql } = createDatabase(config.databaseUrl, config.databasePoolSize);
   // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter

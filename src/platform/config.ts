@@ -1,3 +1,5 @@
+import { LOG_FORMATS, prettyFormatAvailable, type LogFormat } from './logger.js';
+
 // Configuration (DECISIONS D12, D20, D25), read from the environment once and validated as a
 // whole: a bad start lists every bad variable by name, not only the first.
 
@@ -35,6 +37,8 @@ export type Config = {
   // D25: in production, the bearer token that opens /metrics on the public port
   metricsToken: string | undefined;
   logLevel: string;
+  // json (the default: log pipelines read it) or pretty (a person reads it: the demo)
+  logFormat: LogFormat;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
     | undefined;
@@ -138,6 +142,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = (env.LOG_FORMAT || 'json') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) problems.push(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got "${logFormat}")`);
+  // pretty is rendered by a development dependency, absent from a production install
+  else if (logFormat === 'pretty' && !prettyFormatAvailable()) {
+    problems.push('LOG_FORMAT=pretty needs the development dependencies installed (pino-pretty); use json');
+  }
 
   let botChallenge: Config['botChallenge'];
   if (env.BOT_CHALLENGE_SECRET) {
@@ -170,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     healthPort,
     metricsToken,
     logLevel,
+    logFormat,
     botChallenge,
     warnings,
   };

@@ -208,6 +208,14 @@ describe('config (D12)', () => {
     expect(loadConfig({ MASTER_KEY: HEX_KEY, JWT_SECRET: JWT }).warnings).to.deep.equal([]);
   });
 
+  it('reads LOG_FORMAT: json by default (production too), pretty on request, nothing else', () => {
+    expect(loadConfig({}).logFormat).to.equal('json');
+    expect(loadConfig({ NODE_ENV: 'production', MASTER_KEY: HEX_KEY, JWT_SECRET: JWT }).logFormat).to.equal('json');
+    // the development dependencies are installed where the tests run
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).to.equal('pretty');
+    expect(problemsOf({ LOG_FORMAT: 'yaml' }).join()).to.include('LOG_FORMAT');
+  });
+
   it('refuses a JWT_SECRET shorter than 32 characters', () => {
     expect(problemsOf({ JWT_SECRET: 'short' }).join()).to.include('JWT_SECRET');
   });
