@@ -5,6 +5,7 @@ import { createBotChallenge } from './bot-challenge.js';
 import { errorBodies } from './middleware/errors.js';
 import { ipAllowList } from './middleware/ip-allow-list.js';
 import { rawBody } from './middleware/raw-body.js';
+import { requestLog } from './middleware/request-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
@@ -32,20 +33,37 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
   app.silent = true;
 
   const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger)]) as ApiMiddleware;
+  const routers = signedRouters(svc);
+  // the pattern of the signed route a refused request was meant for, so that its access
+  // line and its latency are filed under that route rather than 'unmatched'
+  const routeMeant = (method: string, path: string): string | undefined => {
+    for (const router of routers) {
+      const layer = router.match(path, method).pathAndMethod.filter((candidate) => candidate.methods.length > 0).at(-1);
+      if (layer) return String(layer.path);
+    }
+    return undefined;
+  };
   // The routers match paths case-insensitively (@koa/router's default), so /V1/... reaches
   // the same handlers and must pass the same stage.
-  const onlyUnderV1: ApiMiddleware = (ctx, next) => {
+  const onlyUnderV1: ApiMiddleware = async (ctx, next) => {
     const path = ctx.path.toLowerCase();
-    return path === '/v1' || path.startsWith('/v1/') ? signed(ctx, next) : (next() as Promise<void>);
+    if (path !== '/v1' && !path.startsWith('/v1/')) return next() as Promise<void>;
+    try {
+      await signed(ctx, next);
+    } catch (err) {
+      ctx.state.route ??= routeMeant(ctx.method, ctx.path);
+      throw err;
+    }
   };
 
   app.use(securityHeaders());
+  app.use(requestLog(svc.logger));
   app.use(requestMetrics(svc.metrics));
   app.use(errorBodies(svc.logger));
   for (const router of openRouters(svc)) app.use(router.routes());
   for (const routes of player) app.use(routes.routes());
   app.use(onlyUnderV1);
-  for (const router of signedRouters(svc)) app.use(router.routes());
+  for (const router of routers) app.use(router.routes());
   return app;
 }
 
@@ -66,6 +84,7 @@ export function createHealthApp(svc: ServiceContext, listener: Listener, player:
   const app = new Koa<ApiState>();
   app.silent = true;
   app.use(securityHeaders());
+  app.use(requestLog(svc.logger));
   app.use(errorBodies(svc.logger));
   app.use(healthRoutes(svc, listener).routes());
   for (const routes of player) app.use(routes.routes());

@@ -5,11 +5,12 @@ import type { Logger } from '../platform/logger.js';
 // contract 5.7 and D20: optional bot challenge on session create, siteverify style (POST
 // form secret, response, remoteip; JSON answer with boolean success). Skipped when no
 // secret is configured; fail-open when the verifier is unreachable unless configured closed.
-export type BotChallenge = (token: string | undefined, remoteIp: string) => Promise<void>;
+// log: the request's logger (request-log.ts)
+export type BotChallenge = (token: string | undefined, remoteIp: string, log?: Logger) => Promise<void>;
 
 export function createBotChallenge(settings: Config['botChallenge'], logger: Logger): BotChallenge {
   if (!settings) return async () => undefined;
-  return async (token, remoteIp) => {
+  return async (token, remoteIp, log = logger) => {
     if (!token) throw botChallengeFailed('a bot challenge token is required');
     let verdict: boolean | 'unreachable';
     try {
@@ -29,7 +30,7 @@ export function createBotChallenge(settings: Config['botChallenge'], logger: Log
     }
     if (verdict === true) return;
     if (verdict === 'unreachable') {
-      logger.warn({ failClosed: settings.failClosed }, 'bot challenge verifier unreachable');
+      log.warn({ failClosed: settings.failClosed }, 'bot challenge verifier unreachable');
       if (!settings.failClosed) return;
       throw botChallengeFailed('the bot challenge could not be verified');
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeServiceContext, createServiceContext } from '../../src/platform/bootstrap.js';
 import { loadConfig, type Role } from '../../src/platform/config.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { startRoles } from '../../src/roles.js';
 import type { ServiceContext } from '../../src/platform/context.js';
 import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/game/operators/operators.js';
@@ -29,9 +30,16 @@ export type TestOperator = OnboardedOperator & {
 export const uniqueId = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 // roles: the api alone by default; game tests run every role in this one process.
-export async function startHarness(env: NodeJS.ProcessEnv = {}, roles: readonly Role[] = ['api']): Promise<Harness> {
+// logLines: where the service's log lines go, every level, as JSON lines (LOG_LEVEL silent
+// otherwise)
+export async function startHarness(
+  env: NodeJS.ProcessEnv = {},
+  roles: readonly Role[] = ['api'],
+  { logLines }: { logLines?: string[] } = {},
+): Promise<Harness> {
   const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env, ROLES: roles.join(',') });
   const svc = await createServiceContext(config);
+  if (logLines) svc.logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logLines.push(line) } });
   let offsetMs = 0;
   svc.now = () => new Date(Date.now() + offsetMs);
   const started = await startRoles(svc, config, 0);

@@ -15,8 +15,9 @@ export function errorBodies(logger: Logger): ApiMiddleware {
     } catch (err) {
       const outage = !(err instanceof AppError) && isDependencyFailure(err);
       const appError = outage ? serviceUnavailable('a dependency of the service is unavailable; retry shortly') : toAppError(err);
-      if (outage) logger.warn({ err: (err as Error).message, method: ctx.method, path: ctx.path }, 'request failed: dependency unavailable');
-      else if (!(err instanceof AppError)) logger.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');
+      const log = ctx.state.log ?? logger;
+      if (outage) log.warn({ err: (err as Error).message, method: ctx.method, path: ctx.path }, 'request failed: dependency unavailable');
+      else if (!(err instanceof AppError)) log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');
       ctx.status = appError.status;
       ctx.body = appError.body();
       ctx.set(appError.headers);

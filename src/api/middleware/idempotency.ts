@@ -5,7 +5,7 @@ import { conflict, toAppError } from '../../platform/errors.js';
 import { isDependencyFailure } from '../../platform/dependencies.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
 import { sha256Hex } from '../../wallet/signer.js';
-import type { ApiContext, ApiMiddleware } from '../state.js';
+import { forRequest, type ApiContext, type ApiMiddleware } from '../state.js';
 
 // DECISIONS D17 (contract 4.1 rule 2, 4.3): responses are kept for 24 hours under
 // (operatorId, requestUuid, endpoint), the endpoint being the matched route (D26). The first
@@ -57,12 +57,12 @@ export const idempotency = (
     // a key its handler completed holds the effect that happened: it stays
     if (claim.completed) throw err;
     const appError = toAppError(err);
-    if (isFinal(appError.status)) await store(svc, claim, appError.status, appError.body());
+    if (isFinal(appError.status)) await store(forRequest(svc, ctx), claim, appError.status, appError.body());
     else await sql.query(RELEASE, key);
     throw err;
   }
   if (claim.completed) return;
-  if (isFinal(status)) await store(svc, claim, status, body);
+  if (isFinal(status)) await store(forRequest(svc, ctx), claim, status, body);
   else await sql.query(RELEASE, key);
 };
 

@@ -1,5 +1,6 @@
 import type { Metrics } from '../../platform/metrics.js';
 import type { ApiMiddleware } from '../state.js';
+import { routeOf } from './request-log.js';
 
 // D15: request latency histogram by route (the route pattern, never the raw path, so that
 // ids do not explode the label set).
@@ -8,7 +9,6 @@ export const requestMetrics = (metrics: Metrics): ApiMiddleware => async (ctx, n
   try {
     await next();
   } finally {
-    const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-    stop({ method: ctx.method, route, status: String(ctx.status) });
+    stop({ method: ctx.method, route: routeOf(ctx), status: String(ctx.status) });
   }
 };

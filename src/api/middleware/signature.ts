@@ -45,7 +45,7 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
     if (!(err instanceof CredentialUnreadableError)) throw err;
     // the service's own misconfiguration, to alert on; the caller learns only that its
     // signature could not be verified (D24: no input gives a 5xx)
-    logger.error({ kid: err.kid, operatorId: credential.operator.id }, err.message);
+    (ctx.state.log ?? logger).error({ kid: err.kid, operatorId: credential.operator.id }, err.message);
     throw fail('invalid_signature', 'the signature cannot be verified');
   }
   const expected = sign(secret, ctx.method, ctx.path, timestamp, ctx.state.rawBody);

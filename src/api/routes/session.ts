@@ -11,7 +11,7 @@ import { validateBody } from '../middleware/validate.js';
 import { isUuid } from '../schemas/common.js';
 import { compile } from '../../platform/validation.js';
 import { sessionCreateSchema, sessionTerminateSchema, type SessionCreateBody, type SessionTerminateBody } from '../schemas/session.js';
-import type { ApiState } from '../state.js';
+import { forRequest, type ApiState } from '../state.js';
 
 // Every route runs, after the signed-request stage: idempotency, rate limit, validation,
 // handler (D17, 8.1, D9).
@@ -34,9 +34,9 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
     validateBody(validCreate, { emptyIsObject: false }),
     async (ctx) => {
       const body = ctx.state.body as SessionCreateBody;
-      await botChallenge(body.botChallengeToken ?? (ctx.get('bot-challenge-response') || undefined), ctx.ip);
+      await botChallenge(body.botChallengeToken ?? (ctx.get('bot-challenge-response') || undefined), ctx.ip, ctx.state.log);
       const { requestUuid: _key, botChallengeToken: _token, ...request } = body;
-      ctx.body = await launchSession(svc, ctx.state.operator, request, ctx.state.idempotency);
+      ctx.body = await launchSession(forRequest(svc, ctx), ctx.state.operator, request, ctx.state.idempotency);
     },
   );
 
@@ -49,7 +49,7 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
       const sessionId = ctx.params.sessionId ?? '';
       if (!isUuid(sessionId)) throw notFound('not_found', 'session not found');
       const body = ctx.state.body as SessionTerminateBody;
-      ctx.body = await terminateSession(svc, ctx.state.operator.id, sessionId.toLowerCase(), body.reason);
+      ctx.body = await terminateSession(forRequest(svc, ctx), ctx.state.operator.id, sessionId.toLowerCase(), body.reason);
     },
   );
   return router;
