@@ -8,10 +8,19 @@ import { createQueues } from './queues.js';
 import { walletJobCounts } from '../game/wallet-jobs/wallet-jobs.js';
 import { PlayerEmitter } from '../game/players/emitter.js';
 import { createRedis } from './redis.js';
+import { statement } from './db/sql.js';
 import { CircuitBreaker } from '../wallet/circuit.js';
 import { WalletClient } from '../wallet/client.js';
 
 // Builds the per-process service context from a validated config, and tears it down.
+
+// rgs_rounds (D15): the rounds not yet settled or voided, by state. `NOT settled` is what lets
+// the partial index rounds_unsettled serve it: the read stays as small as the rounds in play.
+const ROUNDS_IN_PLAY = statement(
+  'metrics_rounds_in_play',
+  `SELECT state::text AS state, count(*)::int AS count FROM rounds WHERE NOT settled GROUP BY state`,
+);
+
 export async function createServiceContext(config: Config = loadConfig()): Promise<ServiceContext> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   for (const warning of config.warnings) logger.warn(warning);
@@ -47,8 +56,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
       );
       return all.flat();
     },
-    roundCounts: async () =>
-      (await db.round.groupBy({ by: ['state'], _count: { _all: true } })).map((row) => ({ state: row.state, count: row._count._all })),
+    roundsInPlay: () => sql.query<{ state: string; count: number }>(ROUNDS_IN_PLAY),
     // the service clock, as the jobs' retry budget reads it (tests move it)
     walletJobCounts: () => walletJobCounts(db, svc.now()),
     circuits: () => circuit.tracked(),

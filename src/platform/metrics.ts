@@ -49,18 +49,41 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    // counted where a placed bet is decided (bets/debit.ts): accepted, or REJECTED with the
+    // bet_rejected reason its player was told (contract 8.2, D13, D28), a closed list (the
+    // wallet's RS_ status included), so the label stays bounded. A bet refused before its
+    // row is written (the placement rules) is not counted here.
+    bets: new Counter({
+      name: 'rgs_bets_total',
+      help: 'Placed bets decided by this process: result accepted, or rejected with the bet_rejected reason (wallet_rejected:<RS_status>, wallet_timeout, phase_not_open, service_unavailable)',
+      labelNames: ['result', 'reason'] as const,
+      registers: [registry],
+    }),
+    // counted where a wallet job's attempt ends (wallet-jobs.ts), one per wallet call; not
+    // rgs_wallet_jobs_total, which OpenMetrics would read as a counter of the same family as
+    // the rgs_wallet_jobs gauge
+    walletJobAttempts: new Counter({
+      name: 'rgs_wallet_job_attempts_total',
+      help: 'Wallet job (win, rollback) attempts by endpoint and outcome: completed, treated_as_settled (the wallet did not know the transaction: alert, contract 7.1), retried, abandoned (the 24 hours are spent: a ticket for a human)',
+      labelNames: ['endpoint', 'outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 
+const ROUNDS_IN_PLAY = ['BETTING_OPEN', 'ROLLING', 'RESULT'] as const;
+
 type GaugeSources = {
   queueCounts: () => Promise<{ queue: string; state: string; count: number }[]>;
-  roundCounts: () => Promise<{ state: string; count: number }[]>;
+  roundsInPlay: () => Promise<{ state: string; count: number }[]>;
   walletJobCounts: () => Promise<{ endpoint: string; state: string; count: number }[]>;
   circuits: () => Promise<{ operatorId: string; endpoint: string; state: string }[]>;
 };
 
 // D15: queue depths, rounds by state, wallet jobs and circuits, read when /metrics is
-// scraped (from Postgres and Redis, so every process reports the cluster's state).
+// scraped (from Postgres and Redis, so every process reports the cluster's state). Every
+// source is a bounded read: Redis counters, or Postgres through partial indexes that hold
+// only the open rows, never a scan of a table that grows with every round played.
 export function registerStateGauges(metrics: Metrics, sources: GaugeSources): void {
   new Gauge({
     name: 'rgs_queue_jobs',
@@ -72,14 +95,19 @@ export function registerStateGauges(metrics: Metrics, sources: GaugeSources): vo
       for (const { queue, state, count } of await sources.queueCounts()) this.set({ queue, state }, count);
     },
   });
+  // Rounds in play only: BETTING_OPEN, ROLLING and RESULT, which the partial index of
+  // unsettled rounds holds (a few per connected player, however many rounds were played).
+  // SETTLED and VOIDED rounds only ever grow: counting them at each scrape of each process
+  // meant reading the whole table; their pace is a counter's job, where they settle or void.
   new Gauge({
     name: 'rgs_rounds',
-    help: 'Rounds by state',
+    help: 'Rounds in play (not yet settled or voided) by state: BETTING_OPEN, ROLLING, RESULT',
     labelNames: ['state'] as const,
     registers: [metrics.registry],
     async collect() {
+      const counts = new Map((await sources.roundsInPlay()).map(({ state, count }) => [state, count]));
       this.reset();
-      for (const { state, count } of await sources.roundCounts()) this.set({ state }, count);
+      for (const state of ROUNDS_IN_PLAY) this.set({ state }, counts.get(state) ?? 0);
     },
   });
   new Gauge({

@@ -189,6 +189,7 @@ export class BetDesk {
       case 'late':
         return this.reject(ticket, 'phase_not_open', 'late_bet');
     }
+    svc.metrics.bets.inc({ result: 'accepted' });
     // contract 6.4: bet_placed then balance_update
     svc.emitter.toSession(ticket.sessionId, 'bet_placed', {
       betId: ticket.betId,
@@ -264,6 +265,7 @@ export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): 
     plans.map(async (p): Promise<BetAck> => {
       // decided meanwhile by another delivery: its verdict stands
       if (!rejected.has(p.ticket.betId)) return ackOf(await readBet(svc, p.ticket.betId));
+      svc.metrics.bets.inc({ result: 'rejected', reason: p.reason });
       emitRejected(svc, p.ticket, p.reason);
       return { ok: false, reason: p.reason };
     }),

@@ -240,6 +240,7 @@ export class WalletJobDesk {
       }
       const unmatched = result.statusClass === 'treat_as_settled';
       const done = await this.completions.add({ id: job.id, attempts, unmatched, audit });
+      svc.metrics.walletJobAttempts.inc({ endpoint, outcome: unmatched ? 'treated_as_settled' : 'completed' });
       if (done && unmatched && endpoint === 'win') {
         winFailed(svc, { sessionId: job.session_id, betId: job.bet_id, payload: job.payload }, `wallet_rejected:${UNMATCHED_WIN_ERROR}`);
         return { kind: 'abandoned' };
@@ -259,6 +260,7 @@ export class WalletJobDesk {
     const age = now.getTime() - job.created_at.getTime();
     if (age >= WALLET_RETRY_BUDGET_MS) {
       await abandon(svc, await svc.db.walletJob.findUniqueOrThrow({ where: { id: job.id } }), attempts, error, now);
+      svc.metrics.walletJobAttempts.inc({ endpoint, outcome: 'abandoned' });
       return { kind: 'abandoned' };
     }
     const delayMs = walletRetryDelayMs(attempts);
@@ -276,6 +278,7 @@ export class WalletJobDesk {
     if (endpoint === 'rollback' && age >= ROLLBACK_STUCK_MS) {
       svc.logger.warn({ walletJobId, transactionUuid: job.transaction_uuid, attempts, error }, 'rollback stuck for over 5 minutes');
     }
+    svc.metrics.walletJobAttempts.inc({ endpoint, outcome: 'retried' });
     return { kind: 'retry', delayMs, error };
   }
 }
