@@ -108,8 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const masterKeyText = secret('MASTER_KEY', DEVELOPMENT_MASTER_KEYS[0]!);
   const masterKey = parseMasterKey(masterKeyText);
   if (!masterKey) problems.push('MASTER_KEY must be 32 bytes as 64 hex characters or base64');
-  // compared as bytes: the same key in upper-case hex or in base64 is the same key
-  const developmentMasterKey = masterKey !== undefined && DEVELOPMENT_MASTER_KEYS.some((key) => parseMasterKey(key)!.equals(masterKey));
+  const developmentMasterKey = masterKey !== undefined && isDevelopmentMasterKey(masterKey);
   if (production && env.MASTER_KEY && developmentMasterKey) {
     problems.push('MASTER_KEY is a development key published in this repository: refused when NODE_ENV=production');
   }
@@ -188,7 +187,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
-function parseMasterKey(text: string): Buffer | undefined {
+// D25: compared as bytes: the same key in upper-case hex or in base64 is the same key
+export const isDevelopmentMasterKey = (key: Buffer): boolean => DEVELOPMENT_MASTER_KEYS.some((known) => parseMasterKey(known)!.equals(key));
+
+// 32 bytes as 64 hex characters or base64 (MASTER_KEY, and the new key of `rgs master-key rewrap`)
+export function parseMasterKey(text: string): Buffer | undefined {
   if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
   if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) {
     const key = Buffer.from(text, 'base64');

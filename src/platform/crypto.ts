@@ -49,3 +49,31 @@ export function openWithDataKey(masterKey: Buffer, sealed: EnvelopeSealed, assoc
 
 // D6: secrets are 64 random bytes issued as 128 lower-case hex characters.
 export const generateSecret = (): string => randomBytes(64).toString('hex');
+
+// A sealed value moved from one MASTER_KEY to another (`rgs master-key rewrap`, D25): left
+// as it is when it already opens under the new key (a rerun), re-sealed when it opens under
+// the old one, and unreadable when it opens under neither.
+export type Rewrapped = { state: 'current' } | { state: 'rewrapped'; sealed: Buffer } | { state: 'unreadable' };
+
+// An envelope keeps its secret's ciphertext and gets its data key wrapped under `to`. The
+// secret is opened under `from` first, so that a row whose data key opens but whose secret
+// does not (a corrupt row) is reported, never carried over.
+export function rewrapDataKey(from: Buffer, to: Buffer, sealed: EnvelopeSealed, associatedData: string): Rewrapped {
+  if (opens(() => openWithDataKey(to, sealed, associatedData))) return { state: 'current' };
+  if (!opens(() => openWithDataKey(from, sealed, associatedData))) return { state: 'unreadable' };
+  const dataKey = open(from, sealed.wrappedDataKey, `${associatedData}:data-key`);
+  try {
+    return { state: 'rewrapped', sealed: seal(to, dataKey, `${associatedData}:data-key`) };
+  } finally {
+    dataKey.fill(0);
+  }
+}
+
+function opens(attempt: () => unknown): boolean {
+  try {
+    attempt();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Credential, Db, Operator, Prisma } from '../platform/db/client.js';
 import { statement, type Sql } from '../platform/db/sql.js';
 import type { CredentialKind } from '../platform/db/generated/enums.js';
-import { generateSecret, openWithDataKey, sealWithDataKey } from '../platform/crypto.js';
+import { generateSecret, openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from '../platform/crypto.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the
 // operator's requests to us; WALLET credentials sign our calls to the operator's wallet.
@@ -61,6 +61,15 @@ export function revealSecret(masterKey: Buffer, row: Pick<CredentialRow, 'kid' |
   revealed.set(cacheKey, secret);
   return secret;
 }
+
+// MASTER_KEY rotation (`rgs master-key rewrap`, D25): the credential's data key is wrapped
+// under `to`; its secret, and so the secret the operator holds, stays the same.
+export const rewrapCredential = (
+  from: Buffer,
+  to: Buffer,
+  row: Pick<CredentialRow, 'kid' | 'encryptedSecret' | 'wrappedDataKey'>,
+): Rewrapped =>
+  rewrapDataKey(from, to, { encryptedSecret: Buffer.from(row.encryptedSecret), wrappedDataKey: Buffer.from(row.wrappedDataKey) }, associatedData(row.kid));
 
 export function sealedCredential(masterKey: Buffer, kind: CredentialKind, notBefore: Date) {
   const kid = newKid(kind);
