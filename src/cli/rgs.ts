@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../platform/config.js';
-import { createDb, type Db } from '../platform/db/client.js';
+import { createDatabase, type Db } from '../platform/db/client.js';
+import type { Sql } from '../platform/db/sql.js';
 import { migrate } from '../platform/db/migrate.js';
 import { verifyDiceProof } from '../domain/proof.js';
 import { rotateCredential, revokeCredential } from '../wallet/credentials.js';
@@ -16,8 +17,14 @@ import {
 import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../game/operators/operators.js';
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
 
-// `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout; on failure a
-// JSON error on stderr and a non-zero exit (2 for a usage error, 1 otherwise).
+// `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout; a failed command
+// prints a JSON error on stderr and exits 1. A command line that is not understood (an
+// unknown command or option, a missing or malformed value) is for the person typing it: one
+// readable line and a hint on stderr, exit 2. `--help` (or `-h`) on the tool, a group or a
+// command prints its usage on stdout.
+//
+// Parsing is commander's: it gives every command and group its --help, refuses unknown
+// commands, options and surplus arguments, and suggests the near miss ("did you mean").
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -28,137 +35,222 @@ class FailedAnswer {
   constructor(readonly answer: unknown) {}
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | undefined>;
+type Database = { db: Db; sql: Sql };
+type Run = (values: Values, database: () => Database) => Promise<unknown>;
 
-const OPERATOR_OPTIONS: Options = {
-  id: { type: 'string' },
-  'wallet-url': { type: 'string' },
-  'wallet-url-private-allowed': { type: 'string' },
-  currency: { type: 'string' },
-  'ip-allow': { type: 'string' },
-  'jurisdictions-blocked': { type: 'string' },
-  'frame-ancestors': { type: 'string' },
-  'rg-max': { type: 'string', multiple: true },
-  'signature-window-seconds': { type: 'string' },
-  suspended: { type: 'string' },
-};
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+const TRUE_FALSE = ['true', 'false'];
 
-const GAME_CONFIG_OPTIONS: Options = {
-  operator: { type: 'string' },
-  game: { type: 'string' },
-  currency: { type: 'string' },
-  'betting-window-ms': { type: 'string' },
-  'rolling-window-ms': { type: 'string' },
-  'cooldown-ms': { type: 'string' },
-  'min-bet-micro': { type: 'string' },
-  'max-bet-micro': { type: 'string' },
-  'commission-micro': { type: 'string' },
-  'payout-multiplier': { type: 'string' },
-  'low-weight': { type: 'string' },
-  'high-weight': { type: 'string' },
-};
+// the settings of `operator create` and `operator update` (contract 5.3, 5.4, D7, D16, D25)
+function operatorOptions(command: Command): Command {
+  return command
+    .option('--currency <codes>', 'currencies the operator may launch sessions in, comma-separated (none: any)')
+    .option('--ip-allow <cidrs>', 'IPs or CIDRs its signed requests may come from, comma-separated (none: any)')
+    .option('--jurisdictions-blocked <codes>', 'jurisdictions whose launches are refused, comma-separated')
+    .option('--frame-ancestors <origins>', 'origins that may frame the game page, comma-separated (scheme://host[:port])')
+    .option('--rg-max <spec>', 'responsible-gambling maxima of a jurisdiction; repeatable', collect)
+    .option('--signature-window-seconds <n>', 'accepted clock skew of signed requests, 1 to 300 (default 30)')
+    .addOption(
+      new Option('--wallet-url-private-allowed <bool>', 'with NODE_ENV=production, let the wallet URL resolve to a private address').choices(
+        TRUE_FALSE,
+      ),
+    );
+}
 
-const USAGE = `usage:
-  rgs migrate
-  rgs operator create --id ID --wallet-url URL [--wallet-url-private-allowed true|false]
-                      [--currency EUR,USD] [--ip-allow CIDR,...]
-                      [--jurisdictions-blocked XX,...] [--frame-ancestors ORIGIN,...]
-                      [--rg-max JUR:sessionTimeSeconds=N,dailyLossMicro=N,dailyWagerMicro=N]...
-                      [--signature-window-seconds N]
-  rgs operator update --id ID [the same options] [--suspended true|false]
-  rgs operator show --id ID
-  rgs game config --operator ID --game dice --currency EUR [--betting-window-ms N] [--rolling-window-ms N]
-                  [--cooldown-ms N] [--min-bet-micro N] [--max-bet-micro N] [--commission-micro N]
-                  [--payout-multiplier X] [--low-weight N] [--high-weight N]
-  rgs credential rotate --operator ID --kind api|wallet
-  rgs credential revoke --kid KID
-  rgs jobs abandoned
-  rgs verify [--proof FILE|-]        (a proof of GET /v1/rounds/{id}/proof; stdin without --proof)`;
+function gameOptions(command: Command): Command {
+  return command
+    .requiredOption('--operator <id>', 'the operator')
+    .requiredOption('--game <code>', 'the game (dice)')
+    .requiredOption('--currency <code>', 'the currency');
+}
 
-type Command = { options: Options; run: (values: Values, db: () => Db) => Promise<unknown> };
+const OPERATOR_NOTES = `
+--rg-max takes JUR:field=N[,field=N...] with the fields sessionTimeSeconds, dailyLossMicro
+and dailyWagerMicro; a listed field becomes required at launch in that jurisdiction.
+With NODE_ENV=production the wallet URL must be https:, carry no credentials and resolve to
+a public address (unless --wallet-url-private-allowed true).`;
 
-const COMMANDS: Record<string, Command> = {
-  migrate: {
-    options: {},
-    run: () => migrate(loadConfig().databaseUrl),
-  },
-  'operator create': {
-    options: OPERATOR_OPTIONS,
-    run: (values, db) => {
+const SEALING_NOTE = `
+The new secrets are sealed under MASTER_KEY. Without it the development key published with
+the source is used and a warning is printed on stderr; with NODE_ENV=production that is
+refused.`;
+
+const TOOL_HELP = `
+Output: JSON on stdout. A command that fails prints a JSON error {error, message} on stderr
+and exits 1; a command line that is not understood prints one line and a hint on stderr and
+exits 2.
+
+Environment: DATABASE_URL; MASTER_KEY, which seals credentials and server seeds (without it
+the development key is used, with a warning; refused with NODE_ENV=production); NODE_ENV.
+Run 'rgs COMMAND --help' for a command's options.`;
+
+function buildProgram(answer: (result: unknown) => void): Command {
+  const program = new Command('rgs')
+    .description('Operator administration of the remote gaming server')
+    .addHelpText('after', TOOL_HELP);
+
+  // the command's options by their flag names (--wallet-url: 'wallet-url')
+  const valuesOf = (command: Command): Values =>
+    Object.fromEntries(command.options.map((option) => [option.long!.slice(2), command.getOptionValue(option.attributeName()) as Values[string]]));
+
+  let database: Database | undefined;
+  const action = (command: Command, run: Run): Command =>
+    command.action(async (_options: unknown, self: Command) => {
+      try {
+        answer(await run(valuesOf(self), () => (database ??= createDatabase(loadConfig().databaseUrl, 2))));
+      } catch (err) {
+        if (err instanceof UsageError) self.error(err.message, { exitCode: 2, code: 'rgs.usage' });
+        throw err;
+      } finally {
+        await database?.db.$disconnect();
+        // Prisma ends the pool only if it used it; a command that ran raw SQL alone ends it here
+        if (database && !database.sql.pool.ending) await database.sql.pool.end();
+      }
+    });
+
+  action(program.command('migrate').description('create the database if it is missing and apply the migrations'), () =>
+    migrate(loadConfig().databaseUrl),
+  );
+
+  const operator = program.command('operator').description('onboard, change and list operators');
+  action(
+    operatorOptions(
+      operator
+        .command('create')
+        .description('onboard an operator; prints its two secrets, once')
+        .requiredOption('--id <id>', 'the operator id: 1 to 64 of A-Z a-z 0-9 _ . -')
+        .requiredOption('--wallet-url <url>', "base URL of the operator's wallet"),
+    ).addHelpText('after', OPERATOR_NOTES + '\n' + SEALING_NOTE),
+    (values, database) => {
       const id = required(values, 'id');
       const settings = { ...operatorSettings(values), walletUrl: required(values, 'wallet-url') };
-      return sealing((masterKey, production) => createOperator(db(), masterKey, id, settings, { production }));
+      return sealing((masterKey, production) => createOperator(database().db, masterKey, id, settings, { production }));
     },
-  },
-  'operator update': {
-    options: OPERATOR_OPTIONS,
-    run: (values, db) =>
-      updateOperator(db(), required(values, 'id'), operatorSettings(values), { production: loadConfig().nodeEnv === 'production' }),
-  },
-  'operator show': {
-    options: { id: { type: 'string' } },
-    run: async (values, db) => {
-      const operator = await db().operator.findUnique({ where: { id: required(values, 'id') } });
-      if (!operator) throw new Error(`operator ${String(values.id)} does not exist`);
-      return describeOperator(operator);
-    },
-  },
-  'game config': {
-    options: GAME_CONFIG_OPTIONS,
-    run: (values, db) =>
-      setGameConfig(db(), required(values, 'operator'), required(values, 'game'), required(values, 'currency'), gameConfigChanges(values)),
-  },
-  'game show': {
-    options: { operator: { type: 'string' }, game: { type: 'string' }, currency: { type: 'string' } },
-    run: async (values, db) => {
-      const [operator, game, currency] = [required(values, 'operator'), required(values, 'game'), required(values, 'currency')];
-      return describeGameConfig(operator, game, currency, await loadGameConfig(db(), operator, game, currency));
-    },
-  },
-  'credential rotate': {
-    options: { operator: { type: 'string' }, kind: { type: 'string' } },
-    run: (values, db) => {
+  );
+  action(
+    operatorOptions(
+      operator
+        .command('update')
+        .description("change an operator's settings; options left out keep their value")
+        .requiredOption('--id <id>', 'the operator')
+        .option('--wallet-url <url>', "base URL of the operator's wallet"),
+    )
+      .addOption(new Option('--suspended <bool>', 'refuse (true) or allow again (false) its launches').choices(TRUE_FALSE))
+      .addHelpText('after', OPERATOR_NOTES),
+    (values, database) =>
+      updateOperator(database().db, required(values, 'id'), operatorSettings(values), { production: loadConfig().nodeEnv === 'production' }),
+  );
+  action(operator.command('show').description("print an operator's settings").requiredOption('--id <id>', 'the operator'), async (values, database) => {
+    const found = await database().db.operator.findUnique({ where: { id: required(values, 'id') } });
+    if (!found) throw new Error(`operator ${String(values.id)} does not exist`);
+    return describeOperator(found);
+  });
+
+  const game = program.command('game').description("a game's configuration per operator and currency");
+  action(
+    gameOptions(game.command('config').description('change the configuration; prints it merged with the defaults'))
+      .option('--betting-window-ms <n>', 'how long betting is open')
+      .option('--rolling-window-ms <n>', 'how long the dice roll')
+      .option('--cooldown-ms <n>', 'pause between rounds')
+      .option('--min-bet-micro <n>', 'smallest bet in micro-units (1 = 0.000001)')
+      .option('--max-bet-micro <n>', 'largest bet in micro-units')
+      .option('--commission-micro <n>', 'commission, 0 to 100000 (0% to 100%)')
+      .option('--payout-multiplier <x>', 'payout multiplier, at most 5 decimals (1.98)')
+      .option('--low-weight <n>', 'weight of LOW')
+      .option('--high-weight <n>', 'weight of HIGH')
+      .addHelpText('after', '\nOptions left out keep their stored value, or the default.'),
+    (values, database) =>
+      setGameConfig(database().db, required(values, 'operator'), required(values, 'game'), required(values, 'currency'), gameConfigChanges(values)),
+  );
+  action(gameOptions(game.command('show').description('print the configuration in force')), async (values, database) => {
+    const [operatorId, gameCode, currency] = [required(values, 'operator'), required(values, 'game'), required(values, 'currency')];
+    return describeGameConfig(operatorId, gameCode, currency, await loadGameConfig(database().db, operatorId, gameCode, currency));
+  });
+
+  const credential = program.command('credential').description("rotate and revoke operators' keys");
+  action(
+    credential
+      .command('rotate')
+      .description('mint a new key; the keys of that kind before it keep working for 24 hours')
+      .requiredOption('--operator <id>', 'the operator')
+      .addOption(new Option('--kind <kind>', "api (signs the operator's requests) or wallet (signs our wallet calls)").choices(['api', 'wallet']).makeOptionMandatory())
+      .addHelpText('after', SEALING_NOTE),
+    (values, database) => {
       const kind = required(values, 'kind');
       if (kind !== 'api' && kind !== 'wallet') throw new UsageError('--kind must be api or wallet');
       const operatorId = required(values, 'operator');
-      return sealing((masterKey) => rotateCredential(db(), masterKey, operatorId, kind === 'api' ? 'API' : 'WALLET'));
+      return sealing((masterKey) => rotateCredential(database().db, masterKey, operatorId, kind === 'api' ? 'API' : 'WALLET'));
     },
-  },
-  'credential revoke': {
-    options: { kid: { type: 'string' } },
-    run: (values, db) => revokeCredential(db(), required(values, 'kid')),
-  },
-  'jobs abandoned': {
-    options: {},
-    run: async (_values, db) => {
-      const jobs = await db().walletJob.findMany({ where: { abandonedAt: { not: null } }, orderBy: { abandonedAt: 'asc' } });
-      return {
-        jobs: jobs.map((job) => ({
-          id: job.id,
-          operatorId: job.operatorId,
-          endpoint: job.endpoint,
-          purpose: job.purpose,
-          betId: job.betId,
-          transactionUuid: job.transactionUuid,
-          attempts: job.attempts,
-          lastError: job.lastError,
-          createdAt: job.createdAt.toISOString(),
-          abandonedAt: job.abandonedAt?.toISOString() ?? null,
-          payload: job.payload,
-        })),
-      };
-    },
-  },
+  );
+  action(
+    credential.command('revoke').description('stop a key at once (401 key_not_valid_now)').requiredOption('--kid <kid>', 'the key id'),
+    (values, database) => revokeCredential(database().db, required(values, 'kid')),
+  );
+
+  const jobs = program.command('jobs').description('wallet jobs');
+  action(jobs.command('abandoned').description('wallet jobs given up after 24 hours: tickets for a human'), async (_values, database) => {
+    const abandoned = await database().db.walletJob.findMany({ where: { abandonedAt: { not: null } }, orderBy: { abandonedAt: 'asc' } });
+    return {
+      jobs: abandoned.map((job) => ({
+        id: job.id,
+        operatorId: job.operatorId,
+        endpoint: job.endpoint,
+        purpose: job.purpose,
+        betId: job.betId,
+        transactionUuid: job.transactionUuid,
+        attempts: job.attempts,
+        lastError: job.lastError,
+        createdAt: job.createdAt.toISOString(),
+        abandonedAt: job.abandonedAt?.toISOString() ?? null,
+        payload: job.payload,
+      })),
+    };
+  });
+
   // contract 2.11, D2: checks a proof offline, with no database
-  verify: {
-    options: { proof: { type: 'string' } },
-    run: async (values) => {
+  action(
+    program
+      .command('verify')
+      .description('check a proof of GET /v1/rounds/{id}/proof offline; exit 0 when valid, 1 when not')
+      .option('--proof <file>', 'the proof as JSON; - or left out: stdin'),
+    async (values) => {
       const verdict = verifyDiceProof(await readProof(values.proof));
       return verdict.valid ? verdict : new FailedAnswer(verdict);
     },
-  },
-};
+  );
+
+  configure(program);
+  return program;
+}
+
+// Every command: commander's errors are thrown back to main (exit 2) instead of exiting,
+// printed as one line naming the command, with a hint.
+function configure(command: Command, said = new Set<Command>()): void {
+  const path = commandPath(command);
+  command.exitOverride().configureOutput({
+    outputError: (message) => process.stderr.write(usageText(path, message)),
+    // commander writes to writeErr only the help of a group called without its command, a
+    // piece at a time: one line says so instead
+    writeErr: () => {
+      if (said.has(command)) return;
+      said.add(command);
+      process.stderr.write(usageText(path, `a command is required: ${command.commands.map((c) => c.name()).join(', ')}`));
+    },
+  });
+  for (const sub of command.commands) configure(sub, said);
+}
+
+const commandPath = (command: Command): string => (command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name());
+
+function usageText(path: string, message: string): string {
+  const line = message
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\n\((Did you mean [^)]*)\)$/, (_all, suggestion: string) => ` (${suggestion.replace(/^D/, 'd')})`)
+    .replace(/\s*\n\s*/g, ' ');
+  return `${path}: ${line}\nRun '${path} --help' for usage.\n`;
+}
 
 // D25: commands that seal new secrets under MASTER_KEY. In production loadConfig has refused
 // the development key already; elsewhere the secrets are still minted (tests, the demo), and
@@ -252,39 +344,25 @@ function gameConfigChanges(values: Values): Partial<GameConfigValues> {
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }
 
-// Resolves "operator create" from the first words, then parses the rest strictly.
-export async function runCli(argv: string[]): Promise<unknown> {
-  const name = [argv.slice(0, 2).join(' '), argv[0] ?? ''].find((candidate) => candidate in COMMANDS);
-  if (!name) throw new UsageError(argv.length ? `unknown command: ${argv.join(' ')}` : 'a command is required');
-  const command = COMMANDS[name]!;
-  let values: Values;
-  try {
-    ({ values } = parseArgs({ args: argv.slice(name.split(' ').length), options: command.options, strict: true, allowPositionals: false }) as {
-      values: Values;
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  let db: Db | undefined;
-  try {
-    return await command.run(values, () => (db ??= createDb(loadConfig().databaseUrl, 2)));
-  } finally {
-    await db?.$disconnect();
-  }
-}
-
 const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
+  let result: unknown;
   try {
-    const result = await runCli(argv);
-    const failed = result instanceof FailedAnswer;
-    process.stdout.write(`${JSON.stringify(failed ? result.answer : result, bigintAsString, 2)}\n`);
-    return failed ? 1 : 0;
+    await buildProgram((answer) => (result = answer)).parseAsync(argv, { from: 'user' });
   } catch (err) {
-    const usage = err instanceof UsageError;
-    const error = { error: usage ? 'usage' : ((err as Error).name ?? 'Error'), message: (err as Error).message, ...(usage ? { usage: USAGE } : {}) };
+    if (err instanceof CommanderError) {
+      // --help (or `rgs help ...`) printed the usage on stdout; anything else was printed as a
+      // usage error
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    const details = (err as { details?: unknown }).details;
+    const error = { error: (err as Error).name ?? 'Error', message: (err as Error).message, ...(typeof details === 'object' ? details : {}) };
     process.stderr.write(`${JSON.stringify(error, null, 2)}\n`);
-    return usage ? 2 : 1;
+    return 1;
   }
+  const answer = result;
+  const failed = answer instanceof FailedAnswer;
+  process.stdout.write(`${JSON.stringify(failed ? answer.answer : answer, bigintAsString, 2)}\n`);
+  return failed ? 1 : 0;
 }

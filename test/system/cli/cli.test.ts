@@ -8,8 +8,10 @@ import { startHarness, uniqueId, type Harness } from '../../support/harness.js';
 import { signedRequest, type ApiKey, type ApiResponse } from '../../support/signed-client.js';
 
 // The `rgs` administration tool (DECISIONS D11), run as the real subprocess an operator's
-// administrator runs: JSON on stdout; on failure a JSON error on stderr and a non-zero exit
-// (2 for a usage error). Its effects are checked in the database and through the API.
+// administrator runs: JSON on stdout; on failure a JSON error on stderr and exit 1; a
+// command line it does not understand gets one line and a hint on stderr and exit 2
+// (test/system/cli/help.test.ts has the rest of that). Its effects are checked in the
+// database and through the API.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
@@ -161,20 +163,24 @@ describe('rgs CLI (D11)', () => {
     expect(await h.svc.db.credential.count({ where: { operatorId: created.operatorId } })).to.equal(2);
   });
 
-  it('usage errors exit 2 with {error: "usage"} on stderr and nothing on stdout', async () => {
+  it('usage errors exit 2 with one line naming the command and a hint on stderr, nothing on stdout', async () => {
     const id = uniqueId('cli');
-    const cases: string[][] = [
-      ['frobnicate'],
-      ['operator', 'create', '--wallet-url', 'https://wallet.example'],
-      ['operator', 'create', '--id', id, '--wallet-url', 'https://wallet.example', '--no-such-flag', 'x'],
-      ['credential', 'rotate', '--operator', id, '--kind', 'root'],
-      ['operator', 'update', '--id', id, '--suspended', 'maybe'],
+    const cases: [string[], string, string][] = [
+      [['frobnicate'], 'rgs', "unknown command 'frobnicate'"],
+      [['operator', 'create', '--wallet-url', 'https://wallet.example'], 'rgs operator create', "'--id <id>' not specified"],
+      [['operator', 'create', '--id', id, '--wallet-url', 'https://wallet.example', '--no-such-flag', 'x'], 'rgs operator create', "unknown option '--no-such-flag'"],
+      [['credential', 'rotate', '--operator', id, '--kind', 'root'], 'rgs credential rotate', "'root' is invalid"],
+      [['operator', 'update', '--id', id, '--suspended', 'maybe'], 'rgs operator update', "'maybe' is invalid"],
     ];
-    const results = await Promise.all(cases.map((args) => rgs(...args)));
+    const results = await Promise.all(cases.map(([args]) => rgs(...args)));
     results.forEach((result, index) => {
-      const error = failed(result, 2);
-      expect(error.error, cases[index]!.join(' ')).to.equal('usage');
-      expect(error.usage, 'the usage text is included').to.be.a('string').that.includes('rgs operator create');
+      const [args, command, message] = cases[index]!;
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stdout).to.equal('');
+      const [line, hint, ...rest] = result.stderr.trimEnd().split('\n');
+      expect(rest, result.stderr).to.deep.equal([]);
+      expect(line, args.join(' ')).to.satisfy((text: string) => text.startsWith(`${command}: `)).and.include(message);
+      expect(hint).to.equal(`Run '${command} --help' for usage.`);
     });
     // nothing was created on the way
     expect(await h.svc.db.operator.count({ where: { id } })).to.equal(0);

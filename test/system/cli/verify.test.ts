@@ -8,8 +8,8 @@ import { buildDiceProof } from '../../../src/domain/proof.js';
 
 // `rgs verify` (contract 2.11, DECISIONS D2, D11): checks a proof offline, as a player or an
 // operator's auditor would, run as the real subprocess. The verdict goes to stdout with exit
-// 0 (valid) or 1 (invalid); a proof that cannot be read is a usage error: exit 2, JSON on
-// stderr. No database is involved: DATABASE_URL points at nothing.
+// 0 (valid) or 1 (invalid); a proof that cannot be read is a usage error: exit 2, one line
+// and a hint on stderr. No database is involved: DATABASE_URL points at nothing.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
@@ -58,13 +58,15 @@ function verdict(result: CliResult, code: 0 | 1) {
   return { ...body, failing: (body.checks as { name: string; ok: boolean }[]).filter((c) => !c.ok).map((c) => c.name) };
 }
 
-function usageError(result: CliResult) {
+// a usage error is for the person typing: one line naming the command, then a hint
+function usageError(result: CliResult): { message: string } {
   expect(result.code, `${result.stderr}${result.stdout}`).to.equal(2);
   expect(result.stdout).to.equal('');
-  const error = JSON.parse(result.stderr);
-  expect(error.error).to.equal('usage');
-  expect(error.message).to.be.a('string').and.not.equal('');
-  return error;
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).to.have.length(2);
+  expect(lines[0]).to.match(/^rgs verify: \S/);
+  expect(lines[1]).to.equal("Run 'rgs verify --help' for usage.");
+  return { message: lines[0]! };
 }
 
 describe('rgs verify (contract 2.11, D2)', () => {
@@ -105,7 +107,7 @@ describe('rgs verify (contract 2.11, D2)', () => {
     expect(shapeless.failing).to.deep.equal(['shape']);
   });
 
-  it('a proof that cannot be read is a usage error: exit 2, JSON error on stderr', async () => {
+  it('a proof that cannot be read is a usage error: exit 2, one line and a hint on stderr', async () => {
     usageError(await rgs(['verify', '--proof', await file('garbage.json', 'this is not { json')]));
     usageError(await rgs(['verify'], ''));
     const missing = usageError(await rgs(['verify', '--proof', join(dir, 'no-such-file.json')]));
