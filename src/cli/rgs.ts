@@ -16,12 +16,13 @@ import {
 } from '../game/operators/game-config.js';
 import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../game/operators/operators.js';
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
+import { listOperators, operatorTable } from './operator-list.js';
 
-// `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout; a failed command
-// prints a JSON error on stderr and exits 1. A command line that is not understood (an
-// unknown command or option, a missing or malformed value) is for the person typing it: one
-// readable line and a hint on stderr, exit 2. `--help` (or `-h`) on the tool, a group or a
-// command prints its usage on stdout.
+// `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
+// lays out a table unless --json); a failed command prints a JSON error on stderr and exits
+// 1. A command line that is not understood (an unknown command or option, a missing or
+// malformed value) is for the person typing it: one readable line and a hint on stderr,
+// exit 2. `--help` (or `-h`) on the tool, a group or a command prints its usage on stdout.
 //
 // Parsing is commander's: it gives every command and group its --help, refuses unknown
 // commands, options and surplus arguments, and suggests the near miss ("did you mean").
@@ -33,6 +34,11 @@ export class UsageError extends Error {
 // an answer that is printed on stdout like any other, but exits 1 (an invalid proof)
 class FailedAnswer {
   constructor(readonly answer: unknown) {}
+}
+
+// an answer laid out for a person (a table), printed as it is
+class TextAnswer {
+  constructor(readonly text: string) {}
 }
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -77,9 +83,9 @@ the source is used and a warning is printed on stderr; with NODE_ENV=production 
 refused.`;
 
 const TOOL_HELP = `
-Output: JSON on stdout. A command that fails prints a JSON error {error, message} on stderr
-and exits 1; a command line that is not understood prints one line and a hint on stderr and
-exits 2.
+Output: JSON on stdout (operator list: a table unless --json). A command that fails prints a
+JSON error {error, message} on stderr and exits 1; a command line that is not understood
+prints one line and a hint on stderr and exits 2.
 
 Environment: DATABASE_URL; MASTER_KEY, which seals credentials and server seeds (without it
 the development key is used, with a warning; refused with NODE_ENV=production); NODE_ENV.
@@ -146,6 +152,16 @@ function buildProgram(answer: (result: unknown) => void): Command {
     if (!found) throw new Error(`operator ${String(values.id)} does not exist`);
     return describeOperator(found);
   });
+  action(
+    operator
+      .command('list')
+      .description('every operator with its status, wallet URL and credentials (kids and validity, never a secret)')
+      .option('--json', 'print JSON instead of the table'),
+    async (values, database) => {
+      const operators = await listOperators(database().db, new Date());
+      return values.json ? { operators } : new TextAnswer(operatorTable(operators));
+    },
+  );
 
   const game = program.command('game').description("a game's configuration per operator and currency");
   action(
@@ -362,6 +378,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return 1;
   }
   const answer = result;
+  if (answer instanceof TextAnswer) {
+    process.stdout.write(answer.text);
+    return 0;
+  }
   const failed = answer instanceof FailedAnswer;
   process.stdout.write(`${JSON.stringify(failed ? answer.answer : answer, bigintAsString, 2)}\n`);
   return failed ? 1 : 0;

@@ -349,6 +349,49 @@ describe('rgs CLI (D11)', () => {
     });
   });
 
+  it('operator list: each operator with its status, wallet URL and credentials (kids, validity, never a secret); --json for machines', async () => {
+    const created = await h.onboard({ currencies: ['EUR', 'USD'] });
+    const rotation = ok(await rgs('credential', 'rotate', '--operator', created.operatorId, '--kind', 'api'));
+    ok(await rgs('credential', 'revoke', '--kid', rotation.kid));
+    ok(await rgs('operator', 'update', '--id', created.operatorId, '--suspended', 'true'));
+    // the wallet key's end has passed (as it would a day after a rotation)
+    const walletEnded = new Date(Date.now() - 60_000);
+    await h.svc.db.credential.update({ where: { kid: created.walletKeyId }, data: { notAfter: walletEnded } });
+    const secrets = [created.apiSecret, created.walletSignatureSecret, rotation.secret as string];
+
+    const json = await rgs('operator', 'list', '--json');
+    const listed = ok(json);
+    const ids = listed.operators.map((operator: { operatorId: string }) => operator.operatorId);
+    expect(ids).to.include.members([created.operatorId, cliOperatorId]);
+    expect(ids).to.deep.equal([...ids].sort());
+    const mine = listed.operators.find((operator: { operatorId: string }) => operator.operatorId === created.operatorId);
+    expect(mine).to.deep.include({ status: 'suspended', walletUrl: h.wallet.url, currencies: ['EUR', 'USD'] });
+    expect(mine.credentials).to.deep.equal([
+      { kid: created.apiKeyId, kind: 'api', status: 'valid', notBefore: mine.credentials[0].notBefore, notAfter: rotation.previousNotAfter, revokedAt: null },
+      { kid: rotation.kid, kind: 'api', status: 'revoked', notBefore: rotation.notBefore, notAfter: null, revokedAt: mine.credentials[1].revokedAt },
+      { kid: created.walletKeyId, kind: 'wallet', status: 'expired', notBefore: mine.credentials[2].notBefore, notAfter: walletEnded.toISOString(), revokedAt: null },
+    ]);
+    expect(Date.parse(mine.credentials[1].revokedAt)).to.be.closeTo(Date.now(), 60_000);
+    expect(listed.operators.find((operator: { operatorId: string }) => operator.operatorId === cliOperatorId).status).to.equal('active');
+
+    // the table: one line per credential, the operator's own columns on its first line
+    const table = await rgs('operator', 'list');
+    expect(table.code, table.stderr).to.equal(0);
+    expect(table.stderr).to.equal('');
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).to.match(/^OPERATOR\s+STATUS\s+WALLET URL\s+CURRENCIES\s+KIND\s+KID\s+VALIDITY$/);
+    const first = lines.findIndex((line) => line.startsWith(`${created.operatorId} `));
+    const [apiLine, rotatedLine, walletLine] = lines.slice(first, first + 3);
+    expect(apiLine!.split(/\s+/).slice(0, 6)).to.deep.equal([created.operatorId, 'suspended', h.wallet.url, 'EUR,USD', 'api', created.apiKeyId]);
+    expect(apiLine).to.include(`until ${rotation.previousNotAfter.replace(/\.\d{3}Z$/, 'Z')}`).and.include('valid since');
+    expect(rotatedLine!.trim().split(/\s+/).slice(0, 3)).to.deep.equal(['api', rotation.kid, 'revoked']);
+    expect(walletLine!.trim().split(/\s+/).slice(0, 3)).to.deep.equal(['wallet', created.walletKeyId, 'expired']);
+
+    for (const output of [json.stdout, table.stdout]) {
+      for (const secret of secrets) expect(output).not.to.include(secret.slice(0, 16));
+    }
+  });
+
   // Last: it moves the service clock a day forward for the rest of this file.
   it('credential rotate --kind api: both keys work for 24 h, then only the new one; revoke is immediate', async () => {
     const created = await h.onboard();

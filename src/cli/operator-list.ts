@@ -1,0 +1,94 @@
+import type { Db } from '../platform/db/client.js';
+import { isValidAt } from '../wallet/credentials.js';
+
+// `rgs operator list` (D11): every operator with its credentials' kids and validity
+// (contract 5.3). No secret is read: the ciphertext columns are not even selected.
+
+export type CredentialStatus = 'valid' | 'not_yet_valid' | 'expired' | 'revoked';
+
+export type ListedOperator = {
+  operatorId: string;
+  status: 'active' | 'suspended';
+  walletUrl: string;
+  currencies: string[];
+  credentials: {
+    kid: string;
+    kind: 'api' | 'wallet';
+    status: CredentialStatus;
+    notBefore: string;
+    notAfter: string | null;
+    revokedAt: string | null;
+  }[];
+};
+
+type Validity = { notBefore: Date; notAfter: Date | null; revokedAt: Date | null };
+
+function credentialStatus(row: Validity, now: Date): CredentialStatus {
+  if (row.revokedAt !== null) return 'revoked';
+  if (isValidAt(row, now)) return 'valid';
+  return now < row.notBefore ? 'not_yet_valid' : 'expired';
+}
+
+export async function listOperators(db: Db, now: Date): Promise<ListedOperator[]> {
+  const operators = await db.operator.findMany({
+    orderBy: { id: 'asc' },
+    select: {
+      id: true,
+      walletUrl: true,
+      currencies: true,
+      suspended: true,
+      credentials: {
+        select: { kid: true, kind: true, notBefore: true, notAfter: true, revokedAt: true },
+        orderBy: [{ kind: 'asc' }, { notBefore: 'asc' }, { kid: 'asc' }],
+      },
+    },
+  });
+  return operators.map((operator) => ({
+    operatorId: operator.id,
+    status: operator.suspended ? 'suspended' : 'active',
+    walletUrl: operator.walletUrl,
+    currencies: operator.currencies,
+    credentials: operator.credentials.map((credential) => ({
+      kid: credential.kid,
+      kind: credential.kind === 'API' ? 'api' : 'wallet',
+      status: credentialStatus(credential, now),
+      notBefore: credential.notBefore.toISOString(),
+      notAfter: credential.notAfter?.toISOString() ?? null,
+      revokedAt: credential.revokedAt?.toISOString() ?? null,
+    })),
+  }));
+}
+
+// to the second, as a person reads it
+const time = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
+
+function validity(credential: ListedOperator['credentials'][number]): string {
+  const until = credential.notAfter ? ` until ${time(credential.notAfter)}` : '';
+  switch (credential.status) {
+    case 'revoked':
+      return `revoked ${time(credential.revokedAt!)}`;
+    case 'expired':
+      return `expired ${time(credential.notAfter!)}`;
+    case 'not_yet_valid':
+      return `not yet valid: from ${time(credential.notBefore)}${until}`;
+    case 'valid':
+      return `valid since ${time(credential.notBefore)}${until}`;
+  }
+}
+
+// One line per credential; an operator's own columns are on its first line only.
+export function operatorTable(operators: ListedOperator[]): string {
+  if (operators.length === 0) return 'no operators\n';
+  const header = ['OPERATOR', 'STATUS', 'WALLET URL', 'CURRENCIES', 'KIND', 'KID', 'VALIDITY'];
+  const rows: string[][] = [];
+  for (const operator of operators) {
+    const own = [operator.operatorId, operator.status, operator.walletUrl, operator.currencies.join(',') || 'any'];
+    if (operator.credentials.length === 0) rows.push([...own, '-', '-', 'no credentials']);
+    operator.credentials.forEach((credential, index) =>
+      rows.push([...(index === 0 ? own : own.map(() => '')), credential.kind, credential.kid, validity(credential)]),
+    );
+  }
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
