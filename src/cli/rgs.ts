@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig } from '../platform/config.js';
+import { isDevelopmentMasterKey, loadConfig, parseMasterKey, type Config } from '../platform/config.js';
 import { createDatabase, type Db } from '../platform/db/client.js';
 import type { Sql } from '../platform/db/sql.js';
 import { migrate } from '../platform/db/migrate.js';
@@ -17,6 +17,7 @@ import {
 import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../game/operators/operators.js';
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
 import { listOperators, operatorTable } from './operator-list.js';
+import { rewrapMasterKey } from './master-key.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
 // lays out a table unless --json); a failed command prints a JSON error on stderr and exits
@@ -82,14 +83,39 @@ The new secrets are sealed under MASTER_KEY. Without it the development key publ
 the source is used and a warning is printed on stderr; with NODE_ENV=production that is
 refused.`;
 
+const REWRAP_HELP = `
+Re-encrypts everything sealed under MASTER_KEY with the key in NEW_MASTER_KEY, in one
+transaction: every credential's data key (the secrets the operators hold do not change)
+and every server seed (their commitments do not change). The new key is read from the
+environment only, never from a flag, so that it stays out of the process list and the shell
+history. It is 32 bytes as 64 hex characters or base64, like MASTER_KEY.
+
+Stop every rgs process first: they seal new seeds under the key they started with. Then
+start them with MASTER_KEY set to the new key.
+
+If any row opens neither under MASTER_KEY nor under NEW_MASTER_KEY, nothing is changed and
+the error names the rows. A row already under NEW_MASTER_KEY is left as it is, so running it
+again is safe and re-encrypts only what is still under the old key.
+
+Without MASTER_KEY (never with NODE_ENV=production, where it is required) the old key is
+the development key, which is how secrets sealed under it are moved to a real one. A
+development key as NEW_MASTER_KEY is refused with NODE_ENV=production and warned about
+otherwise.
+
+Prints {credentials: {rewrapped, alreadyUnderNewKey, revokedSkipped}, seeds: {rewrapped,
+alreadyUnderNewKey}}.
+
+Example:
+  MASTER_KEY=<current key> NEW_MASTER_KEY=<new key> rgs master-key rewrap`;
+
 const TOOL_HELP = `
 Output: JSON on stdout (operator list: a table unless --json). A command that fails prints a
 JSON error {error, message} on stderr and exits 1; a command line that is not understood
 prints one line and a hint on stderr and exits 2.
 
 Environment: DATABASE_URL; MASTER_KEY, which seals credentials and server seeds (without it
-the development key is used, with a warning; refused with NODE_ENV=production); NODE_ENV.
-Run 'rgs COMMAND --help' for a command's options.`;
+the development key is used, with a warning; refused with NODE_ENV=production); NODE_ENV;
+NEW_MASTER_KEY for master-key rewrap. Run 'rgs COMMAND --help' for a command's options.`;
 
 function buildProgram(answer: (result: unknown) => void): Command {
   const program = new Command('rgs')
@@ -224,6 +250,20 @@ function buildProgram(answer: (result: unknown) => void): Command {
     };
   });
 
+  const masterKey = program.command('master-key').description('move what is sealed under MASTER_KEY to a new key');
+  action(
+    masterKey.command('rewrap').description('re-encrypt every credential and server seed from MASTER_KEY to NEW_MASTER_KEY').addHelpText('after', REWRAP_HELP),
+    async (_values, database) => {
+      const config = loadConfig();
+      const newKey = newMasterKey(config);
+      const counts = await rewrapMasterKey(database().sql, config.masterKey, newKey);
+      if (isDevelopmentMasterKey(newKey)) {
+        warnDevelopmentKey('NEW_MASTER_KEY is the development key published in this repository and the credentials and seeds are now sealed under it');
+      }
+      return counts;
+    },
+  );
+
   // contract 2.11, D2: checks a proof offline, with no database
   action(
     program
@@ -268,20 +308,43 @@ function usageText(path: string, message: string): string {
   return `${path}: ${line}\nRun '${path} --help' for usage.\n`;
 }
 
-// D25: commands that seal new secrets under MASTER_KEY. In production loadConfig has refused
-// the development key already; elsewhere the secrets are still minted (tests, the demo), and
-// once they are, stderr says that anyone with this repository can open them.
+// D25: the commands that seal new secrets under MASTER_KEY. In production loadConfig has
+// refused the development key already; elsewhere the secrets are still minted (tests, the
+// demo), and once they are, stderr says that anyone with this repository can open them.
 async function sealing<T>(seal: (masterKey: Buffer, production: boolean) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const sealed = await seal(config.masterKey, config.nodeEnv === 'production');
   if (config.developmentMasterKey) {
-    const warning = {
-      warning: 'development_master_key',
-      message: 'MASTER_KEY is the development key published in this repository and these secrets are sealed under it; set MASTER_KEY before onboarding a real operator',
-    };
-    process.stderr.write(`${JSON.stringify(warning)}\n`);
+    warnDevelopmentKey(
+      process.env.MASTER_KEY
+        ? 'MASTER_KEY is the development key published in this repository and these secrets are sealed under it'
+        : 'MASTER_KEY is not set, so these secrets are sealed under the development key published in this repository',
+    );
   }
   return sealed;
+}
+
+function warnDevelopmentKey(what: string): void {
+  const warning = {
+    warning: 'development_master_key',
+    message:
+      `${what}: anyone with the source can read them. Set MASTER_KEY to a key of your own before onboarding a real ` +
+      'operator; rgs master-key rewrap moves what is sealed already',
+  };
+  process.stderr.write(`${JSON.stringify(warning)}\n`);
+}
+
+// D25: the key `master-key rewrap` seals under, from the environment only (a flag's value
+// shows in the process list and the shell history)
+function newMasterKey(config: Config): Buffer {
+  const text = process.env.NEW_MASTER_KEY;
+  if (!text) throw new UsageError('NEW_MASTER_KEY is required: the key to re-encrypt under, 32 bytes as 64 hex characters or base64');
+  const key = parseMasterKey(text);
+  if (!key) throw new UsageError('NEW_MASTER_KEY must be 32 bytes as 64 hex characters or base64');
+  if (config.nodeEnv === 'production' && isDevelopmentMasterKey(key)) {
+    throw new Error('NEW_MASTER_KEY is a development key published in this repository: refused when NODE_ENV=production');
+  }
+  return key;
 }
 
 async function readProof(file: Values[string]): Promise<unknown> {
