@@ -1,23 +1,19 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setGameConfig, type GameConfigValues } from '../../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith as sharedOperatorWith } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { runRgs } from '../../support/rgs-cli.js';
 
 // Provable fairness and the round life cycle through the real flow (every role in this one
 // process, the wallet simulator as the operator's wallet): nonces per session and seed (D1),
 // proofs that an independent verifier reproduces (contract 2.11, D2, D19), seed rotation
 // (D4, D5), operator termination and its voids (contract 3.1, 3.3, 8.6, D7, D8), the engine
 // clock and its broadcasts (D1), and the weight snapshot of a cycle (8.6).
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
 
 // ---------------------------------------------------------------------------------------
 // An independent D2 verifier: written from DECISIONS D2 alone, sharing no code with the
@@ -45,20 +41,7 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
   }
 }
 
-type CliResult = { code: number | null; stdout: string; stderr: string };
-
-function rgs(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env, timeout: 20_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
+const rgs = (args: string[]) => runRgs(args, { timeoutMs: 20_000 });
 
 const index = (player: Player, event: string, where: (payload: any) => boolean = () => true) =>
   player.messages.findIndex((m) => m.event === event && where(m.payload));

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { revealSecret } from '../../../src/wallet/credentials.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, uniqueId, type Harness } from '../../support/harness.js';
 import { signedRequest, type ApiKey, type ApiResponse } from '../../support/signed-client.js';
+import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // The `rgs` administration tool (DECISIONS D11), run as the real subprocess an operator's
 // administrator runs: JSON on stdout; on failure a JSON error on stderr and exit 1; a
@@ -13,29 +12,13 @@ import { signedRequest, type ApiKey, type ApiResponse } from '../../support/sign
 // (test/system/cli/help.test.ts has the rest of that). Its effects are checked in the
 // database and through the API.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
 const HEX_SECRET = /^[0-9a-f]{128}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 // the service and the CLI share a master key that is not the development one, which the
 // CLI would warn about on stderr (D25; test/system/cli/production.test.ts)
 const SECRETS = { MASTER_KEY: '5a'.repeat(32), JWT_SECRET: 'cli-test-jwt-secret-'.padEnd(48, 'x') };
 
-type CliResult = { code: number; stdout: string; stderr: string };
-
-function rgs(...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, ...SECRETS }, timeout: 15_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const rgs = (...args: string[]) => runRgs(args, { env: { DATABASE_URL: TEST_DATABASE_URL, ...SECRETS } });
 
 // exit 0 with one JSON document on stdout and nothing on stderr
 function ok(result: CliResult): any {

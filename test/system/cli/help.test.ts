@@ -1,30 +1,12 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // `rgs --help` and the usage errors (D11), run as the real subprocess a person runs: help on
 // the tool, on every group and on every command prints its usage on stdout and exits 0; a
 // command line the tool does not understand gets one line naming the command and a hint on
 // stderr, and exit 2. None of it needs a database: DATABASE_URL points at nothing.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
-
-type CliResult = { code: number; stdout: string; stderr: string };
-
-function rgs(...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere' }, timeout: 15_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const rgs = (...args: string[]) => runRgs(args, { env: { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere' } });
 
 const GROUPS: Record<string, string[]> = {
   operator: ['create', 'update', 'show', 'list'],

@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createDb, type Db } from '../../../src/platform/db/client.js';
 import { dropDatabase } from '../../../src/platform/db/migrate.js';
 import type { Config } from '../../../src/platform/config.js';
@@ -13,6 +11,7 @@ import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, uniqueId, type Harness } from '../../support/harness.js';
 import { roundFixtures, type RoundFixture, type SessionFixture } from '../../support/round-fixtures.js';
 import { signedRequest, type ApiKey } from '../../support/signed-client.js';
+import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // `rgs master-key rewrap` (contract 5.3, D25), run as the real subprocess: every credential
 // and server seed sealed under MASTER_KEY moves to NEW_MASTER_KEY, and the service started
@@ -21,8 +20,6 @@ import { signedRequest, type ApiKey } from '../../support/signed-client.js';
 // its database, so this file has a database of its own: the other files' rows are sealed
 // under other keys.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
 const DEVELOPMENT_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const OLD = '3c'.repeat(32);
 // base64, as MASTER_KEY may be given
@@ -30,8 +27,6 @@ const NEW = Buffer.from('7d'.repeat(32), 'hex').toString('base64');
 const OTHER = '9e'.repeat(32);
 const JWT_SECRET = 'master-key-test-jwt-secret-'.padEnd(48, 'x');
 const key = (text: string) => (/^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64'));
-
-type CliResult = { code: number; stdout: string; stderr: string };
 
 describe('rgs master-key rewrap (contract 5.3, D25)', function () {
   this.timeout(120_000);
@@ -44,21 +39,8 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
   let db: Db;
   let wallet: WalletSimulator;
 
-  function rgs(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
-    const base = { ...process.env };
-    for (const name of ['MASTER_KEY', 'NEW_MASTER_KEY', 'NODE_ENV']) delete base[name];
-    return new Promise((resolve, reject) => {
-      execFile(
-        process.execPath,
-        [BIN, ...args],
-        { cwd: ROOT, env: { ...base, DATABASE_URL: databaseUrl, JWT_SECRET, ...env }, timeout: 30_000 },
-        (error, stdout, stderr) => {
-          if (error && typeof error.code !== 'number') return reject(error);
-          resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-        },
-      );
-    });
-  }
+  const rgs = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+    runRgs(args, { env: { DATABASE_URL: databaseUrl, JWT_SECRET, ...env }, unset: ['MASTER_KEY', 'NEW_MASTER_KEY', 'NODE_ENV'], timeoutMs: 30_000 });
 
   const rewrap = (from: string | undefined, to: string | undefined, env: NodeJS.ProcessEnv = {}) =>
     rgs({ ...(from ? { MASTER_KEY: from } : {}), ...(to ? { NEW_MASTER_KEY: to } : {}), ...env }, 'master-key', 'rewrap');

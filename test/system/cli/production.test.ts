@@ -1,31 +1,18 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createDb, type Db } from '../../../src/platform/db/client.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
+import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // D25, as the `rgs` administration tool says it: no credential is sealed under the
 // development MASTER_KEY in production (and a warning says so elsewhere), and operator
 // settings are checked as the process's NODE_ENV asks (D11: the CLI is the only way in).
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
 const SHIPPED_MASTER_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const REAL = { MASTER_KEY: '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0', JWT_SECRET: 'q'.repeat(48) };
 
-type CliResult = { code: number; stdout: string; stderr: string };
-
-function rgs(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
-  const base = { ...process.env };
-  for (const name of ['MASTER_KEY', 'JWT_SECRET', 'NODE_ENV']) delete base[name];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, DATABASE_URL: TEST_DATABASE_URL, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(error);
-      resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
-}
+const rgs = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+  runRgs(args, { env: { DATABASE_URL: TEST_DATABASE_URL, ...env }, unset: ['MASTER_KEY', 'JWT_SECRET', 'NODE_ENV'], timeoutMs: 30_000 });
 
 function refused(result: CliResult): { error: string; message: string } {
   expect(result.code, `${result.stderr}${result.stdout}`).to.equal(1);

@@ -1,18 +1,14 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildDiceProof } from '../../../src/domain/proof.js';
+import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // `rgs verify` (contract 2.11, DECISIONS D2, D11): checks a proof offline, as a player or an
 // operator's auditor would, run as the real subprocess. The verdict goes to stdout with exit
 // 0 (valid) or 1 (invalid); a proof that cannot be read is a usage error: exit 2, one line
 // and a hint on stderr. No database is involved: DATABASE_URL points at nothing.
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/rgs.js', import.meta.url));
 
 // the openssl vector of test/unit/dice.test.ts: player-seed:0 under SEED is LOW, face 1
 const SEED = '1c27fcee55035c1c8c5b0514d102bbfbf16f7eafa981cb8523c654bd16747f6f';
@@ -31,24 +27,8 @@ const PROOF = buildDiceProof({
   outcomeSide: 'LOW',
 });
 
-type CliResult = { code: number | null; stdout: string; stderr: string };
-
-function rgs(args: string[], stdin = ''): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere', REDIS_URL: 'redis://127.0.0.1:1' },
-      timeout: 15_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const rgs = (args: string[], stdin = '') =>
+  runRgs(args, { env: { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere', REDIS_URL: 'redis://127.0.0.1:1' }, stdin });
 
 function verdict(result: CliResult, code: 0 | 1) {
   expect(result.code, `${result.stderr}${result.stdout}`).to.equal(code);
