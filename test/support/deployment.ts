@@ -11,6 +11,7 @@ import { Player } from './player.js';
 import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
+import { ROLE_NAMES } from '../../src/platform/config.js';
 
 // A deployment of real service processes for the fault suite: its own database
 // and Redis namespace, the wallet simulator in the test process, and processes that a test
@@ -57,7 +58,7 @@ export type Deployment = {
   close: () => Promise<void>;
 };
 
-export const ALL_ROLES = 'api,realtime,scheduler,bet,settle,rollback';
+export const ALL_ROLES = ROLE_NAMES.join(',');
 
 export async function startDeployment(options: DeploymentOptions = {}): Promise<Deployment> {
   const config = loadConfig();

@@ -3,6 +3,7 @@ import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/c
 import type { EngineJob } from '../../src/platform/queues.js';
 import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
 import type { OperatorSettings } from '../../src/game/operators/operators.js';
+import type { WalletCall } from '../../src/platform/db/client.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
 
@@ -86,3 +87,17 @@ export async function tableWithBets(h: Harness, operator: TestOperator, players:
   expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
   return { cycleId: pending.id, seats, roundIds: acks.map((a) => a.roundId as string) };
 }
+
+// a wallet_calls row as the round detail reports it (D10), written out here rather than
+// taken from round-view.ts, so that the tests check the service's view against their own
+export const walletCallAsReported = (call: WalletCall) => ({
+  endpoint: call.endpoint,
+  requestUuid: call.requestUuid,
+  transactionUuid: call.transactionUuid,
+  attempt: call.attempt,
+  status: call.status,
+  httpStatus: call.httpStatus,
+  latencyMs: call.latencyMs,
+  createdAt: call.createdAt.toISOString(),
+  respondedAt: call.respondedAt === null ? null : call.respondedAt.toISOString(),
+});

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { WalletCall } from '../../../src/platform/db/client.js';
 import { roundFixtures, type RoundFixture } from '../../support/round-fixtures.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send, type ApiResponse } from '../../support/signed-client.js';
+import { walletCallAsReported } from '../../support/game.js';
 
 // The reconciliation reads of DECISIONS D10 (contract 4.1 "not shown"): GET /v1/rounds,
 // GET /v1/rounds/{id}, GET /v1/reports/ggr, GET /v1/reports/wallet-calls. Money as strings
@@ -31,18 +31,6 @@ function expectInvalid(response: ApiResponse, path: string) {
   expect(response.body.status).to.equal('RS_ERROR_WRONG_TYPES');
   expect(response.body.details.map((d: { path: string }) => d.path), response.text).to.include(path);
 }
-
-const callView = (call: WalletCall) => ({
-  endpoint: call.endpoint,
-  requestUuid: call.requestUuid,
-  transactionUuid: call.transactionUuid,
-  attempt: call.attempt,
-  status: call.status,
-  httpStatus: call.httpStatus,
-  latencyMs: call.latencyMs,
-  createdAt: call.createdAt.toISOString(),
-  respondedAt: call.respondedAt === null ? null : call.respondedAt.toISOString(),
-});
 
 describe('reconciliation reads (D10)', () => {
   let h: Harness;
@@ -332,7 +320,7 @@ describe('reconciliation reads (D10)', () => {
             winCall: null,
           },
         ],
-        walletCalls: [debit, winTimeout, winRetry].map(callView),
+        walletCalls: [debit, winTimeout, winRetry].map(walletCallAsReported),
       });
       expect(response.body.walletCalls[1]).to.include({ status: 'RS_ERROR_TIMEOUT', httpStatus: null, attempt: 1 });
       // the id is matched whatever its case
@@ -356,7 +344,7 @@ describe('reconciliation reads (D10)', () => {
         rollbackTransactionUuid: voided.bet.rollbackTransactionUuid,
         voidedAt: iso(at(3)),
       });
-      expect(detail.body.walletCalls).to.deep.equal([debit, rollback].map(callView));
+      expect(detail.body.walletCalls).to.deep.equal([debit, rollback].map(walletCallAsReported));
 
       const open = await f.round(session, { state: 'BETTING_OPEN', at: at(4), bet: { amountMicro: 400_000n } });
       const openDetail = await get(operator, `/v1/rounds/${open.roundId}`);

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { WalletCall } from '../../../src/platform/db/client.js';
 import type { WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { walletCallAsReported } from '../../support/game.js';
 
 // DECISIONS D22: every roundId the service sent to a wallet resolves. A bet the wallet
 // refused, or whose debit was uncertain and rolled back, never became a round, yet its
@@ -15,23 +16,11 @@ import { startHarness, type Harness, type TestOperator } from '../../support/har
 
 const STAKE = 1_000_000n;
 
-const callView = (call: WalletCall) => ({
-  endpoint: call.endpoint,
-  requestUuid: call.requestUuid,
-  transactionUuid: call.transactionUuid,
-  attempt: call.attempt,
-  status: call.status,
-  httpStatus: call.httpStatus,
-  latencyMs: call.latencyMs,
-  createdAt: call.createdAt.toISOString(),
-  respondedAt: call.respondedAt === null ? null : call.respondedAt.toISOString(),
-});
-
 describe('a roundId that never became a round (D22)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
   afterEach(() => h.wallet.setFault('bet', null));
@@ -107,7 +96,7 @@ describe('a roundId that never became a round (D22)', function () {
           winCall: null,
         },
       ],
-      walletCalls: [debit!].map(callView),
+      walletCalls: [debit!].map(walletCallAsReported),
     });
     expect(debit).to.include({ endpoint: 'bet', status: 'RS_ERROR_NOT_ENOUGH_MONEY' });
 
@@ -160,7 +149,7 @@ describe('a roundId that never became a round (D22)', function () {
     });
     expect(detail.body.bets).to.have.length(1);
     expect(detail.body.bets[0]).to.include({ status: 'REJECTED', reason: 'wallet_timeout', rollbackTransactionUuid: bet.rollbackTransactionUuid });
-    expect(detail.body.walletCalls).to.deep.equal(calls.map(callView));
+    expect(detail.body.walletCalls).to.deep.equal(calls.map(walletCallAsReported));
 
     const proof = await operator.request('GET', `/v1/rounds/${bet.roundId}/proof`);
     expect(proof.status, proof.text).to.equal(404);

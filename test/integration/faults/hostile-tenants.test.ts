@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D24: one tenant's or one player's hostile input can fail only its own requests. Three
 // operators share one deployment: A's wallet answers huge, endless, slow and lying bodies;
@@ -92,7 +93,7 @@ describe('hostile tenants (D24)', function () {
   let honestSeats: SeatedPlayer[];
 
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
     hostileWallet = await HostileWallet.start();
     honest = await operatorWith(h);
     honestSeats = [];

@@ -6,12 +6,13 @@ import { createRedis } from '../../../src/platform/redis.js';
 import { operatorWith, seatPlayer, until } from '../../support/game.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // A process with both the realtime and the bet role debits its own players' bets,
 // without the bet queue (BET_HANDOFF=local, the default); BET_HANDOFF=queue, or a realtime
 // node without the bet role, hands them to the bet pool. Either way the player sees the
 // same thing: the ack, bet_placed, the balance, the wallet debited once.
-const ALL = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
+const ALL = ROLE_NAMES;
 
 describe('bet handoff: the node debits its own bets, or the bet queue carries them', function () {
   this.timeout(30_000);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D15: what /metrics shows of the game as it is played: bets decided (rgs_bets_total, by
 // result and bet_rejected reason), wallet job attempts (rgs_wallet_job_attempts_total, by
@@ -28,7 +29,7 @@ describe('game metrics on /metrics (D15)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
   afterEach(() => {

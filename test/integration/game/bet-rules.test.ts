@@ -8,6 +8,7 @@ import type { RecordedRequest } from '../../../src/simulator/wallet-simulator.js
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith as sharedOperatorWith } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // The bet rules of contract 8.2 (with 8.3 / D14 for responsible gambling, D4 for the channel,
 // D8 for demo mode, D13 for uncertain debits) through the real Socket.IO channel: every
@@ -19,7 +20,7 @@ describe('bet rules (contract 8.2) over the player channel', function () {
   const players: Player[] = [];
 
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   afterEach(() => {
     for (const player of players.splice(0)) player.close();

@@ -8,6 +8,7 @@ import { startHarness, type Harness, type TestOperator } from '../../support/har
 import { operatorWith as sharedOperatorWith } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { runRgs } from '../../support/rgs-cli.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // Provable fairness and the round life cycle through the real flow (every role in this one
 // process, the wallet simulator as the operator's wallet): nonces per session and seed (D1),
@@ -53,7 +54,7 @@ describe('fairness and the round life cycle, through the real flow', function ()
   const players: Player[] = [];
 
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
     scratch = await mkdtemp(join(tmpdir(), 'rgs-fairness-'));
   });
   after(async () => {

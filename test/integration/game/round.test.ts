@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // A full round through every role in one process: place_bet over Socket.IO, the debit in
 // the bet worker, the engine clock, the outcome, and the credit in the settle worker, all
@@ -11,7 +12,7 @@ describe('a round of dice, end to end', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h.close());
 

@@ -6,6 +6,7 @@ import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // The end of the wallet retry schedule (contract 3.4, 8.1; the schedule itself is in
 // test/unit/wallet-retry-delay.test.ts): give up after 24 hours, leaving the job as a ticket
@@ -37,7 +38,7 @@ describe('wallet job abandonment after 24 hours (contract 3.4, 4.2)', function (
   };
 
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
   afterEach(() => {

@@ -4,6 +4,7 @@ import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D24: every answer from a wallet is untrusted in size, shape and time. An answer over 64 KiB
 // is cut off (refused at once on its content-length, else when the bytes received pass the
@@ -20,7 +21,7 @@ describe('hostile wallet answers (D24)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
   const restores: (() => void)[] = [];

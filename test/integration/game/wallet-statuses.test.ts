@@ -6,6 +6,7 @@ import type { RecordedRequest, WalletFault } from '../../../src/simulator/wallet
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // Every wallet status of contract 7.1 (completed by DECISIONS D13), as the service reacts
 // to it on the bet call, the win call and the rollback call, through the real flow: a
@@ -25,7 +26,7 @@ describe('wallet statuses (contract 7.1, D13)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
 

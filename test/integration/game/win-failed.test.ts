@@ -3,6 +3,7 @@ import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D23: a win that later fails. round_result goes out as soon as the outcome is persisted
 // (D4); when the win is then answered RS_ERROR_TRANSACTION_DOES_NOT_EXIST, or abandoned after
@@ -20,7 +21,7 @@ describe('a win that later fails (D23)', function () {
   let h: Harness;
   let shifted = 0;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h?.close());
   afterEach(() => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import type { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D28: how a session ends on the player channel. A bet's ack comes before the session_ended
 // that the same wallet answer causes; every session_ended reveals the session's retired
@@ -30,7 +31,7 @@ function endsTheSession(handoff: 'local' | 'queue') {
     let h: Harness;
     const players: Player[] = [];
     before(async () => {
-      h = await startHarness({ BET_HANDOFF: handoff }, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+      h = await startHarness({ BET_HANDOFF: handoff }, ROLE_NAMES);
     });
     afterEach(() => {
       for (const player of players.splice(0)) player.close();
@@ -72,7 +73,7 @@ describe('session_ended reveals the retired seed; rate_limited is a refusal (D28
   let h: Harness;
   const players: Player[] = [];
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   afterEach(() => {
     for (const player of players.splice(0)) player.close();

@@ -4,6 +4,7 @@ import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket } from '.
 import { startHarness, type Harness } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // D24: one token cannot open unlimited sockets. At most 3 live sockets per session across
 // the deployment (counted in Redis); a 4th closes the oldest with session_ended "replaced".
@@ -14,7 +15,7 @@ describe('sockets per session (D24)', function () {
   const players: Player[] = [];
 
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   afterEach(() => {
     for (const player of players.splice(0)) player.close();

@@ -2,6 +2,7 @@ import type { Socket as TcpSocket } from 'node:net';
 import { expect } from 'chai';
 import { operatorWith, seatPlayer, type SeatedPlayer } from '../../support/game.js';
 import { startHarness, type Harness } from '../../support/harness.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // src/realtime/write-coalescing.ts: the messages a player gets at one moment leave
 // the service in one socket write, in the order they were sent. Writes are counted on the
@@ -10,7 +11,7 @@ describe('player messages of one moment, one socket write', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    h = await startHarness({}, ROLE_NAMES);
   });
   after(() => h.close());
 

@@ -6,6 +6,7 @@ import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type TestOperator } from '../../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
 import { Player } from '../../support/player.js';
+import { ROLE_NAMES } from '../../../src/platform/config.js';
 
 // The fault suite's money checker on real data: one cycle of dice through every role, with
 // a win, a loss, a void, a clean reject and an uncertain debit, is found clean; then each
@@ -24,7 +25,7 @@ describe('test support: money invariants', function () {
   const bets = {} as Record<(typeof names)[number], Bet>;
 
   before(async () => {
-    const h = await startHarness({}, ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback']);
+    const h = await startHarness({}, ROLE_NAMES);
     wallet = h.wallet;
     const players: Player[] = [];
     try {
