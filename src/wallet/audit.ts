@@ -13,20 +13,32 @@ import type { RsStatus, WalletEndpoint } from '../domain/wallet-status.js';
 
 // what completes a call's audit row (contract 2.13: updated with the response)
 // (status null: the call was refused before it was sent, D25)
-export type AuditCompletion = { id: string; httpStatus: number | null; status: RsStatus | null; latencyMs: number; error: string | null; respondedAt: Date };
+// (responseBody: the answer as received, D32 and D33; null when nothing answered)
+export type AuditCompletion = {
+  id: string;
+  httpStatus: number | null;
+  status: RsStatus | null;
+  latencyMs: number;
+  error: string | null;
+  respondedAt: Date;
+  responseBody: string | null;
+};
 
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
 export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
 // Completes audit rows; a caller embeds it as a CTE of its own statement, its parameters
-// numbered from `first` (auditParams gives them, in order).
+// numbered from `first` (auditParams gives them, in order, AUDIT_PARAM_COUNT of them).
 export const completeAuditsSql = (first: number) =>
   `UPDATE wallet_calls w
-   SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at
+   SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at,
+       response_body = a.response_body
    FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::int[], $${first + 4}::text[],
-               $${first + 5}::timestamptz[])
-     AS a(id, http_status, status, latency_ms, error, responded_at)
+               $${first + 5}::timestamptz[], $${first + 6}::text[])
+     AS a(id, http_status, status, latency_ms, error, responded_at, response_body)
    WHERE w.id = a.id`;
+
+export const AUDIT_PARAM_COUNT = 7;
 
 export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.id),
@@ -35,6 +47,7 @@ export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.latencyMs),
   audits.map((a) => a.error),
   audits.map((a) => a.respondedAt),
+  audits.map((a) => a.responseBody),
 ];
 
 // The operator's wallet address and the newest credential valid at the row's moment (D6: a

@@ -222,7 +222,7 @@ export class WalletClient {
     latencyMs = 0,
   ): Promise<never> {
     this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid: call.requestUuid, error }, 'wallet call not sent');
-    await this.audit.complete({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date() });
+    await this.audit.complete({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date(), responseBody: null });
     throw new Refusal(`operator ${input.operatorId}: ${error}; the call was not sent`);
   }
 
@@ -257,6 +257,8 @@ export class WalletClient {
       latencyMs,
       error: error ?? null,
       respondedAt: new Date(),
+      // D32, D33: kept as received (never more than the cap, D24)
+      responseBody: outcome.kind === 'response' ? outcome.text : null,
     };
     this.metrics.walletCallDuration.observe({ endpoint: input.endpoint, status }, latencyMs / 1000);
     if (error) {

@@ -19,7 +19,7 @@ import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
 import { WalletAddressRefusedError, WalletTargetError } from '../../wallet/client.js';
-import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
+import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -75,7 +75,7 @@ export function replayLaunch(jwtSecret: string, stored: unknown): unknown {
 const CREATE_SESSION = statement(
   'session_create',
   `WITH audit AS (${completeAuditsSql(20)}),
-   idempotency AS (${completeIdempotencySql(26)}),
+   idempotency AS (${completeIdempotencySql(20 + AUDIT_PARAM_COUNT)}),
    session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
                            daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at)
