@@ -1,3 +1,4 @@
+import type { RgLimit } from './events.js';
 import type { RsStatus } from './wallet-status.js';
 
 // The bet rules of contract 8.2 and the responsible-gambling checks of 8.3 / D14, pure.
@@ -78,14 +79,18 @@ export type RgState = {
 };
 
 // 8.3: each limit the session carries must allow the extra stake; checked before any
-// wallet call (D14).
-export function rgRefusal(state: RgState, stakeMicro: bigint, now: Date): BetRejectReason | undefined {
-  if (state.dailyLossMicro !== null && state.lostStakesMicro24h + stakeMicro > state.dailyLossMicro) return 'rg_limit_reached';
-  if (state.dailyWagerMicro !== null && state.wageredMicro24h + stakeMicro > state.dailyWagerMicro) return 'rg_limit_reached';
+// wallet call (D14). The first limit (in this order) that refuses it, if any.
+export function rgLimitTripped(state: RgState, stakeMicro: bigint, now: Date): RgLimit | undefined {
+  if (state.dailyLossMicro !== null && state.lostStakesMicro24h + stakeMicro > state.dailyLossMicro) return 'dailyLoss';
+  if (state.dailyWagerMicro !== null && state.wageredMicro24h + stakeMicro > state.dailyWagerMicro) return 'dailyWager';
   if (state.sessionTimeSeconds !== null && now.getTime() - state.sessionCreatedAt.getTime() > state.sessionTimeSeconds * 1000) {
-    return 'rg_limit_reached';
+    return 'sessionTime';
   }
   return undefined;
+}
+
+export function rgRefusal(state: RgState, stakeMicro: bigint, now: Date): BetRejectReason | undefined {
+  return rgLimitTripped(state, stakeMicro, now) ? 'rg_limit_reached' : undefined;
 }
 
 // D13: the bet_rejected reason for an uncertain debit.

@@ -18,6 +18,10 @@ export const outboxInsertSql = (type: EventType, rows: string, { dedupe = false 
    FROM ${rows} x JOIN webhook_endpoints e ON e.operator_id = x.operator_id AND e.enabled AND '${type}' = ANY(e.events)
    ${dedupe ? 'ON CONFLICT (dedupe_key) DO NOTHING' : ''}`;
 
+// An ISO 8601 instant in UTC with milliseconds, as Date.toISOString() writes it, of a
+// timestamptz expression (event data carries times as strings, contract 6)
+export const isoSql = (expression: string) => `to_char((${expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 // what runs a statement: a Prisma client or transaction, or anything with its $executeRawUnsafe
 type Executor = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
 

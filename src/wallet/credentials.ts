@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Credential, Db, Operator, Prisma } from '../platform/db/client.js';
 import { statement, type Sql } from '../platform/db/sql.js';
 import type { CredentialKind } from '../platform/db/generated/enums.js';
+import { recordEvent } from '../platform/outbox.js';
 import { generateSecret, openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from '../platform/crypto.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the
@@ -127,7 +128,15 @@ export async function rotateCredential(
       });
     }
     await tx.credential.create({ data: { ...data, operatorId } });
-    return open[0]?.kid ?? null;
+    const previousKid = open[0]?.kid ?? null;
+    // D31: reported in the transaction that rotates (the secret never leaves in an event)
+    await recordEvent(tx, 'credential.rotated', operatorId, now, {
+      kind: kind === 'API' ? 'api' : 'wallet',
+      kid: minted.kid,
+      previousKid,
+      previousNotAfter: previousKid ? previousNotAfter.toISOString() : null,
+    });
+    return previousKid;
   });
   return {
     kind: kind === 'API' ? 'api' : 'wallet',
@@ -140,16 +149,21 @@ export async function rotateCredential(
 }
 
 // contract 5.3: revocation is an immediate hard kill; the row stays with its ciphertext zeroed.
+// D31: a first revocation is reported in its transaction; revoking again reports nothing.
 export async function revokeCredential(db: Db, kid: string, now = new Date()) {
-  const row = await db.credential.findUnique({ where: { kid } });
-  if (!row) throw new CredentialError(`credential ${kid} does not exist`);
-  const revoked = await db.credential.update({
-    where: { kid },
-    data: {
-      revokedAt: row.revokedAt ?? now,
-      encryptedSecret: new Uint8Array(row.encryptedSecret.length),
-      wrappedDataKey: new Uint8Array(row.wrappedDataKey.length),
-    },
+  const revoked = await db.$transaction(async (tx) => {
+    const row = await tx.credential.findUnique({ where: { kid } });
+    if (!row) throw new CredentialError(`credential ${kid} does not exist`);
+    const updated = await tx.credential.update({
+      where: { kid },
+      data: {
+        revokedAt: row.revokedAt ?? now,
+        encryptedSecret: new Uint8Array(row.encryptedSecret.length),
+        wrappedDataKey: new Uint8Array(row.wrappedDataKey.length),
+      },
+    });
+    if (!row.revokedAt) await recordEvent(tx, 'credential.revoked', row.operatorId, now, { kid });
+    return updated;
   });
   return { kid, operatorId: revoked.operatorId, kind: revoked.kind === 'API' ? 'api' : 'wallet', revokedAt: revoked.revokedAt!.toISOString() };
 }

@@ -4,7 +4,9 @@ import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/d
 import type { Side } from '../../domain/dice.js';
 import { prepareCall, type AuditedDebit, type PreparedCall } from '../../wallet/client.js';
 import { debitAuditRowsSql, walletTargetSql, type WalletTargetRow } from '../../wallet/audit.js';
-import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
+import { amountRefusal, rgLimitTripped, rgRefusal, sessionRefusal, type BetRejectReason, type RgState } from '../../domain/bet-rules.js';
+import type { RgLimitTrippedData } from '../../domain/events.js';
+import { outboxInsertSql } from '../../platform/outbox.js';
 import { debitCall, type BetTicket } from './ticket.js';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
@@ -262,6 +264,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
     if (refusal) return { ok: false, reason: refusal };
     return { ok: true, ticket: ticketFor(placement, freshIds(), { ...fact, cycle_id: fact.cycle_id!, demo: fact.mode === 'DEMO' }) };
   });
+  await recordRgTrips(svc, placements, facts, verdicts, now);
   const tickets = verdicts.flatMap((v) => (v.ok ? [v.ticket] : []));
   if (tickets.length === 0) return verdicts;
   const written = new Set(
@@ -298,19 +301,54 @@ function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason |
   }
   const outOfRange = amountRefusal(placement.amountMicro, fact.min_bet_micro, fact.max_bet_micro);
   if (outOfRange) return outOfRange;
+  const rg = rgState(fact);
+  return rg ? rgRefusal(rg, placement.amountMicro, now) : undefined;
+}
+
+// 8.3: the session's limits and the player's last 24 hours, for a session with limits
+function rgState(fact: Facts): RgState | undefined {
   if (fact.daily_loss_micro === null && fact.daily_wager_micro === null && fact.session_time_seconds === null) return undefined;
-  return rgRefusal(
-    {
-      dailyLossMicro: fact.daily_loss_micro,
-      dailyWagerMicro: fact.daily_wager_micro,
-      sessionTimeSeconds: fact.session_time_seconds,
-      sessionCreatedAt: fact.created_at,
-      lostStakesMicro24h: BigInt(fact.lost),
-      wageredMicro24h: BigInt(fact.wagered),
-    },
-    placement.amountMicro,
-    now,
-  );
+  return {
+    dailyLossMicro: fact.daily_loss_micro,
+    dailyWagerMicro: fact.daily_wager_micro,
+    sessionTimeSeconds: fact.session_time_seconds,
+    sessionCreatedAt: fact.created_at,
+    lostStakesMicro24h: BigInt(fact.lost),
+    wageredMicro24h: BigInt(fact.wagered),
+  };
+}
+
+// D31: session.rg_limit_tripped, once per session and limit (its dedupe key): the first bet
+// a limit refuses is reported, before the refusal is answered. A refusal changes no row, so
+// the event is its own statement. Real-money sessions only (D8).
+const RG_TRIPS = statement(
+  'placement_rg_trips',
+  `WITH trips AS (
+     SELECT u.operator_id, u.dedupe_key, u.data, $4::timestamptz AS occurred_at
+     FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS u(operator_id, dedupe_key, data)
+   )
+   ${outboxInsertSql('session.rg_limit_tripped', 'trips', { dedupe: true })}`,
+);
+
+async function recordRgTrips(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], facts: Facts[], verdicts: Placed[], now: Date): Promise<void> {
+  const trips = verdicts.flatMap((verdict, i) => {
+    const fact = facts[i]!;
+    const rg = rgState(fact);
+    if (verdict.ok || verdict.reason !== 'rg_limit_reached' || fact.mode !== 'REAL' || !rg) return [];
+    const limit = rgLimitTripped(rg, placements[i]!.amountMicro, now)!;
+    const data: RgLimitTrippedData = {
+      sessionId: fact.session_id!,
+      playerRef: fact.player_ref,
+      limit,
+      ...(limit === 'sessionTime'
+        ? { limitSeconds: fact.session_time_seconds! }
+        : { limitMicro: (limit === 'dailyLoss' ? fact.daily_loss_micro! : fact.daily_wager_micro!).toString() }),
+      trippedAt: now.toISOString(),
+    };
+    return [{ operatorId: fact.operator_id, dedupeKey: `rg_limit_tripped:${fact.session_id}:${limit}`, data: JSON.stringify(data) }];
+  });
+  if (trips.length === 0) return;
+  await svc.sql.query(RG_TRIPS, [trips.map((t) => t.operatorId), trips.map((t) => t.dedupeKey), trips.map((t) => t.data), now]);
 }
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same

@@ -1,4 +1,5 @@
 import type { Bet, Round, WalletCall, WalletJob } from '../../platform/db/client.js';
+import type { RoundVoidedData } from '../../domain/events.js';
 
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
@@ -113,3 +114,19 @@ export function winCallView(job: WalletJob | null) {
     lastError: job.lastError,
   };
 }
+
+// D31: round.voided; a voided round's totalBetsMicro is its stake (D18, as GET /v1/rounds)
+export const roundVoidedData = (
+  round: Pick<Round, 'id' | 'sessionId' | 'gameCode' | 'currency'>,
+  bet: Pick<Bet, 'amountMicro' | 'isFree'>,
+  reason: string,
+  voidedAt: Date,
+): RoundVoidedData => ({
+  roundId: round.id,
+  sessionId: round.sessionId,
+  gameCode: round.gameCode,
+  currency: round.currency,
+  totalBetsMicro: roundTotals('VOIDED', { ...bet, payoutMicro: null }).totalBetsMicro.toString(),
+  reason,
+  voidedAt: voidedAt.toISOString(),
+});

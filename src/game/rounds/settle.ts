@@ -3,7 +3,8 @@ import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
 import { payout } from '../../domain/payout.js';
 import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
-import { deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
+import { DICE_RNG_VERSION, deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
+import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from './voids.js';
 
@@ -165,9 +166,22 @@ const SETTLE = statement(
    settled AS (
      UPDATE rounds r SET state = 'SETTLED', settled = true, settled_at = $10
      FROM input WHERE r.id = input.round_id AND r.state = 'RESULT'
-     RETURNING r.id
+     RETURNING r.id, r.game_code, r.currency, r.outcome_side, r.outcome_sum, r.demo
    ),
    done AS (SELECT input.* FROM input JOIN settled ON settled.id = input.round_id),
+   -- D31: round.settled (contract 6.2, the fields GET /v1/rounds gives) for real-money rounds
+   events AS (
+     ${outboxInsertSql(
+       'round.settled',
+       `(SELECT done.operator_id, $10::timestamptz AS occurred_at,
+                jsonb_build_object('roundId', settled.id, 'sessionId', done.session_id, 'gameCode', settled.game_code,
+                  'currency', settled.currency, 'totalBetsMicro', (CASE WHEN b.is_free THEN 0 ELSE b.amount_micro END)::text,
+                  'totalPayoutsMicro', done.payout_micro::text, 'settledAt', ${isoSql('$10::timestamptz')},
+                  'rngVersion', '${DICE_RNG_VERSION}', 'outcomeSide', settled.outcome_side, 'outcomeSum', settled.outcome_sum) AS data
+         FROM done JOIN settled ON settled.id = done.round_id JOIN bets b ON b.id = done.bet_id
+         WHERE NOT settled.demo)`,
+     )}
+   ),
    closed AS (
      UPDATE bets b SET status = 'SETTLED', payout_micro = done.payout_micro, settled_at = $10
      FROM done WHERE b.id = done.bet_id AND done.kind <> 'win' AND b.status = 'ACCEPTED'

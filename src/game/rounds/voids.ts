@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
+import { recordEvent } from '../../platform/outbox.js';
+import { roundVoidedData } from '../reports/round-view.js';
 import { enqueueWalletJob, rollbackJobData } from '../wallet-jobs/wallet-jobs.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
@@ -25,10 +27,13 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
       data: { state: 'REFUNDED', resolutionReason: 'ROUND_VOIDED', resolvedAt: now },
     });
     if (round.session.mode === 'DEMO') {
+      // D8: demo play reaches no wallet and no webhook
       await tx.session.update({ where: { id: round.sessionId }, data: { demoBalanceMicro: { increment: round.bet.amountMicro } } });
       return { round, job: null };
     }
     const job = await tx.walletJob.create({ data: rollbackJobData(round.bet, rollbackTransactionUuid, 'round_voided', now) });
+    // D31: reported in the transaction that voids it
+    await recordEvent(tx, 'round.voided', round.operatorId, now, roundVoidedData(round, round.bet, reason, now));
     return { round, job };
   });
   if (!result) return false;
@@ -43,3 +48,4 @@ async function emitDemoBalance(svc: ServiceContext, sessionId: string): Promise<
   if (session?.demoBalanceMicro == null) return;
   svc.emitter.toSession(sessionId, 'balance_update', { balanceMicro: session.demoBalanceMicro.toString(), currency: session.currency });
 }
+

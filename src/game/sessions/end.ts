@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import type { Seed } from '../../platform/db/client.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from '../rounds/voids.js';
+import { recordEvent } from '../../platform/outbox.js';
 
 // How a session ends (contract 3.3, DECISIONS D4, D7): the ACTIVE -> TERMINATED/EXPIRED
 // transition is fenced on state, retires the session's seeds (they become revealable, D2),
@@ -19,20 +20,24 @@ export type EndedSession = { terminatedAt: Date; voidedRoundIds: string[] };
 export async function endSession(svc: ServiceContext, sessionId: string, end: SessionEnd): Promise<EndedSession | null> {
   const now = svc.now();
   const ended = await svc.db.$transaction(async (tx) => {
-    const session = await tx.session.findUnique({ where: { id: sessionId }, select: { expiresAt: true } });
+    const session = await tx.session.findUnique({ where: { id: sessionId }, select: { expiresAt: true, operatorId: true, playerRef: true, mode: true } });
     if (!session) return null;
+    const endReason = end.kind === 'terminated' ? (end.reason ?? 'terminated') : end.kind === 'wallet_status' ? `wallet_status:${end.status}` : 'expired';
     const { count } = await tx.session.updateMany({
       where: { id: sessionId, state: 'ACTIVE' },
-      data:
-        end.kind === 'expired'
-          ? { state: 'EXPIRED', endReason: 'expired' }
-          : {
-              state: 'TERMINATED',
-              terminatedAt: now,
-              endReason: end.kind === 'terminated' ? (end.reason ?? 'terminated') : `wallet_status:${end.status}`,
-            },
+      data: end.kind === 'expired' ? { state: 'EXPIRED', endReason } : { state: 'TERMINATED', terminatedAt: now, endReason },
     });
     if (count === 0) return null;
+    // D31: a termination (by the operator or a wallet status, not an expiry) of a real-money
+    // session (D8) is reported in the transaction that makes it
+    if (end.kind !== 'expired' && session.mode === 'REAL') {
+      await recordEvent(tx, 'session.terminated', session.operatorId, now, {
+        sessionId,
+        playerRef: session.playerRef,
+        reason: endReason,
+        terminatedAt: now.toISOString(),
+      });
+    }
     const retiredAt = end.kind === 'expired' ? session.expiresAt : now;
     await tx.seed.updateMany({ where: { sessionId, retiredAt: null }, data: { retiredAt } });
     const seed = await tx.seed.findFirst({ where: { sessionId, current: true } });

@@ -6,6 +6,8 @@ import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wall
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
+import { isoSql, outboxInsertSql, recordEvent } from '../../platform/outbox.js';
+import { roundVoidedData } from '../reports/round-view.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
@@ -159,7 +161,17 @@ const COMPLETE_JOBS = statement(
        abandoned_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN $4::timestamptz END,
        last_error = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN '${UNMATCHED_WIN_ERROR}' END
      FROM input WHERE j.id = input.id AND j.completed_at IS NULL AND j.abandoned_at IS NULL
-     RETURNING j.id, j.endpoint, j.bet_id, input.unmatched
+     RETURNING j.id, j.endpoint, j.bet_id, j.operator_id, j.transaction_uuid, j.payload, input.unmatched
+   ),
+   -- D31, D23: a win the wallet did not know is a discrepancy the operator hears of
+   not_found AS (
+     ${outboxInsertSql(
+       'reconciliation.discrepancy',
+       `(SELECT done.operator_id, $4::timestamptz AS occurred_at,
+                jsonb_build_object('kind', 'win_not_found', 'roundId', done.payload->>'roundId', 'transactionUuid', done.transaction_uuid,
+                  'endpoint', 'win', 'amountMicro', done.payload->>'amountMicro', 'detectedAt', ${isoSql('$4::timestamptz')}) AS data
+         FROM done WHERE done.unmatched AND done.endpoint = 'win')`,
+     )}
    ),
    settled AS (
      UPDATE bets b SET status = 'SETTLED', settled_at = $4, payout_micro = CASE WHEN done.unmatched THEN 0 ELSE b.payout_micro END
@@ -294,15 +306,27 @@ async function abandon(svc: ServiceContext, job: WalletJob, attempts: number, er
       data: { attempts, lastError: error, abandonedAt: now, nextAttemptAt: null },
     });
     abandoned = count > 0;
-    if (count === 0 || job.endpoint !== 'win' || !job.betId) return null;
+    if (count === 0 || !job.betId) return null;
     const bet = await tx.bet.findUniqueOrThrow({ where: { id: job.betId } });
+    // D31: the operator hears of a call given up in the transaction that gives it up
+    await recordEvent(tx, 'reconciliation.discrepancy', job.operatorId, now, {
+      kind: job.endpoint === 'win' ? 'win_abandoned' : 'rollback_abandoned',
+      roundId: bet.roundId,
+      transactionUuid: job.transactionUuid,
+      endpoint: job.endpoint === 'win' ? 'win' : 'rollback',
+      // the win's amount, or the stake the rollback would have returned
+      amountMicro: job.endpoint === 'win' ? (bet.payoutMicro ?? 0n).toString() : (bet.isFree ? 0n : bet.amountMicro).toString(),
+      detectedAt: now.toISOString(),
+    });
+    if (job.endpoint !== 'win') return null;
     const rollbackTransactionUuid = randomUUID();
     const voided = await tx.bet.updateMany({
       where: { id: bet.id, status: 'ACCEPTED' },
       data: { status: 'VOIDED', voidedAt: now, rollbackTransactionUuid },
     });
     if (voided.count === 0) return null;
-    await tx.round.updateMany({ where: { id: bet.roundId }, data: { state: 'VOIDED', voidedAt: now, voidReason: 'win_exhausted' } });
+    const round = await tx.round.update({ where: { id: bet.roundId }, data: { state: 'VOIDED', voidedAt: now, voidReason: 'win_exhausted' } });
+    await recordEvent(tx, 'round.voided', round.operatorId, now, roundVoidedData(round, bet, 'win_exhausted', now));
     await tx.pendingRoundBet.updateMany({
       where: { betId: bet.id, state: 'HELD' },
       data: { state: 'REFUNDED', resolutionReason: 'ROUND_VOIDED', resolvedAt: now },
