@@ -20,7 +20,7 @@ const START_BALANCE_MICRO = 100_000_000n; // 1,000.00
 async function main(): Promise<void> {
   // logs for a person at a terminal, unless LOG_FORMAT says otherwise
   const config = loadConfig({ LOG_FORMAT: 'pretty', ...process.env });
-  await migrate(config.databaseUrl);
+  await migrate(config.databaseUrl, undefined, { masterKey: config.masterKey });
   const wallet = await WalletSimulator.start({ port: Number(process.env.DEMO_WALLET_PORT ?? config.port + 1) });
   const svc = await createServiceContext(config);
   const roles = await startRoles(svc, config);

@@ -10,6 +10,7 @@ import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
 import { healthRoutes, type Listener } from './routes/health.js';
+import { keysRoutes } from './routes/keys.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { proofRoutes } from './routes/proof.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
@@ -20,7 +21,8 @@ import type { ApiMiddleware, ApiState } from './state.js';
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
 // (IP allow-list, raw body, signature; contract 5.2-5.4) before any route matches, so no
 // request reaches a handler unsigned; only /healthz, /readyz, /metrics (in production only to
-// METRICS_TOKEN's bearer, D25) and the API's description, /v1/openapi.json, are open.
+// METRICS_TOKEN's bearer, D25), the API's description, /v1/openapi.json, and the service's
+// public keys, /v1/keys (D32), are open.
 // `player` routes (the launch page of the realtime role) are mounted before the signed
 // stage: they are authenticated by the session token (D16).
 type Routes = { routes: () => Koa.Middleware<any, any> };
@@ -68,7 +70,7 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
 }
 
 // the routes open to anyone, mounted before the signed stage
-export const openRouters = (svc: ServiceContext) => [healthRoutes(svc, 'public'), openApiRoutes()];
+export const openRouters = (svc: ServiceContext) => [healthRoutes(svc, 'public'), openApiRoutes(), keysRoutes(svc)];
 
 // the /v1 routes behind the signed stage
 export const signedRouters = (svc: ServiceContext) => [

@@ -33,7 +33,8 @@ export function renderErrorCatalogue(): string {
     ['code', 'HTTP', 'meaning', 'what the caller should do', 'fields besides error and message', 'answered by'],
     ERROR_CODES.map((code) => {
       const spec: ErrorSpec = ERRORS[code];
-      return [`\`${code}\``, String(spec.status), spec.meaning, spec.action, extras(spec), routesOf(code)];
+      const status = spec.alsoStatus ? `${spec.status}; ${spec.alsoStatus.status} on ${spec.alsoStatus.when}` : String(spec.status);
+      return [`\`${code}\``, status, spec.meaning, spec.action, extras(spec), routesOf(code)];
     }),
   );
   const rejections = table(

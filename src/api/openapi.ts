@@ -9,7 +9,9 @@ import { MAX_BODY_BYTES } from './middleware/raw-body.js';
 import { HSTS } from './middleware/security-headers.js';
 import type { Schema } from './schemas/common.js';
 import { uuidPathParameter } from './schemas/common.js';
+import { disputePackSchema, jwksSchema } from './schemas/evidence.js';
 import { liveSchema, readySchema } from './schemas/health.js';
+import { KEYS_PATH } from './routes/keys.js';
 import { diceProofSchema } from './schemas/proof.js';
 import {
   ggrSchema,
@@ -127,12 +129,20 @@ function errorSchema(code: ErrorCode): Json {
   };
 }
 
+// a code an operation answers, with its table status, or with the code's alsoStatus
+// (ErrorSpec) on the operations that answer that instead
+type RouteError = ErrorCode | { code: ErrorCode; status: number };
+const codeOf = (error: RouteError): ErrorCode => (typeof error === 'string' ? error : error.code);
+
 // the error responses of an operation, one per HTTP status, each the union of its codes
-function errorResponses(codes: readonly ErrorCode[]): Json {
+function errorResponses(errors: readonly RouteError[]): Json {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) {
-    const status = ERRORS[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  for (const error of errors) {
+    const code = codeOf(error);
+    const status = typeof error === 'string' ? ERRORS[code].status : error.status;
+    if (typeof error !== 'string' && (ERRORS[code] as ErrorSpec).alsoStatus?.status !== status) throw new Error(`${code} does not answer ${status}`);
+    const list = byStatus.get(status) ?? [];
+    if (!list.includes(code)) byStatus.set(status, [...list, code]);
   }
   const responses: Json = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
@@ -178,6 +188,8 @@ type Operation = {
   // the signed-request stage of /v1 (IP allow-list, raw body, signature; contract 5.2-5.4)
   signed: boolean;
   bucket?: BucketSpec;
+  // whose bucket: the signing operator's (every signed route), or the caller IP's
+  bucketPer?: 'client IP';
   // D17: a requestUuid in the body makes the call idempotent
   idempotent?: boolean;
   pathParameters?: Record<string, string>;
@@ -186,7 +198,7 @@ type Operation = {
   // the success answer; none for a route that has none in this version
   ok?: { status: number; description: string; schema: Schema; contentType?: string };
   // the codes of this route beyond those of its stages
-  errors: ErrorCode[];
+  errors: RouteError[];
   security?: Json[];
   // responses that are not errors of the table (e.g. /readyz's 503)
   responses?: Json;
@@ -205,8 +217,8 @@ function stageCodes(op: Operation): ErrorCode[] {
   return codes;
 }
 
-const rateText = (bucket: BucketSpec) =>
-  `Rate limit: the operator's \`${bucket.name}\` bucket, burst ${bucket.burst}, ${bucket.perSecond} per second (contract 8.1); over it, 429 with Retry-After.`;
+const rateText = (bucket: BucketSpec, per: Operation['bucketPer']) =>
+  `Rate limit: the ${per === 'client IP' ? 'caller IP\'s' : 'operator\'s'} \`${bucket.name}\` bucket, burst ${bucket.burst}, ${bucket.perSecond} per second (contract 8.1); over it, 429 with Retry-After.`;
 
 const IDEMPOTENCY_TEXT =
   `Idempotent by requestUuid: a retry with the same requestUuid and the same body within ${IDEMPOTENCY_RETENTION_MS / 3_600_000} hours ` +
@@ -298,12 +310,17 @@ const OPERATIONS: Operation[] = [
     path: '/v1/rounds/{roundId}/dispute-pack',
     operationId: 'getDisputePack',
     tag: 'rounds',
-    summary: 'The dispute pack of a round (a later version)',
-    description: 'Planned for a later version (contract 9); this version answers 501.',
+    summary: 'The signed dispute pack of a finished round',
+    description:
+      'A ZIP of the round\'s evidence for a regulator or a player: the round as GET /v1/rounds/{roundId} answers it, its bet, every wallet ' +
+      'call with the bodies sent and received, the proof (once the seed is revealed), the par sheet of its configuration, and a manifest ' +
+      'of their SHA-256 hashes signed with the service\'s Ed25519 key (GET /v1/keys). For a round that is settled or voided, including ' +
+      'the roundId of a bet the wallet refused (D22); 409 round_not_settled while the round is played (D32). `rgs verify-pack` checks a pack.',
     signed: true,
     bucket: BUCKETS.read,
-    pathParameters: { roundId: 'the round' },
-    errors: ['not_implemented'],
+    pathParameters: { roundId: 'the roundId sent to the wallet with the bet' },
+    ok: { status: 200, description: 'the pack (D32)', contentType: 'application/zip', schema: disputePackSchema },
+    errors: ['round_not_found', { code: 'round_not_settled', status: 409 }],
   },
   {
     method: 'get',
@@ -342,6 +359,22 @@ const OPERATIONS: Operation[] = [
     signed: false,
     security: [],
     ok: { status: 200, description: 'the OpenAPI document of this API, unsigned', schema: { type: 'object' } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: KEYS_PATH,
+    operationId: 'signingKeys',
+    tag: 'documentation',
+    summary: 'The service\'s public signing keys (JWKS)',
+    description:
+      'The Ed25519 keys that sign dispute packs, current and retired, as a JSON Web Key Set (RFC 7517, 8037); unsigned, so that anyone ' +
+      'holding a pack can check it (D32). Save it to verify packs offline: `rgs verify-pack FILE --keys keys.json`.',
+    signed: false,
+    security: [],
+    bucket: BUCKETS.keys,
+    bucketPer: 'client IP',
+    ok: { status: 200, description: 'the keys', schema: jwksSchema },
     errors: [],
   },
   {
@@ -388,7 +421,7 @@ export function routeErrorCodes(): { route: string; signed: boolean; codes: Erro
   return OPERATIONS.map((op) => ({
     route: `${op.method.toUpperCase()} ${op.path}`,
     signed: op.signed,
-    codes: [...new Set([...stageCodes(op), ...op.errors])],
+    codes: [...new Set([...stageCodes(op), ...op.errors.map(codeOf)])],
   }));
 }
 
@@ -403,7 +436,7 @@ function operationObject(op: Operation): Json {
     })),
     ...(op.query ? queryParameters(op.query) : []),
   ];
-  const notes = [op.description, op.bucket && rateText(op.bucket), op.idempotent && IDEMPOTENCY_TEXT].filter(Boolean);
+  const notes = [op.description, op.bucket && rateText(op.bucket, op.bucketPer), op.idempotent && IDEMPOTENCY_TEXT].filter(Boolean);
   const responses: Json = { ...errorResponses([...stageCodes(op), ...op.errors]), ...op.responses };
   if (op.ok) {
     responses[String(op.ok.status)] = {
@@ -541,7 +574,7 @@ export function buildOpenApi(): Json {
       { name: 'rounds', description: 'Rounds, their proofs (provable fairness) and dispute packs' },
       { name: 'reports', description: 'Reconciliation reports (D10)' },
       { name: 'health', description: 'Liveness, readiness and metrics; unsigned (D15)' },
-      { name: 'documentation', description: 'This document; unsigned' },
+      { name: 'documentation', description: 'This document and the service\'s public keys; unsigned' },
       { name: 'wallet', description: 'The operator\'s wallet: called by the service, implemented by the operator (contract 4.2)' },
     ],
     security: SIGNED,

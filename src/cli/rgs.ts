@@ -18,6 +18,8 @@ import { createOperator, describeOperator, updateOperator, type OperatorSettings
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
 import { listOperators, operatorTable } from './operator-list.js';
 import { rewrapMasterKey } from './master-key.js';
+import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
+import { PACK_KEY, rotateSigningKey } from '../platform/signing-keys.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
 // lays out a table unless --json); a failed command prints a JSON error on stderr and exits
@@ -108,6 +110,16 @@ alreadyUnderNewKey}}.
 Example:
   MASTER_KEY=<current key> NEW_MASTER_KEY=<new key> rgs master-key rewrap`;
 
+const VERIFY_PACK_HELP = `
+--keys is required: a pack does not say which service made it, and keys it carried itself
+would prove nothing. Give the service's GET /v1/keys URL, or a copy of it saved earlier to
+verify with no network at all. Exit 0: every check holds; 1: a check failed (its name and
+detail are in the report); 2: the file or the keys could not be read.
+
+Example:
+  curl -s https://rgs.example.com/v1/keys > keys.json
+  rgs verify-pack dispute-pack-<roundId>.zip --keys keys.json`;
+
 const TOOL_HELP = `
 Output: JSON on stdout (operator list: a table unless --json). A command that fails prints a
 JSON error {error, message} on stderr and exits 1; a command line that is not understood
@@ -122,9 +134,12 @@ function buildProgram(answer: (result: unknown) => void): Command {
     .description('Operator administration of the remote gaming server')
     .addHelpText('after', TOOL_HELP);
 
-  // the command's options by their flag names (--wallet-url: 'wallet-url')
-  const valuesOf = (command: Command): Values =>
-    Object.fromEntries(command.options.map((option) => [option.long!.slice(2), command.getOptionValue(option.attributeName()) as Values[string]]));
+  // the command's options by their flag names (--wallet-url: 'wallet-url'), and its
+  // arguments by their names
+  const valuesOf = (command: Command): Values => ({
+    ...Object.fromEntries(command.options.map((option) => [option.long!.slice(2), command.getOptionValue(option.attributeName()) as Values[string]])),
+    ...Object.fromEntries(command.registeredArguments.map((argument, i) => [argument.name(), command.processedArgs[i] as Values[string]])),
+  });
 
   let database: Database | undefined;
   const action = (command: Command, run: Run): Command =>
@@ -141,8 +156,15 @@ function buildProgram(answer: (result: unknown) => void): Command {
       }
     });
 
-  action(program.command('migrate').description('create the database if it is missing and apply the migrations'), () =>
-    migrate(loadConfig().databaseUrl),
+  // D38: the service's own signing keys exist from here on, sealed under MASTER_KEY
+  action(
+    program
+      .command('migrate')
+      .description('create the database if it is missing, apply the migrations, and make the pack signing key if there is none'),
+    () => {
+      const config = loadConfig();
+      return migrate(config.databaseUrl, undefined, { masterKey: config.masterKey });
+    },
   );
 
   const operator = program.command('operator').description('onboard, change and list operators');
@@ -261,6 +283,37 @@ function buildProgram(answer: (result: unknown) => void): Command {
         warnDevelopmentKey('NEW_MASTER_KEY is the development key published in this repository and the credentials and seeds are now sealed under it');
       }
       return counts;
+    },
+  );
+
+  const signingKey = program.command('signing-key').description("the service's own signing keys (dispute packs, D32)");
+  action(
+    signingKey
+      .command('rotate')
+      .description('make a new current dispute-pack key; the old one is retired and stays published at GET /v1/keys')
+      .addHelpText('after', SEALING_NOTE.replace('The new secrets are', 'The new private key is')),
+    (_values, database) => {
+      const { sql } = database();
+      return sealing((masterKey) => rotateSigningKey((work) => sql.transaction(work), masterKey, PACK_KEY));
+    },
+  );
+
+  // D32: checks a dispute pack offline, with no database
+  action(
+    program
+      .command('verify-pack')
+      .description('check a dispute pack offline; prints each check, exit 0 only when all hold')
+      .argument('<file>', 'the pack (the ZIP of GET /v1/rounds/{roundId}/dispute-pack)')
+      .requiredOption('--keys <url-or-file>', "the service's public keys: GET /v1/keys, or a saved copy of it (a JWKS file)")
+      .addHelpText('after', VERIFY_PACK_HELP),
+    async (values) => {
+      try {
+        const verdict = await verifyPackFile(String(values.file), required(values, 'keys'));
+        return verdict.valid ? verdict : new FailedAnswer(verdict);
+      } catch (err) {
+        if (err instanceof VerifyPackUsageError) throw new UsageError(err.message);
+        throw err;
+      }
     },
   );
 

@@ -27,3 +27,20 @@ export function payout({ stakeMicro, multiplierScaled, commissionMicro }: Payout
   const commission = (grossMicro * commissionMicro) / MICRO_PER_UNIT;
   return { grossMicro, commissionMicro: commission, netMicro: grossMicro - commission };
 }
+
+// D18: a payout multiplier is written as a decimal with at most 5 fractional digits ("1.98")
+// and held scaled by 100000; its text is read here and written back here (the game
+// configuration, the player channel, the dispute pack's par sheet, D32). undefined: not such
+// a decimal, or not positive.
+export function multiplierScaledOf(text: string): bigint | undefined {
+  const match = /^([0-9]{1,6})(?:\.([0-9]{1,5}))?$/.exec(text);
+  if (!match) return undefined;
+  const scaled = BigInt(match[1]!) * MULTIPLIER_SCALE + BigInt((match[2] ?? '').padEnd(5, '0'));
+  return scaled > 0n ? scaled : undefined;
+}
+
+export function formatMultiplier(scaled: bigint): string {
+  const whole = scaled / MULTIPLIER_SCALE;
+  const fraction = (scaled % MULTIPLIER_SCALE).toString().padStart(5, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}

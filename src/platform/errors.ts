@@ -22,6 +22,9 @@ export type ErrorSpec = {
   fields?: Record<string, FieldSchema>;
   // response headers besides the security headers every answer carries (contract 5.5)
   headers?: Record<string, FieldSchema>;
+  // a second HTTP status the code answers with on some routes, and when (D32: a live
+  // round's dispute pack is 409 round_not_settled, its proof 404)
+  alsoStatus?: { status: number; when: string };
 };
 
 // contract 2.4 reasons of the 422 session rejection, with D7's causes
@@ -152,8 +155,9 @@ export const ERRORS = {
   },
   round_not_settled: {
     status: 404,
-    meaning: 'the round has no outcome yet, or never will: its bet was refused at the wallet (D2, D22)',
+    meaning: 'the round has no outcome yet, or never will: its bet was refused at the wallet (D2, D22); for a dispute pack, the round is still being played (D32)',
     action: 'ask again once the round is settled; for a refused bet, GET /v1/rounds/{roundId} shows why',
+    alsoStatus: { status: 409, when: 'GET /v1/rounds/{roundId}/dispute-pack of a round not yet settled or voided (D32)' },
   },
   seed_not_revealed: {
     status: 404,
@@ -199,11 +203,6 @@ export const ERRORS = {
     meaning: 'the service failed; the cause is logged on its side and never shown (D3)',
     action: `retry later; ${REQUEST_UUID_SAFE}. Report it if it persists`,
   },
-  not_implemented: {
-    status: 501,
-    meaning: 'the endpoint is planned for a later version (contract 9: the dispute pack)',
-    action: 'do not call it in this version',
-  },
   wallet_unavailable: {
     status: 502,
     meaning: 'the operator wallet could not be asked for the balance at launch: no answer in time, an uncertain answer, no valid wallet credential, or a wallet address that may not be used (D13, D25); no session was created',
@@ -237,10 +236,14 @@ export class AppError extends Error {
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
+    // the code's alsoStatus, on the routes that answer it (ErrorSpec)
+    status?: number,
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = ERRORS[code].status;
+    const spec: ErrorSpec = ERRORS[code];
+    if (status !== undefined && status !== spec.alsoStatus?.status) throw new Error(`${code} does not answer ${status}`);
+    this.status = status ?? spec.status;
   }
 
   body(): ErrorBody {
@@ -283,6 +286,9 @@ export const notFound = (code: CodeOf<404> = 'not_found', message = 'not found',
 
 export const conflict = (code: CodeOf<409>, message: string) => new AppError(code, message);
 
+// D32: the dispute pack of a round still being played
+export const roundNotSettledYet = (message: string) => new AppError('round_not_settled', message, {}, {}, 409);
+
 export const payloadTooLarge = (limitBytes: number) => new AppError('payload_too_large', `request body exceeds ${limitBytes} bytes`);
 
 // contract 2.4: the 422 body is {status, reason}; D3 adds error and message.
@@ -291,8 +297,6 @@ export const sessionRejected = (reason: SessionRejectionReason, message: string)
 
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'rate limit exceeded', { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
-
-export const notImplemented = (message: string) => new AppError('not_implemented', message);
 
 export const badGateway = (code: CodeOf<502>, message: string, extra: Record<string, unknown> = {}) => new AppError(code, message, extra);
 

@@ -13,6 +13,8 @@ export const BUCKETS = {
   // not in the contract: session termination gets its own bucket with the read figures, so
   // that a burst of terminations (an exclusion sweep) does not starve launches
   terminate: { name: 'terminate', burst: 60, perSecond: 20 },
+  // D32: the public keys (GET /v1/keys), unsigned, so per client IP, with the read figures
+  keys: { name: 'keys', burst: 60, perSecond: 20 },
 } satisfies Record<string, BucketSpec>;
 
 const TOKEN_BUCKET = `
@@ -40,11 +42,12 @@ return {allowed, wait_ms}
 
 export type BucketVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
-export async function takeToken(redis: Redis, operatorId: string, bucket: BucketSpec): Promise<BucketVerdict> {
+// holder: the operator id, or for an unsigned route `ip:` and the caller IP
+export async function takeToken(redis: Redis, holder: string, bucket: BucketSpec): Promise<BucketVerdict> {
   const [allowed, waitMs] = (await redis.eval(
     TOKEN_BUCKET,
     1,
-    `rate:${bucket.name}:${operatorId}`,
+    `rate:${bucket.name}:${holder}`,
     bucket.burst,
     bucket.perSecond,
   )) as [number, number];

@@ -4,8 +4,14 @@ import type { Redis } from '../../platform/redis.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 8.1: limits are per operator; the excess is 429 with Retry-After.
-export const rateLimit = (redis: Redis, bucket: BucketSpec): ApiMiddleware => async (ctx, next) => {
-  const verdict = await takeToken(redis, ctx.state.operator.id, bucket).catch(() => {
+export const rateLimit = (redis: Redis, bucket: BucketSpec): ApiMiddleware => limitBy(redis, bucket, (ctx) => ctx.state.operator.id);
+
+// an unsigned route has no operator: its bucket is the caller IP's (ctx.ip honours
+// TRUST_PROXY_HOPS, D12)
+export const rateLimitByClient = (redis: Redis, bucket: BucketSpec): ApiMiddleware => limitBy(redis, bucket, (ctx) => `ip:${ctx.ip}`);
+
+const limitBy = (redis: Redis, bucket: BucketSpec, holder: (ctx: Parameters<ApiMiddleware>[0]) => string): ApiMiddleware => async (ctx, next) => {
+  const verdict = await takeToken(redis, holder(ctx), bucket).catch(() => {
     throw serviceUnavailable('rate limiting is unavailable (Redis)');
   });
   if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);

@@ -1,9 +1,7 @@
 import Router from '@koa/router';
 import type { ServiceContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors.js';
-import { isSide } from '../../domain/dice.js';
-import { buildDiceProof } from '../../domain/proof.js';
-import { openServerSeed } from '../../game/fairness/seed-vault.js';
+import { roundProof } from '../../game/fairness/round-proof.js';
 import { findRejectedBetRound } from '../../game/reports/rounds.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -35,35 +33,14 @@ export function proofRoutes(svc: ServiceContext) {
       throw notFound('round_not_found', 'round not found');
     }
 
-    const { outcomeSide, outcomeSum } = round;
-    if (outcomeSide === null || outcomeSum === null || (round.state !== 'SETTLED' && round.state !== 'VOIDED')) {
-      throw notFound('round_not_settled', 'the round is not settled yet');
-    }
-    // D2, D5: a seed is revealable once retired; an expired session retires its seeds even
-    // before any process has marked them
-    const revealed = round.seed.retiredAt !== null || round.session.expiresAt <= svc.now();
-    if (!revealed) {
+    const proven = roundProof(svc.config.masterKey, svc.now(), round);
+    if (proven.kind === 'no_outcome') throw notFound('round_not_settled', 'the round is not settled yet');
+    if (proven.kind === 'not_revealed') {
       throw notFound('seed_not_revealed', 'the server seed is revealed when the session ends or the seed is rotated', {
-        revealableAfter: round.session.expiresAt.toISOString(),
+        revealableAfter: proven.revealableAfter.toISOString(),
       });
     }
-    // a stored side other than LOW or HIGH is a corrupt row: 500, never a proof
-    if (!isSide(outcomeSide)) throw new Error(`round ${round.id} has an unknown outcome side`);
-
-    ctx.body = buildDiceProof({
-      roundId: round.id,
-      gameCode: round.gameCode,
-      sessionId: round.sessionId,
-      serverSeed: openServerSeed(svc.config.masterKey, round.seed.id, round.seed.encryptedServerSeed),
-      serverSeedHash: round.seed.serverSeedHash,
-      clientSeed: round.seed.clientSeed,
-      nonce: round.nonce,
-      lowWeight: round.lowWeight,
-      highWeight: round.highWeight,
-      diceValues: round.diceValues,
-      outcomeSum,
-      outcomeSide,
-    });
+    ctx.body = proven.proof;
   });
   return router;
 }

@@ -1,15 +1,28 @@
 import Router from '@koa/router';
 import type { ServiceContext } from '../../platform/context.js';
-import { notImplemented } from '../../platform/errors.js';
+import { notFound, roundNotSettledYet } from '../../platform/errors.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
+import { disputePack } from '../../game/evidence/dispute-pack.js';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { isUuid } from '../schemas/common.js';
 import type { ApiState } from '../state.js';
 
+// GET /v1/rounds/{roundId}/dispute-pack (contract 4.1, D32): the signed evidence of a
+// finished round of the calling operator, as a ZIP. 404 round_not_found for an unknown round
+// or another operator's (D10), 409 round_not_settled while it is played; a roundId whose bet
+// the wallet refused reads as a voided round (D22) and has its pack. Shares the read bucket.
 export function roundRoutes(svc: ServiceContext) {
   const router = new Router<ApiState>();
-  // contract 4.1 and 9: the dispute pack is planned for v1.1; D3: 501 not_implemented
-  router.get('/v1/rounds/:roundId/dispute-pack', rateLimit(svc.redis, BUCKETS.read), () => {
-    throw notImplemented('the dispute pack is planned for a later version (contract 9)');
+  router.get('/v1/rounds/:roundId/dispute-pack', rateLimit(svc.redis, BUCKETS.read), async (ctx) => {
+    const roundId = ctx.params.roundId ?? '';
+    const answer = isUuid(roundId)
+      ? await disputePack({ db: svc.db, sql: svc.sql, masterKey: svc.config.masterKey, now: svc.now() }, ctx.state.operator.id, roundId.toLowerCase())
+      : ({ kind: 'not_found' } as const);
+    if (answer.kind === 'not_found') throw notFound('round_not_found', 'round not found');
+    if (answer.kind === 'live') throw roundNotSettledYet('the round is still being played: its pack is made once it is settled or voided');
+    ctx.type = 'application/zip';
+    ctx.set('Content-Disposition', `attachment; filename="dispute-pack-${answer.manifest.roundId}.zip"`);
+    ctx.body = answer.archive;
   });
   return router;
 }

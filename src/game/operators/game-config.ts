@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from '../../wallet/credentials.js';
 import { isKnownGame } from '../../domain/games.js';
-import { MULTIPLIER_SCALE } from '../../domain/payout.js';
+import { formatMultiplier, multiplierScaledOf } from '../../domain/payout.js';
 
 // Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).
 
@@ -19,20 +19,16 @@ export const DEFAULT_GAME_CONFIG = {
 
 export type GameConfigValues = typeof DEFAULT_GAME_CONFIG;
 
-// D18: payoutMultiplier is a decimal with at most 5 fractional digits, held scaled by 100000.
+// D18: payoutMultiplier is a decimal with at most 5 fractional digits, held scaled by 100000
+// (read and written by domain/payout.ts).
 export function parseMultiplier(text: string): bigint {
-  const match = /^([0-9]{1,6})(?:\.([0-9]{1,5}))?$/.exec(text);
-  if (!match) throw new GameConfigError(`payout multiplier must be a decimal with at most 5 fractional digits: ${text}`);
-  const scaled = BigInt(match[1]!) * MULTIPLIER_SCALE + BigInt((match[2] ?? '').padEnd(5, '0'));
-  if (scaled <= 0n) throw new GameConfigError('payout multiplier must be positive');
+  if (!/^[0-9]{1,6}(?:\.[0-9]{1,5})?$/.test(text)) throw new GameConfigError(`payout multiplier must be a decimal with at most 5 fractional digits: ${text}`);
+  const scaled = multiplierScaledOf(text);
+  if (scaled === undefined) throw new GameConfigError('payout multiplier must be positive');
   return scaled;
 }
 
-export function formatMultiplier(scaled: bigint): string {
-  const whole = scaled / MULTIPLIER_SCALE;
-  const fraction = (scaled % MULTIPLIER_SCALE).toString().padStart(5, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : `${whole}`;
-}
+export { formatMultiplier };
 
 export class GameConfigError extends Error {
   override name = 'GameConfigError';

@@ -3,24 +3,36 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { PACK_KEY, ensureSigningKey } from '../signing-keys.js';
 
 // `rgs migrate` (D11): creates the database named in DATABASE_URL when it is missing, then
 // applies prisma/migrations/*/migration.sql in order, recording each in Prisma's own
 // `_prisma_migrations` table so that `prisma migrate deploy` agrees wherever its schema
 // engine can be fetched. Safe to run repeatedly and concurrently: a Postgres advisory lock
 // serialises runners, and each migration runs in one transaction with its record.
+// Given MASTER_KEY, it then makes the service's own signing key when none is current (D32,
+// D38: the pack key exists from `rgs migrate` on), once however many runners race.
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../prisma/migrations', import.meta.url));
 
 const MIGRATION_LOCK_KEY = 7_263_001; // arbitrary, fixed: the same key in every process
 
-export type MigrationResult = { database: string; created: boolean; applied: string[]; alreadyApplied: string[] };
+export type MigrationResult = {
+  database: string;
+  created: boolean;
+  applied: string[];
+  alreadyApplied: string[];
+  // with a master key: the current signing key of each purpose, and whether this run made it
+  signingKeys?: { purpose: string; kid: string; created: boolean }[];
+};
+
+export type MigrateOptions = { masterKey?: Buffer };
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
-export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR, { masterKey }: MigrateOptions = {}): Promise<MigrationResult> {
   const created = await ensureDatabase(databaseUrl);
   const migrations = await readMigrations(migrationsDir);
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -68,7 +80,12 @@ export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DI
       }
       applied.push(migration.name);
     }
-    return { database: databaseName(databaseUrl), created, applied, alreadyApplied };
+    const result: MigrationResult = { database: databaseName(databaseUrl), created, applied, alreadyApplied };
+    if (masterKey) {
+      const queryable = { query: async <R extends object>(text: unknown, values?: unknown[]) => (await client.query<R>(text as string, values)).rows };
+      result.signingKeys = [{ purpose: PACK_KEY, ...(await ensureSigningKey(queryable, masterKey, PACK_KEY)) }];
+    }
+    return result;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end();

@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { verifyPack, type Jwks, type PackVerdict } from '../domain/dispute-pack.js';
+import { ArchiveError, unzipFiles } from '../game/evidence/archive.js';
+
+// `rgs verify-pack FILE --keys URL|FILE` (D32): a dispute pack checked offline, without the
+// database: every hash, the signature under the service's published keys, and, when the
+// seed is revealed, the outcome and the payout (domain/dispute-pack.ts).
+//
+// --keys is required. A pack does not say which service made it, and a key carried by the
+// pack itself would prove nothing: the auditor names the keys they trust, the service's
+// GET /v1/keys, or a copy of it saved earlier (a JWKS file), which is how it runs offline.
+
+// a problem with the command line or its inputs (exit 2), not a verdict on the pack
+export class VerifyPackUsageError extends Error {
+  override name = 'VerifyPackUsageError';
+}
+
+// a JWKS is a few hundred bytes per key; more than this is not one
+const MAX_KEYS_BYTES = 1024 * 1024;
+const KEYS_TIMEOUT_MS = 10_000;
+
+export async function verifyPackFile(file: string, keysSource: string): Promise<PackVerdict> {
+  const keys = await readKeys(keysSource);
+  let archive: Buffer;
+  try {
+    archive = await readFile(file);
+  } catch (err) {
+    throw new VerifyPackUsageError(`cannot read the pack ${file}: ${(err as Error).message}`);
+  }
+  let files: Map<string, Uint8Array>;
+  try {
+    files = unzipFiles(archive);
+  } catch (err) {
+    if (!(err instanceof ArchiveError)) throw err;
+    return { valid: false, roundId: null, signingKeyId: null, checks: [{ name: 'archive', ok: false, detail: err.message }] };
+  }
+  const verdict = verifyPack(files, keys);
+  return { ...verdict, checks: [{ name: 'archive', ok: true }, ...verdict.checks] };
+}
+
+async function readKeys(source: string): Promise<Jwks> {
+  let text: string;
+  if (/^https?:\/\//i.test(source)) {
+    let response: Response;
+    try {
+      response = await fetch(source, { signal: AbortSignal.timeout(KEYS_TIMEOUT_MS), redirect: 'follow' });
+    } catch (err) {
+      throw new VerifyPackUsageError(`cannot fetch the keys from ${source}: ${(err as Error).message}`);
+    }
+    if (!response.ok) throw new VerifyPackUsageError(`the keys at ${source} answered HTTP ${response.status}`);
+    text = await response.text();
+  } else {
+    try {
+      text = await readFile(source, 'utf8');
+    } catch (err) {
+      throw new VerifyPackUsageError(`cannot read the keys from ${source}: ${(err as Error).message}`);
+    }
+  }
+  if (text.length > MAX_KEYS_BYTES) throw new VerifyPackUsageError(`the keys from ${source} are larger than a JWKS can be`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new VerifyPackUsageError(`the keys from ${source} are not JSON`);
+  }
+  const keys = (parsed as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'object' && key !== null && typeof (key as { kid?: unknown }).kid === 'string')) {
+    throw new VerifyPackUsageError(`the keys from ${source} are not a JWKS ({keys: [{kid, kty, crv, x, ...}]})`);
+  }
+  return parsed as Jwks;
+}

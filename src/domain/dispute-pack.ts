@@ -1,0 +1,304 @@
+import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { isSide } from './dice.js';
+import { payout, multiplierScaledOf } from './payout.js';
+import { parSheet, type ParSheet } from './par-sheet.js';
+import { verifyDiceProof } from './proof.js';
+
+// The dispute pack (D32), pure: what its files are, the manifest that lists their hashes,
+// its Ed25519 signature, and the whole check an auditor runs offline (`rgs verify-pack`).
+// The service builds the files from its rows (game/evidence) and zips them; the verifier
+// unzips and hands the files here with the service's published keys (GET /v1/keys).
+
+export const PACK_VERSION = 1;
+export const MANIFEST = 'manifest.json';
+export const MANIFEST_SIGNATURE = 'manifest.sig';
+
+// the files the manifest lists, in this order (D32)
+export const PACK_FILES = ['round.json', 'bets.json', 'wallet-calls.json', 'proof.json', 'par-sheet.json'] as const;
+export type PackFileName = (typeof PACK_FILES)[number];
+
+export type ManifestEntry = { name: string; sha256: string };
+export type Manifest = {
+  packVersion: number;
+  roundId: string;
+  operatorId: string;
+  createdAt: string;
+  signingKeyId: string;
+  files: ManifestEntry[];
+};
+
+// proof.json while the seed is in use (contract 2.11, D2: it is revealed once retired)
+export const SEED_NOT_REVEALED = 'seed_not_revealed';
+// proof.json of a round voided before its outcome was derived, or of a bet refused at the
+// wallet (D22): there is no outcome to prove (contract 2.11 answers round_not_settled)
+export const NO_OUTCOME = 'no_outcome';
+
+// D32: the pack's files are JSON documents, two-space indented, with a final newline; the
+// hashes and the signature cover these exact bytes, so an auditor needs no canonical form.
+export const jsonBytes = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+export type PackContent = Record<PackFileName, unknown>;
+export type SignedPack = { files: { name: string; bytes: Buffer }[]; manifest: Manifest };
+
+// The pack's files, manifest and signature, ready to be archived: manifest.json first, then
+// manifest.sig (the base64 Ed25519 signature of the manifest's bytes), then the listed files.
+export function signedPack(
+  meta: { roundId: string; operatorId: string; createdAt: Date },
+  content: PackContent,
+  key: { kid: string; privateKey: KeyObject },
+): SignedPack {
+  const listed = PACK_FILES.map((name) => ({ name, bytes: jsonBytes(content[name]) }));
+  const manifest: Manifest = {
+    packVersion: PACK_VERSION,
+    roundId: meta.roundId,
+    operatorId: meta.operatorId,
+    createdAt: meta.createdAt.toISOString(),
+    signingKeyId: key.kid,
+    files: listed.map(({ name, bytes }) => ({ name, sha256: sha256(bytes) })),
+  };
+  const manifestBytes = jsonBytes(manifest);
+  // Ed25519 takes no digest name (RFC 8032: the message itself is signed)
+  const signature = sign(null, manifestBytes, key.privateKey).toString('base64');
+  return {
+    manifest,
+    files: [{ name: MANIFEST, bytes: manifestBytes }, { name: MANIFEST_SIGNATURE, bytes: Buffer.from(signature, 'utf8') }, ...listed],
+  };
+}
+
+// --- the service's public keys (GET /v1/keys) ---------------------------------------------
+
+// RFC 8037: an Ed25519 public key as a JWK; x is the raw 32-byte key, base64url
+export type PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; kid: string; x: string; use: 'sig'; alg: 'EdDSA' };
+export type Jwks = { keys: PublicJwk[] };
+
+export const publicJwk = (kid: string, x: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25519', kid, x, use: 'sig', alg: 'EdDSA' });
+
+// --- verification --------------------------------------------------------------------------
+
+export type PackCheck = { name: string; ok: boolean; detail?: unknown };
+export type PackVerdict = { valid: boolean; roundId: string | null; signingKeyId: string | null; checks: PackCheck[] };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+// an Ed25519 signature is 64 bytes: 88 base64 characters, the last two '='
+const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
+const MICRO = /^(0|[1-9][0-9]{0,19})$/;
+
+function parseJson(bytes: Uint8Array | undefined): { ok: true; value: unknown } | { ok: false } {
+  if (!bytes) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(Buffer.from(bytes).toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function manifestProblems(manifest: unknown): string[] {
+  if (!isRecord(manifest)) return ['the manifest must be a JSON object'];
+  const problems: string[] = [];
+  if (manifest.packVersion !== PACK_VERSION) problems.push(`packVersion must be ${PACK_VERSION}`);
+  for (const field of ['roundId', 'operatorId', 'createdAt', 'signingKeyId']) {
+    if (typeof manifest[field] !== 'string' || manifest[field] === '') problems.push(`${field} must be a non-empty string`);
+  }
+  const files = manifest.files;
+  if (!Array.isArray(files) || !files.every((f) => isRecord(f) && typeof f.name === 'string' && typeof f.sha256 === 'string' && SHA256_HEX.test(f.sha256))) {
+    return [...problems, 'files must be a list of {name, sha256} with lower-case hex SHA-256 digests'];
+  }
+  const names = files.map((f) => (f as ManifestEntry).name);
+  if (names.length !== PACK_FILES.length || !PACK_FILES.every((name) => names.includes(name))) {
+    problems.push(`files must list exactly ${PACK_FILES.join(', ')}`);
+  }
+  return problems;
+}
+
+function keyCheck(jwks: Jwks, kid: string | null): { check: PackCheck; key?: KeyObject } {
+  if (kid === null) return { check: { name: 'signing_key', ok: false, detail: 'the manifest names no signing key' } };
+  const jwk = jwks.keys.find((key) => key.kid === kid);
+  if (!jwk) return { check: { name: 'signing_key', ok: false, detail: `no published key has kid ${kid}` } };
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') {
+    return { check: { name: 'signing_key', ok: false, detail: `key ${kid} is not an Ed25519 key (kty OKP, crv Ed25519)` } };
+  }
+  try {
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+    return { check: { name: 'signing_key', ok: true, detail: kid }, key };
+  } catch {
+    return { check: { name: 'signing_key', ok: false, detail: `key ${kid} is not a valid Ed25519 public key` } };
+  }
+}
+
+// The whole check of a pack (D32): every file listed and hashed as the manifest says,
+// nothing else in the archive, the manifest signed by a published key, and the content
+// consistent: the proof (when the seed is revealed) reproduces the outcome (contract 2.11,
+// 2.12), the par sheet's return follows from its configuration, and the bet's payout from
+// the outcome and the configuration (contract 8.4). Valid only when every check holds.
+export function verifyPack(files: ReadonlyMap<string, Uint8Array>, jwks: Jwks): PackVerdict {
+  const checks: PackCheck[] = [];
+  const check = (name: string, ok: boolean, detail?: unknown) => checks.push(detail === undefined ? { name, ok } : { name, ok, detail });
+
+  const manifestBytes = files.get(MANIFEST);
+  const parsedManifest = parseJson(manifestBytes);
+  const manifest = parsedManifest.ok ? parsedManifest.value : undefined;
+  const problems = manifestBytes ? (parsedManifest.ok ? manifestProblems(manifest) : ['manifest.json is not JSON']) : ['the archive has no manifest.json'];
+  check('manifest', problems.length === 0, problems.length ? problems : undefined);
+  const record = isRecord(manifest) ? manifest : {};
+  const kid = typeof record.signingKeyId === 'string' ? record.signingKeyId : null;
+  const roundId = typeof record.roundId === 'string' ? record.roundId : null;
+
+  // the signature first: it is what makes the manifest's hashes worth checking
+  const { check: signingKey, key } = keyCheck(jwks, kid);
+  checks.push(signingKey);
+  const signatureText = files.get(MANIFEST_SIGNATURE);
+  const signature = signatureText ? Buffer.from(signatureText).toString('utf8') : '';
+  if (!manifestBytes || !signatureText) check('signature', false, `the archive has no ${manifestBytes ? MANIFEST_SIGNATURE : MANIFEST}`);
+  else if (!SIGNATURE_BASE64.test(signature)) check('signature', false, 'manifest.sig is not a base64 Ed25519 signature (64 bytes)');
+  else if (!key) check('signature', false, 'no published key to check it with (see signing_key)');
+  else {
+    const ok = verify(null, manifestBytes, key, Buffer.from(signature, 'base64'));
+    check('signature', ok, ok ? undefined : `the signature does not match the manifest under key ${kid}`);
+  }
+
+  // every listed file present with its hash; nothing unlisted
+  const entries = Array.isArray(record.files) ? (record.files as unknown[]).filter(isRecord) : [];
+  for (const name of PACK_FILES) {
+    const entry = entries.find((e) => e.name === name);
+    const bytes = files.get(name);
+    if (!bytes) check(`sha256:${name}`, false, 'missing from the archive');
+    else if (!entry) check(`sha256:${name}`, false, 'not listed in the manifest');
+    else {
+      const actual = sha256(bytes);
+      check(`sha256:${name}`, actual === entry.sha256, actual === entry.sha256 ? undefined : { expected: entry.sha256, actual });
+    }
+  }
+  const unlisted = [...files.keys()].filter((name) => name !== MANIFEST && name !== MANIFEST_SIGNATURE && !(PACK_FILES as readonly string[]).includes(name));
+  check('archive_entries', unlisted.length === 0, unlisted.length ? { unlisted } : undefined);
+
+  checks.push(...contentChecks(files, roundId));
+  return { valid: checks.every((c) => c.ok), roundId, signingKeyId: kid, checks };
+}
+
+// What the files say, checked against one another and recomputed.
+function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string | null): PackCheck[] {
+  const checks: PackCheck[] = [];
+  const check = (name: string, ok: boolean, detail?: unknown) => checks.push(detail === undefined ? { name, ok } : { name, ok, detail });
+  const read = (name: PackFileName) => {
+    const parsed = parseJson(files.get(name));
+    return parsed.ok ? parsed.value : undefined;
+  };
+  const round = read('round.json');
+  const bets = read('bets.json');
+  const proof = read('proof.json');
+  const sheet = read('par-sheet.json');
+  const unreadable = (['round.json', 'bets.json', 'wallet-calls.json', 'proof.json', 'par-sheet.json'] as const).filter((n) => read(n) === undefined);
+  check('json', unreadable.length === 0, unreadable.length ? { notJson: unreadable } : undefined);
+
+  // the round: the manifest's, and finished (D32: a pack is made for terminal rounds only)
+  const roundOk = isRecord(round) && round.roundId === roundId && (round.state === 'SETTLED' || round.state === 'VOIDED');
+  check('round', roundOk, roundOk ? undefined : 'round.json must be the manifest\'s round, SETTLED or VOIDED');
+  if (!isRecord(round)) return checks;
+  const bet = Array.isArray(bets) && bets.length === 1 && isRecord(bets[0]) ? bets[0] : undefined;
+  check('bets', bet !== undefined, bet ? undefined : 'bets.json must hold the round\'s one bet (D1)');
+
+  // the par sheet: its return follows from its configuration (contract 8.4, D38)
+  const config = parSheetConfig(sheet);
+  if (!config) check('par_sheet', false, 'par-sheet.json must hold gameCode, lowWeight, highWeight, payoutMultiplier, commissionMicro and rtp');
+  else {
+    const expected = parSheet(config);
+    const ok = JSON.stringify(expected.rtp) === JSON.stringify((sheet as ParSheet).rtp);
+    check('par_sheet', ok, ok ? undefined : { expected: expected.rtp, actual: (sheet as ParSheet).rtp });
+  }
+
+  // the proof: recomputed when the seed is revealed (contract 2.11)
+  let outcomeSide: unknown = round.outcomeSide;
+  let proven = false;
+  if (isRecord(proof) && proof.proofStatus === SEED_NOT_REVEALED) {
+    const ok = typeof proof.serverSeedHash === 'string' && SHA256_HEX.test(proof.serverSeedHash);
+    check('proof', ok, ok ? 'seed_not_revealed: the outcome is not recomputed' : 'proof.json must carry serverSeedHash');
+  } else if (isRecord(proof) && proof.proofStatus === NO_OUTCOME) {
+    const ok = round.outcomeSide === null && round.state === 'VOIDED';
+    check('proof', ok, ok ? 'no_outcome: the round was voided before its outcome was derived' : 'only a voided round without an outcome has no proof');
+  } else {
+    const verdict = verifyDiceProof(proof);
+    check('proof', verdict.valid, verdict.valid ? undefined : verdict.checks.filter((c) => !c.ok));
+    if (verdict.valid && isRecord(proof)) {
+      const outcome = proof.outcome as Record<string, unknown>;
+      const same =
+        proof.roundId === roundId &&
+        outcome.outcomeSide === round.outcomeSide &&
+        outcome.outcomeSum === round.outcomeSum &&
+        (!config || (proof.lowWeight === config.lowWeight.toString() && proof.highWeight === config.highWeight.toString()));
+      check('proof_matches_round', same, same ? undefined : 'the proof\'s round, outcome or weights differ from round.json and par-sheet.json');
+      outcomeSide = outcome.outcomeSide;
+      proven = true;
+    }
+  }
+
+  if (bet && config) checks.push(...payoutChecks(round, bet, config, outcomeSide, proven, read('wallet-calls.json')));
+  return checks;
+}
+
+type SheetConfig = { gameCode: string; lowWeight: bigint; highWeight: bigint; payoutMultiplierScaled: bigint; commissionMicro: bigint };
+
+function parSheetConfig(sheet: unknown): SheetConfig | undefined {
+  if (!isRecord(sheet) || !isRecord(sheet.rtp) || typeof sheet.gameCode !== 'string') return undefined;
+  const { lowWeight, highWeight, payoutMultiplier, commissionMicro } = sheet;
+  if (![lowWeight, highWeight, commissionMicro].every((v) => typeof v === 'string' && MICRO.test(v)) || typeof payoutMultiplier !== 'string') return undefined;
+  const payoutMultiplierScaled = multiplierScaledOf(payoutMultiplier);
+  const config = {
+    gameCode: sheet.gameCode,
+    lowWeight: BigInt(lowWeight as string),
+    highWeight: BigInt(highWeight as string),
+    payoutMultiplierScaled: payoutMultiplierScaled ?? 0n,
+    commissionMicro: BigInt(commissionMicro as string),
+  };
+  const sane = payoutMultiplierScaled !== undefined && config.lowWeight + config.highWeight > 0n && config.commissionMicro <= 100000n;
+  return sane ? config : undefined;
+}
+
+// contract 8.4: a winning bet is credited the net of its stake; a losing one nothing; a voided
+// round pays nothing (its stake is refunded by the rollback)
+function payoutChecks(
+  round: Record<string, unknown>,
+  bet: Record<string, unknown>,
+  config: SheetConfig,
+  outcomeSide: unknown,
+  proven: boolean,
+  walletCalls: unknown,
+): PackCheck[] {
+  const checks: PackCheck[] = [];
+  if (typeof bet.amountMicro !== 'string' || !MICRO.test(bet.amountMicro) || !isSide(bet.side)) {
+    return [{ name: 'payout', ok: false, detail: 'the bet must carry amountMicro and side' }];
+  }
+  if (round.state === 'VOIDED') {
+    const ok = round.totalPayoutsMicro === '0';
+    return [{ name: 'payout', ok, detail: ok ? 'voided: nothing paid' : { expected: '0', actual: round.totalPayoutsMicro } }];
+  }
+  if (!isSide(outcomeSide)) return [{ name: 'payout', ok: false, detail: 'a settled round must have an outcome side' }];
+  const won = bet.side === outcomeSide;
+  const expected = won
+    ? payout({ stakeMicro: BigInt(bet.amountMicro), multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro.toString()
+    : '0';
+  const recorded = bet.payoutMicro ?? '0';
+  const ok = recorded === expected && round.totalPayoutsMicro === expected;
+  checks.push({
+    name: 'payout',
+    ok,
+    detail: {
+      outcomeSide,
+      outcomeProven: proven,
+      won,
+      expected,
+      ...(ok ? {} : { betPayoutMicro: recorded, totalPayoutsMicro: round.totalPayoutsMicro }),
+    },
+  });
+  // the win calls carried that amount (contract 2.7)
+  const wins = Array.isArray(walletCalls) ? walletCalls.filter((c) => isRecord(c) && c.endpoint === 'win') : [];
+  if (wins.length > 0) {
+    const amounts = wins.map((c) => parseJson(Buffer.from(String((c as Record<string, unknown>).requestBody ?? ''), 'utf8')))
+      .map((parsed) => (parsed.ok && isRecord(parsed.value) ? parsed.value.amountMicro : undefined));
+    const same = won && amounts.every((amount) => amount === expected);
+    checks.push({ name: 'win_calls', ok: same, detail: same ? undefined : { expected: won ? expected : 'no win call for a lost bet', actual: amounts } });
+  }
+  return checks;
+}
