@@ -143,7 +143,9 @@ function buildProgram(answer: (result: unknown) => void): Command {
 
   let database: Database | undefined;
   const action = (command: Command, run: Run): Command =>
-    command.action(async (_options: unknown, self: Command) => {
+    // commander passes the command's arguments first, then its options, then the command
+    command.action(async (...parameters: unknown[]) => {
+      const self = parameters.at(-1) as Command;
       try {
         answer(await run(valuesOf(self), () => (database ??= createDatabase(loadConfig().databaseUrl, 2))));
       } catch (err) {

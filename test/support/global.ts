@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Context } from 'mocha';
 import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { clearRedisPrefix } from '../../src/platform/redis.js';
 import {
   TEST_DATABASE_URL,
@@ -25,7 +26,8 @@ export const mochaHooks = {
   async beforeAll(this: Context) {
     this.timeout(120_000);
     prepared ??= dropDatabase(TEST_DATABASE_URL).then(async () => {
-      await migrate(TEST_DATABASE_URL);
+      // as `rgs migrate` does it: with MASTER_KEY, so the service's signing key exists (D38)
+      await migrate(TEST_DATABASE_URL, undefined, { masterKey: loadConfig().masterKey });
     });
     await prepared;
   },

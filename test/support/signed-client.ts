@@ -18,7 +18,7 @@ export type SignedRequestOptions = {
   headers?: Record<string, string>;
 };
 
-export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
+export type ApiResponse = { status: number; headers: Headers; body: any; text: string; bytes: Buffer };
 
 export async function signedRequest(
   baseUrl: string,
@@ -44,12 +44,14 @@ export async function signedRequest(
 
 export async function send(url: string, init: RequestInit): Promise<ApiResponse> {
   const response = await fetch(url, init);
-  const text = await response.text();
+  // the bytes as received (a binary answer: the dispute pack's ZIP, D32), and as text
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.status, headers: response.headers, body, text };
+  return { status: response.status, headers: response.headers, body, text, bytes };
 }
