@@ -74,6 +74,11 @@ describe('the API answers as docs/openapi.json describes it', function () {
       expect(response.body).to.deep.equal(document);
     });
 
+    it('GET /v1/keys: unsigned, the JWKS of the pack keys (D32)', async () => {
+      const keys = await statusOf(open('/v1/keys'), 200);
+      expect(keys.body.keys).to.not.be.empty;
+    });
+
     it('GET /healthz, /readyz, /metrics', async () => {
       await statusOf(open('/healthz'), 200);
       await statusOf(open('/readyz'), 200);
@@ -184,7 +189,8 @@ describe('the API answers as docs/openapi.json describes it', function () {
       await statusOf(call(player, 'POST', `/v1/session/${table.seats[0]!.sessionId}/terminate`), 200);
       const proof = await statusOf(call(player, 'GET', `/v1/rounds/${won()}/proof`), 200);
       expect(proof.body.outcome.outcomeSide).to.equal('LOW');
-      await statusOf(call(player, 'GET', `/v1/rounds/${won()}/dispute-pack`), 501, 'not_implemented');
+      await statusOf(call(player, 'GET', `/v1/rounds/${won()}/dispute-pack`), 200);
+      await statusOf(call(player, 'GET', `/v1/rounds/${randomUUID()}/dispute-pack`), 404, 'round_not_found');
     });
 
     it('GET /v1/rounds and /v1/rounds/{roundId}: 200, 400, 403, 404', async () => {

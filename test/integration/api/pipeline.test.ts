@@ -62,7 +62,7 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
         '404 outside /v1': await get('/nope'),
         '413 too large': await operator.request('POST', '/v1/session', undefined, { rawBody: paddedBody(operator, MAX_BODY + 1) }),
         '400 invalid body': await operator.request('POST', '/v1/session', { operatorId: operator.operatorId }),
-        '501 dispute pack': await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`),
+        '404 dispute pack of an unknown round': await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`),
         '200 healthz': await get('/healthz'),
         '200 readyz': await get('/readyz'),
         '200 metrics': await get('/metrics'),
@@ -89,7 +89,7 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
 
     it('GET /metrics is Prometheus text with the request latency histogram by route', async () => {
       const operator = await h.onboard();
-      expect((await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`)).status).to.equal(501);
+      expect((await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`)).status).to.equal(404);
       const response = await get('/metrics');
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.match(/^text\/plain/);
@@ -139,9 +139,9 @@ describe('request pipeline (contract 5.4, 5.5, D3, D9, D12, D15)', () => {
       expectError(await operator.request('DELETE', '/v1/session'), 404, 'not_found');
     });
 
-    it('answers a signed dispute-pack request with 501 not_implemented (contract 9)', async () => {
+    it('answers a signed dispute-pack request for an unknown round with 404 round_not_found (D32)', async () => {
       const operator = await h.onboard();
-      expectError(await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`), 501, 'not_implemented');
+      expectError(await operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`), 404, 'round_not_found');
     });
   });
 

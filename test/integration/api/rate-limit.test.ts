@@ -112,16 +112,16 @@ describe('rate limits (contract 8.1, D3, D10)', () => {
     expect(walletRequests(a.operatorId)).to.equal(passed.length + passedAfterWait);
   });
 
-  it('reads: 60 dispute-pack GETs pass (501), then 429; the session bucket is separate', async () => {
+  it('reads: 60 dispute-pack GETs pass (404 for an unknown round), then 429; the session bucket is separate', async () => {
     const operator = await h.onboard();
     const count = READ.burst + 12;
     const startedAt = performance.now();
     const responses = await pool(count, 6, () => disputePack(operator));
     const seconds = secondsSince(startedAt);
 
-    const answered = responses.filter((r) => r.status === 501);
-    const limited = responses.filter((r) => r.status !== 501);
-    for (const response of answered) expect(response.body.error).to.equal('not_implemented');
+    const answered = responses.filter((r) => r.status === 404);
+    const limited = responses.filter((r) => r.status !== 404);
+    for (const response of answered) expect(response.body.error).to.equal('round_not_found');
     expect(answered.length, 'the whole burst passes').to.be.at.least(READ.burst);
     expect(answered.length).to.be.at.most(READ.burst + Math.floor(READ.perSecond * seconds));
     expect(limited).to.not.be.empty;
@@ -132,7 +132,7 @@ describe('rate limits (contract 8.1, D3, D10)', () => {
     expect(launch.status, launch.text).to.equal(200);
     // and another operator's reads are unaffected
     const other = await h.onboard();
-    expect((await disputePack(other)).status).to.equal(501);
+    expect((await disputePack(other)).status).to.equal(404);
   });
 
   it('session launches do not drain the read bucket', async () => {
@@ -140,6 +140,6 @@ describe('rate limits (contract 8.1, D3, D10)', () => {
     const launches = await pool(SESSION.burst + 3, 4, () => operator.launch());
     expect(launches.filter((r) => r.status === 429)).to.not.be.empty;
     const read = await disputePack(operator);
-    expect(read.status, read.text).to.equal(501);
+    expect(read.status, read.text).to.equal(404);
   });
 });

@@ -344,8 +344,8 @@ describe('request signature verification (contract 5.2, D3, D17)', () => {
       const first = await operator.request('GET', path, undefined, { timestamp });
       const second = await operator.request('GET', path, undefined, { timestamp });
       for (const response of [first, second]) {
-        expect(response.status, response.text).to.equal(501);
-        expect(response.body.error).to.equal('not_implemented');
+        expect(response.status, response.text).to.equal(404);
+        expect(response.body.error).to.equal('round_not_found');
       }
     });
 

@@ -133,6 +133,33 @@ describe('migrate (rgs migrate, D11)', () => {
     });
   });
 
+  it('with MASTER_KEY, makes the pack signing key once: a rerun and concurrent runners keep the one current key (D32, D38)', async () => {
+    const { url } = freshDatabaseUrl();
+    const masterKey = randomBytes(32);
+    const first = await migrate(url, undefined, { masterKey });
+    expect(first.signingKeys).to.have.length(1);
+    const [made] = first.signingKeys!;
+    expect(made).to.include({ purpose: 'pack', created: true });
+    const again = await migrate(url, undefined, { masterKey });
+    expect(again.signingKeys).to.deep.equal([{ purpose: 'pack', kid: made!.kid, created: false }]);
+
+    // a fresh database, four runners racing: one makes the key, every one reports it
+    const racing = freshDatabaseUrl().url;
+    const results = await Promise.all([1, 2, 3, 4].map(() => migrate(racing, undefined, { masterKey })));
+    const keys = results.flatMap((r) => r.signingKeys!);
+    expect(keys.filter((k) => k.created)).to.have.length(1);
+    expect(new Set(keys.map((k) => k.kid)).size).to.equal(1);
+    await withClient(racing, async (client) => {
+      const { rows } = await client.query<{ kid: string; purpose: string; algorithm: string; retired_at: Date | null }>(
+        'SELECT kid, purpose, algorithm, retired_at FROM signing_keys',
+      );
+      expect(rows).to.deep.equal([{ kid: keys[0]!.kid, purpose: 'pack', algorithm: 'EdDSA', retired_at: null }]);
+    });
+    // without MASTER_KEY (tests, tools that only migrate) it makes none and says nothing of keys
+    const bare = freshDatabaseUrl().url;
+    expect(await migrate(bare)).to.not.have.property('signingKeys');
+  });
+
   it("records migrations in Prisma's _prisma_migrations format", async () => {
     const { url } = freshDatabaseUrl();
     await migrate(url);

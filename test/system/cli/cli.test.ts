@@ -64,7 +64,7 @@ describe('rgs CLI (D11)', () => {
       { timestamp: serviceSeconds() },
     );
 
-  // a cheap signed call: GET is not replay-checked, and 501 means the signature was accepted
+  // a cheap signed call: GET is not replay-checked, and 404 round_not_found means the signature was accepted
   const disputePack = (key: ApiKey) =>
     signedRequest(h.baseUrl, key, 'GET', `/v1/rounds/${randomUUID()}/dispute-pack`, undefined, { timestamp: serviceSeconds() });
 
@@ -392,8 +392,8 @@ describe('rgs CLI (D11)', () => {
     expect(oldRow.notAfter?.toISOString()).to.equal(rotation.previousNotAfter);
 
     // during the overlap both keys sign accepted requests
-    expect((await disputePack(oldKey)).status).to.equal(501);
-    expect((await disputePack(newKey)).status).to.equal(501);
+    expect((await disputePack(oldKey)).status).to.equal(404);
+    expect((await disputePack(newKey)).status).to.equal(404);
     expect((await launch(oldKey, created.operatorId, { mode: 'demo' })).status).to.equal(200);
     expect((await launch(newKey, created.operatorId, { mode: 'demo' })).status).to.equal(200);
 
@@ -401,7 +401,7 @@ describe('rgs CLI (D11)', () => {
     h.shiftClock(DAY_MS + 60_000);
     expectKeyNotValidNow(await disputePack(oldKey));
     expectKeyNotValidNow(await launch(oldKey, created.operatorId, { mode: 'demo' }));
-    expect((await disputePack(newKey)).status).to.equal(501);
+    expect((await disputePack(newKey)).status).to.equal(404);
     const res = await launch(newKey, created.operatorId, { mode: 'demo' });
     expect(res.status, res.text).to.equal(200);
     expect(await sessionCount(created.operatorId)).to.equal(3);
