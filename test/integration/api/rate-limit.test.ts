@@ -50,7 +50,9 @@ describe('rate limits (contract 8.1, D3, D10)', () => {
   const walletRequests = (operatorId: string) =>
     h.wallet.requests.filter((r) => (r.body as { operatorId?: unknown } | undefined)?.operatorId === operatorId).length;
   const walletAuditRows = (operatorId: string) => h.svc.db.walletCall.count({ where: { operatorId } });
-  const disputePack = (operator: TestOperator) => operator.request('GET', `/v1/rounds/${randomUUID()}/dispute-pack`);
+  // a read that passes the signature and the bucket and then costs nothing: a roundId that is
+  // not a UUID is 404 round_not_found before any query (D32), so the burst outruns the refill
+  const disputePack = (operator: TestOperator) => operator.request('GET', '/v1/rounds/not-a-round/dispute-pack');
 
   it('session create: burst 10, then 429 with Retry-After; the excess creates nothing; per operator; steady 5/s after the wait', async () => {
     const a = await h.onboard();
@@ -112,7 +114,7 @@ describe('rate limits (contract 8.1, D3, D10)', () => {
     expect(walletRequests(a.operatorId)).to.equal(passed.length + passedAfterWait);
   });
 
-  it('reads: 60 dispute-pack GETs pass (404 for an unknown round), then 429; the session bucket is separate', async () => {
+  it('reads: 60 dispute-pack GETs pass (404 for a malformed roundId), then 429; the session bucket is separate', async () => {
     const operator = await h.onboard();
     const count = READ.burst + 12;
     const startedAt = performance.now();
