@@ -563,7 +563,7 @@ export function buildOpenApi(): Json {
       description: [
         'The API an operator backend calls (sessions, round proofs, reconciliation reads), and under `webhooks` the four wallet ' +
           'endpoints the operator implements, which the service calls whenever money moves.',
-        'Every /v1 request except this document is signed (security scheme RgsKeyId + RgsTimestamp + RgsSignature, contract 5.1-5.4). ' +
+        'Every /v1 request except this document and the public keys (/v1/keys) is signed (security scheme RgsKeyId + RgsTimestamp + RgsSignature, contract 5.1-5.4). ' +
           'Money is a decimal string of integer micro-units, 100000 to the major unit (contract 1, D18). Every non-2xx JSON body has ' +
           '`error` (a stable code) and `message` (D3); the codes are in components.schemas `Error.*` and docs/errors.md. Every response ' +
           `carries Strict-Transport-Security: ${HSTS} (contract 5.5).`,

@@ -125,9 +125,9 @@ Output: JSON on stdout (operator list: a table unless --json). A command that fa
 JSON error {error, message} on stderr and exits 1; a command line that is not understood
 prints one line and a hint on stderr and exits 2.
 
-Environment: DATABASE_URL; MASTER_KEY, which seals credentials and server seeds (without it
-the development key is used, with a warning; refused with NODE_ENV=production); NODE_ENV;
-NEW_MASTER_KEY for master-key rewrap. Run 'rgs COMMAND --help' for a command's options.`;
+Environment: DATABASE_URL; MASTER_KEY, which seals credentials, server seeds and the pack
+signing key (without it the development key is used, with a warning; refused with
+NODE_ENV=production); NODE_ENV; NEW_MASTER_KEY for master-key rewrap. Run 'rgs COMMAND --help' for a command's options.`;
 
 function buildProgram(answer: (result: unknown) => void): Command {
   const program = new Command('rgs')
