@@ -1,10 +1,12 @@
 import type { Queryable, Sql } from '../platform/db/sql.js';
 import { rewrapCredential } from '../wallet/credentials.js';
 import { rewrapServerSeed } from '../game/fairness/seed-vault.js';
+import { rewrapSigningKey } from '../platform/signing-keys.js';
 
 // `rgs master-key rewrap` (contract 5.3, D25): everything sealed under MASTER_KEY moves to a
 // new key in one transaction. That is every credential's data key (the secrets the operators
-// hold do not change) and every server seed (its commitment, serverSeedHash, does not
+// hold do not change), every server seed (its commitment, serverSeedHash, does not change)
+// and every signing key's data key (D32: its public key, which auditors hold, does not
 // change). A row already under the new key is left as it is, so a rerun changes nothing
 // and a row sealed by a process that still ran with the old key is picked up by the next
 // run. A row that opens under neither key stops the whole run before anything is committed.
@@ -12,6 +14,7 @@ import { rewrapServerSeed } from '../game/fairness/seed-vault.js';
 export type RewrapCounts = {
   credentials: { rewrapped: number; alreadyUnderNewKey: number; revokedSkipped: number };
   seeds: { rewrapped: number; alreadyUnderNewKey: number };
+  signingKeys: { rewrapped: number; alreadyUnderNewKey: number };
 };
 
 // named in the error, a few of each kind: a wrong MASTER_KEY makes every row unreadable
@@ -21,6 +24,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
 
 type UnreadableCredential = { kid: string; operatorId: string };
 type UnreadableSeed = { seedId: string; sessionId: string };
+type UnreadableSigningKey = { kid: string };
 
 class Unreadable<T> {
   count = 0;
@@ -34,22 +38,42 @@ class Unreadable<T> {
 export class MasterKeyRewrapError extends Error {
   override name = 'MasterKeyRewrapError';
   readonly details: {
-    unreadable: { credentialCount: number; seedCount: number; credentials: UnreadableCredential[]; seeds: UnreadableSeed[] };
+    unreadable: {
+      credentialCount: number;
+      seedCount: number;
+      signingKeyCount: number;
+      credentials: UnreadableCredential[];
+      seeds: UnreadableSeed[];
+      signingKeys: UnreadableSigningKey[];
+    };
   };
 
-  constructor(credentials: Unreadable<UnreadableCredential>, seeds: Unreadable<UnreadableSeed>, readable: number) {
+  constructor(
+    credentials: Unreadable<UnreadableCredential>,
+    seeds: Unreadable<UnreadableSeed>,
+    signingKeys: Unreadable<UnreadableSigningKey>,
+    readable: number,
+  ) {
     const named = [
       ...credentials.named.map((c) => `credential ${c.kid} (operator ${c.operatorId})`),
       ...seeds.named.map((s) => `seed ${s.seedId} (session ${s.sessionId})`),
+      ...signingKeys.named.map((k) => `signing key ${k.kid}`),
     ];
-    const more = credentials.count + seeds.count - named.length;
+    const more = credentials.count + seeds.count + signingKeys.count - named.length;
     super(
-      `nothing was changed: ${credentials.count} credential(s) and ${seeds.count} seed(s) open neither under MASTER_KEY nor under ` +
+      `nothing was changed: ${credentials.count} credential(s), ${seeds.count} seed(s) and ${signingKeys.count} signing key(s) open neither under MASTER_KEY nor under ` +
         `NEW_MASTER_KEY: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}` +
         (readable === 0 ? '. No row opens: MASTER_KEY is probably not the key they were sealed under' : ''),
     );
     this.details = {
-      unreadable: { credentialCount: credentials.count, seedCount: seeds.count, credentials: credentials.named, seeds: seeds.named },
+      unreadable: {
+        credentialCount: credentials.count,
+        seedCount: seeds.count,
+        signingKeyCount: signingKeys.count,
+        credentials: credentials.named,
+        seeds: seeds.named,
+        signingKeys: signingKeys.named,
+      },
     };
   }
 }
@@ -64,24 +88,27 @@ export async function rewrapMasterKey(sql: Sql, from: Buffer, to: Buffer): Promi
       // other transaction adds or changes a sealed row between this one's reads and its
       // commit. Reads go on; a writer waits, and this run gives up rather than wait long.
       await tx.query(`SET LOCAL lock_timeout = '10s'`);
-      await tx.query('LOCK TABLE credentials, seeds IN EXCLUSIVE MODE');
+      await tx.query('LOCK TABLE credentials, seeds, signing_keys IN EXCLUSIVE MODE');
       const unreadableCredentials = new Unreadable<UnreadableCredential>();
       const unreadableSeeds = new Unreadable<UnreadableSeed>();
+      const unreadableSigningKeys = new Unreadable<UnreadableSigningKey>();
       // once a row is known unreadable the transaction will roll back: the rest is only
       // read, to name the rows that stop the run
-      const writing = () => unreadableCredentials.count + unreadableSeeds.count === 0;
+      const writing = () => unreadableCredentials.count + unreadableSeeds.count + unreadableSigningKeys.count === 0;
       const credentials = await rewrapCredentials(tx, from, to, unreadableCredentials, writing);
       const seeds = await rewrapSeeds(tx, from, to, unreadableSeeds, writing);
+      const signingKeys = await rewrapSigningKeys(tx, from, to, unreadableSigningKeys, writing);
       // the throw rolls back whatever was written before the first unreadable row was met
-      if (unreadableCredentials.count + unreadableSeeds.count > 0) {
-        const readable = credentials.rewrapped + credentials.alreadyUnderNewKey + seeds.rewrapped + seeds.alreadyUnderNewKey;
-        throw new MasterKeyRewrapError(unreadableCredentials, unreadableSeeds, readable);
+      if (unreadableCredentials.count + unreadableSeeds.count + unreadableSigningKeys.count > 0) {
+        const readable =
+          credentials.rewrapped + credentials.alreadyUnderNewKey + seeds.rewrapped + seeds.alreadyUnderNewKey + signingKeys.rewrapped + signingKeys.alreadyUnderNewKey;
+        throw new MasterKeyRewrapError(unreadableCredentials, unreadableSeeds, unreadableSigningKeys, readable);
       }
-      return { credentials, seeds };
+      return { credentials, seeds, signingKeys };
     });
   } catch (err) {
     if ((err as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
-      throw new Error('the credentials and seeds tables are being written by another process: stop every rgs process and run it again');
+      throw new Error('the credentials, seeds or signing_keys tables are being written by another process: stop every rgs process and run it again');
     }
     throw err;
   }
@@ -155,4 +182,28 @@ async function rewrapSeeds(
     }
     counts.rewrapped += ids.length;
   }
+}
+
+// The service's signing keys (D32): a few per purpose, ever.
+async function rewrapSigningKeys(
+  tx: Queryable,
+  from: Buffer,
+  to: Buffer,
+  unreadable: Unreadable<UnreadableSigningKey>,
+  writing: () => boolean,
+): Promise<RewrapCounts['signingKeys']> {
+  const counts = { rewrapped: 0, alreadyUnderNewKey: 0 };
+  const rows = await tx.query<{ kid: string; encrypted_private_key: Buffer; wrapped_data_key: Buffer }>(
+    'SELECT kid, encrypted_private_key, wrapped_data_key FROM signing_keys ORDER BY kid',
+  );
+  for (const row of rows) {
+    const result = rewrapSigningKey(from, to, { kid: row.kid, encryptedPrivateKey: row.encrypted_private_key, wrappedDataKey: row.wrapped_data_key });
+    if (result.state === 'unreadable') unreadable.add({ kid: row.kid });
+    else if (result.state === 'current') counts.alreadyUnderNewKey += 1;
+    else {
+      if (writing()) await tx.query('UPDATE signing_keys SET wrapped_data_key = $2 WHERE kid = $1', [row.kid, result.sealed]);
+      counts.rewrapped += 1;
+    }
+  }
+  return counts;
 }

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { openWithDataKey, sealWithDataKey } from './crypto.js';
+import { openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from './crypto.js';
 import type { Queryable } from './db/sql.js';
 
 // The service's own signing keys (D32; table signing_keys). A key pair is Ed25519; its
@@ -115,5 +115,7 @@ export async function publishedKeys(db: Queryable, purpose: SigningPurpose): Pro
   return rows.map((row) => ({ kid: row.kid, purpose: row.purpose, x: row.public_key, createdAt: row.created_at, retiredAt: row.retired_at }));
 }
 
-// `rgs master-key rewrap` (D25): what it needs to move a signing key's data key
-export const signingKeyAssociatedData = associatedData;
+// `rgs master-key rewrap` (D25): a key's data key moves under `to`, its sealed private key
+// stays as it is (envelope encryption, as for a credential)
+export const rewrapSigningKey = (from: Buffer, to: Buffer, row: { kid: string; encryptedPrivateKey: Buffer; wrappedDataKey: Buffer }): Rewrapped =>
+  rewrapDataKey(from, to, { encryptedSecret: row.encryptedPrivateKey, wrappedDataKey: row.wrappedDataKey }, associatedData(row.kid));

@@ -62,7 +62,9 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
   async function sealedRows(): Promise<Record<string, string>> {
     const credentials = await db.credential.findMany({ select: { kid: true, encryptedSecret: true, wrappedDataKey: true } });
     const seeds = await db.seed.findMany({ select: { id: true, encryptedServerSeed: true, serverSeedHash: true } });
+    const signingKeys = await db.signingKey.findMany({ select: { kid: true, encryptedPrivateKey: true, wrappedDataKey: true } });
     return Object.fromEntries([
+      ...signingKeys.map((k) => [k.kid, `${Buffer.from(k.encryptedPrivateKey).toString('hex')}:${Buffer.from(k.wrappedDataKey).toString('hex')}`]),
       ...credentials.map((c) => [c.kid, `${Buffer.from(c.encryptedSecret).toString('hex')}:${Buffer.from(c.wrappedDataKey).toString('hex')}`]),
       ...seeds.map((s) => [s.id, `${Buffer.from(s.encryptedServerSeed).toString('hex')}:${s.serverSeedHash}`]),
     ]);
@@ -105,7 +107,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
       jurisdiction: 'MT',
     });
 
-  it('moves every credential and seed to NEW_MASTER_KEY; the service started with it launches, signs wallet calls and reveals proofs', async () => {
+  it('moves every credential, seed and signing key to NEW_MASTER_KEY; the service started with it launches, signs wallet calls and dispute packs, and reveals proofs', async () => {
     // under the old key: an operator (its two credentials), a revoked credential, a launched
     // session's seed and a settled round under a retired seed
     created = ok(await rgs({ MASTER_KEY: OLD }, 'operator', 'create', '--id', uniqueId('rewrap'), '--wallet-url', wallet.url, '--currency', 'EUR'));
@@ -133,9 +135,13 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     expect(counts).to.deep.equal({
       credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1 },
       seeds: { rewrapped: 2, alreadyUnderNewKey: 0 },
+      // the dispute pack key `rgs migrate` made (D32)
+      signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
     });
     const underNew = await sealedRows();
-    for (const kid of [created.apiKeyId, created.walletKeyId]) {
+    const packKeys = await db.signingKey.findMany();
+    expect(packKeys).to.have.length(1);
+    for (const kid of [created.apiKeyId, created.walletKeyId, packKeys[0]!.kid]) {
       const [secretBefore, dataKeyBefore] = underOld[kid]!.split(':');
       const [secretAfter, dataKeyAfter] = underNew[kid]!.split(':');
       // envelope encryption: the secret's own ciphertext stays, its data key is wrapped anew
@@ -158,6 +164,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     expect(ok(await rewrap(OLD, NEW))).to.deep.equal({
       credentials: { rewrapped: 0, alreadyUnderNewKey: 2, revokedSkipped: 1 },
       seeds: { rewrapped: 0, alreadyUnderNewKey: 2 },
+      signingKeys: { rewrapped: 0, alreadyUnderNewKey: 1 },
     });
     expect(await sealedRows()).to.deep.equal(underNew);
 
@@ -176,6 +183,11 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
       expect((proof.body as { serverSeed: string }).serverSeed).to.equal(fixture.serverSeed);
       const hashCheck = verifyDiceProof(proof.body).checks.find((check) => check.name === 'server_seed_hash');
       expect(hashCheck?.ok).to.equal(true);
+
+      // the dispute pack is signed with the same key, opened under the new MASTER_KEY (D32)
+      const pack = await signedRequest(after.baseUrl, apiKey, 'GET', `/v1/rounds/${round.roundId}/dispute-pack`);
+      expect(pack.status, pack.text).to.equal(200);
+      expect(pack.headers.get('content-type')).to.equal('application/zip');
 
       // the session launched before the rewrap ends normally
       const terminated = await signedRequest(after.baseUrl, apiKey, 'POST', `/v1/session/${launchedSessionId}/terminate`, { reason: 'rewrap test' });
@@ -216,6 +228,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
       credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1 },
       // the two of the first test and the session launched after its rewrap
       seeds: { rewrapped: 3, alreadyUnderNewKey: 0 },
+      signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
     });
     const apiRow = await db.credential.findUniqueOrThrow({ where: { kid: created.apiKeyId } });
     expect(revealSecret(key(NEW), apiRow)).to.equal(created.apiSecret);
@@ -227,15 +240,18 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
       await rgs({ MASTER_KEY: OTHER }, 'operator', 'create', '--id', uniqueId('stranger'), '--wallet-url', wallet.url),
     ) as Created;
     const strangerSeed = await roundFixtures({ db, config: { masterKey: key(OTHER) } as Config }).session(stranger.operatorId);
+    const strangerKey = ok(await rgs({ MASTER_KEY: OTHER }, 'signing-key', 'rotate')) as { kid: string };
     const before = await sealedRows();
 
     const error = refused(await rewrap(NEW, OLD));
     expect(error.error).to.equal('MasterKeyRewrapError');
     expect(error.message).to.include('nothing was changed');
-    for (const name of [stranger.apiKeyId, stranger.walletKeyId, strangerSeed.seedId]) expect(error.message).to.include(name);
+    for (const name of [stranger.apiKeyId, stranger.walletKeyId, strangerSeed.seedId, strangerKey.kid]) expect(error.message).to.include(name);
     expect(error.unreadable).to.deep.equal({
       credentialCount: 2,
       seedCount: 1,
+      signingKeyCount: 1,
+      signingKeys: [{ kid: strangerKey.kid }],
       credentials: [
         { kid: stranger.apiKeyId, operatorId: stranger.operatorId },
         { kid: stranger.walletKeyId, operatorId: stranger.operatorId },
