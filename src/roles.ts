@@ -1,6 +1,7 @@
 import { createHealthApp } from './api/app.js';
 import { startApi } from './api/server.js';
-import { launchPageRoutes } from './realtime/launch-page.js';
+import { frameAncestorsCache, launchPageRoutes } from './realtime/launch-page.js';
+import { replayPageRoutes } from './realtime/replay-page.js';
 import { attachRealtime } from './realtime/server.js';
 import type { Config } from './platform/config.js';
 import type { ServiceContext } from './platform/context.js';
@@ -27,7 +28,9 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   const back: Stoppable[] = [];
   let url: string | undefined;
   if (roles.includes('api') || roles.includes('realtime')) {
-    const player = roles.includes('realtime') ? [launchPageRoutes(svc)] : [];
+    // the player's pages (D16, D33), under one cache of the operators' frame-ancestors
+    const cache = frameAncestorsCache(svc);
+    const player = roles.includes('realtime') ? [launchPageRoutes(svc, cache), replayPageRoutes(svc, cache)] : [];
     const http = roles.includes('api')
       ? await startApi(svc, port, player)
       : await startHttpServer(port, createHealthApp(svc, 'public', player).callback());

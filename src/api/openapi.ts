@@ -13,6 +13,7 @@ import { disputePackSchema, jwksSchema } from './schemas/evidence.js';
 import { liveSchema, readySchema } from './schemas/health.js';
 import { KEYS_PATH } from './routes/keys.js';
 import { diceProofSchema } from './schemas/proof.js';
+import { replayUrlSchema } from './schemas/recall.js';
 import {
   ggrSchema,
   listQuerySchema,
@@ -304,6 +305,24 @@ const OPERATIONS: Operation[] = [
     pathParameters: { roundId: 'the roundId sent to the wallet with the bet' },
     ok: { status: 200, description: 'the proof (contract 2.11, D19)', schema: diceProofSchema },
     errors: ['round_not_found', 'round_not_settled', 'seed_not_revealed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/rounds/{roundId}/replay-url',
+    operationId: 'getRoundReplayUrl',
+    tag: 'rounds',
+    summary: 'A link to the page that shows a finished round as the player lived it',
+    description:
+      'Game recall (D33): a link, valid 24 hours, to an HTML page of the service (PUBLIC_URL/replay/{roundId}?t=...) showing the ' +
+      'game, the time (UTC), the playerRef, the stake and side, the balance before and after as the wallet answered them, the outcome, ' +
+      'the payout, the state (settled, or voided with its reason) and the proof, checked in the page. Amounts are in major units of the ' +
+      'round\'s currency (D38). The page answers under the launch page\'s frame-ancestors (D16). A round still in play is refused with ' +
+      'round_not_settled; a roundId sent to the wallet with a bet it refused reads as a voided round (D22).',
+    signed: true,
+    bucket: BUCKETS.read,
+    pathParameters: { roundId: 'the roundId sent to the wallet with the bet' },
+    ok: { status: 200, description: 'the link and when it expires', schema: replayUrlSchema },
+    errors: ['round_not_found', 'round_not_settled'],
   },
   {
     method: 'get',

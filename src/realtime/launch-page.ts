@@ -11,7 +11,7 @@ import { verifySessionToken } from '../game/sessions/token.js';
 // answers with the operator's frame-ancestors (cached at most 60 s, D16) and a strict
 // script and style policy: every script and style is a file served from here.
 
-const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
+export const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
 export const FRAME_ANCESTORS_CACHE_MS = 60_000;
 
 const ASSET_TYPES: Record<string, string> = {
@@ -57,7 +57,7 @@ export function contentSecurityPolicy(frameAncestors: string[], publicUrl: strin
   ].join('; ');
 }
 
-export function launchPageRoutes(svc: ServiceContext, cache = defaultCache(svc)) {
+export function launchPageRoutes(svc: ServiceContext, cache = frameAncestorsCache(svc)) {
   const router = new Router();
   let html: Promise<string> | undefined;
 
@@ -98,7 +98,8 @@ export function launchPageRoutes(svc: ServiceContext, cache = defaultCache(svc))
   return router;
 }
 
-function defaultCache(svc: ServiceContext) {
+// the operator's frame-ancestors as the database has them (D16), for the launch and recall pages
+export function frameAncestorsCache(svc: ServiceContext) {
   return new FrameAncestorsCache(async (operatorId) => {
     const operator = await svc.db.operator.findUnique({ where: { id: operatorId }, select: { frameAncestors: true } });
     return operator?.frameAncestors ?? [];

@@ -64,3 +64,7 @@ export function parseRotateSeed(payload: unknown): { clientSeed: string | undefi
   if (!validRotateSeed(body)) return null;
   return { clientSeed: body.clientSeed ?? undefined };
 }
+
+// D33 recent_rounds takes nothing: no payload, or an empty object
+export const isRecentRoundsRequest = (payload: unknown): boolean =>
+  payload === undefined || payload === null || (typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0);

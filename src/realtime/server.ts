@@ -17,7 +17,8 @@ import { verifySessionToken, type SessionClaims } from '../game/sessions/token.j
 import { BetIntake, verdictWaitMs, type Payer } from '../game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
-import { clientBetIdOf, parsePlaceBet, parseRotateSeed } from './messages.js';
+import { clientBetIdOf, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
+import { recentRounds } from '../game/reports/recall.js';
 import { rotateSeed } from '../game/fairness/rotation.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
@@ -256,6 +257,14 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     if (rotated.ok) {
       svc.emitter.toSession(sessionId, 'seed_rotated', { serverSeedHash: rotated.serverSeedHash, clientSeed: rotated.clientSeed, nonce: 0 });
     }
+  });
+
+  // D33: the session's last rounds with the balances the wallet answered, for the page's
+  // history: asked for when the page connects (a reload shows them again) and when one of
+  // its rounds moves. A read, never on the path of a bet.
+  handle('recent_rounds', async (payload, reply) => {
+    if (!isRecentRoundsRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
+    reply({ ok: true, rounds: await recentRounds(svc, sessionId) });
   });
 
   socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });

@@ -24,7 +24,10 @@ function keysUsed(): Set<string> {
   for (const file of readdirSync(PAGE_DIR).filter((name) => name.endsWith('.js') && !name.startsWith('lang-'))) {
     for (const match of code(file).matchAll(/(?<![\w.])t\('([^']+)'/g)) used.add(match[1]!);
   }
-  for (const match of read('index.html').matchAll(/data-i18n(?:-label)?="([^"]+)"/g)) used.add(match[1]!);
+  // the game page and the recall page (D33)
+  for (const file of readdirSync(PAGE_DIR).filter((name) => name.endsWith('.html'))) {
+    for (const match of read(file).matchAll(/data-i18n(?:-label)?="([^"]+)"/g)) used.add(match[1]!);
+  }
   return used;
 }
 

@@ -3,6 +3,8 @@ import type { ServiceContext } from '../../platform/context.js';
 import { notFound, roundNotSettledYet } from '../../platform/errors.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
 import { disputePack } from '../../game/evidence/dispute-pack.js';
+import { isLive, recallRound } from '../../game/reports/recall.js';
+import { recallLink } from '../../game/reports/recall-link.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { isUuid } from '../schemas/common.js';
 import type { ApiState } from '../state.js';
@@ -23,6 +25,19 @@ export function roundRoutes(svc: ServiceContext) {
     ctx.type = 'application/zip';
     ctx.set('Content-Disposition', `attachment; filename="dispute-pack-${answer.manifest.roundId}.zip"`);
     ctx.body = answer.archive;
+  });
+
+  // D33: a link, valid 24 hours, to the page that shows a finished round as the player lived
+  // it. Another operator's round reads as unknown (D10). A round still in play is refused
+  // 409 round_not_settled, as its dispute pack is (D32): the page shows what the wallet
+  // answered and the proof, and neither is final before the round is.
+  router.get('/v1/rounds/:roundId/replay-url', rateLimit(svc.redis, BUCKETS.read), async (ctx) => {
+    const roundId = (ctx.params.roundId ?? '').toLowerCase();
+    const operatorId = ctx.state.operator.id;
+    const round = isUuid(roundId) ? await recallRound(svc, operatorId, roundId) : undefined;
+    if (!round) throw notFound('round_not_found', 'round not found');
+    if (isLive(round)) throw roundNotSettledYet('the round is still being played: its recall link is made once it is settled or voided');
+    ctx.body = recallLink(svc.config.masterKey, svc.config.publicUrl, { roundId, operatorId }, svc.now());
   });
   return router;
 }

@@ -32,6 +32,7 @@ const el = {
   message: $('message'),
   history: $('history'),
   historyEmpty: $('history-empty'),
+  historyGame: $('history-game'),
   serverSeedHash: $('server-seed-hash'),
   currentClientSeed: $('current-client-seed'),
   nonce: $('nonce'),
@@ -53,6 +54,7 @@ const CLIENT_SEED = /^[\x20-\x39\x3B-\x7E]{1,64}$/;
 // the place_bet ack waits for the wallet's verdict (the service allows WALLET_CALL_TIMEOUT_MS + 10 s)
 const PLACE_BET_ACK_MS = 20_000;
 const ROTATE_ACK_MS = 10_000;
+const ROUNDS_ACK_MS = 10_000;
 const RETRY_MS = 3_000;
 const CHIP_UNITS = [1n, 5n, 10n, 25n];
 // the stake a format hint shows, written the player's way ("2.50", "2,50")
@@ -124,10 +126,17 @@ function connect() {
   on('service_restarting', () => {
     if (!state.ended) setConnection('reconnecting');
   });
-  on('connected', onConnected);
+  on('connected', (msg) => {
+    onConnected(msg);
+    refreshRounds();
+  });
   on('round_state', (msg) => setRound(msg));
   on('bet_placed', onBetPlaced);
-  on('balance_update', (msg) => setBalance(msg.balanceMicro));
+  on('balance_update', (msg) => {
+    setBalance(msg.balanceMicro);
+    // a debit, win or rollback answered: the history's balances can be read now (D33)
+    refreshRounds();
+  });
   on('bet_rejected', (msg) => {
     if (msg.reason === 'already_bet_this_round' && state.round) state.betCycleId = state.round.cycleId;
     reportRejection(msg.reason, msg.clientBetId);
@@ -211,12 +220,77 @@ function roundEntry(roundId, cycleId) {
 function onBetPlaced(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
+  // the service's time of the message until its own record of the bet says (recent_rounds)
+  entry.placedAt ??= msg.ts;
   // D1: an accepted bet's round takes the seed's next nonce, without gaps
   entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
   showMessage(t('bet_placed', { side: sideName(msg.side), stake }), 'info');
   renderAll();
+}
+
+// ---- the session's rounds as the service recorded them (D33) ----------------------------
+
+let refreshing = false;
+let refreshAgain = false;
+
+// recent_rounds: the session's last rounds with the balances the wallet answered. One
+// request at a time; a reason to ask that comes while one is out asks once more after it.
+function refreshRounds() {
+  if (!socket || state.ended) return;
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  socket.timeout(ROUNDS_ACK_MS).emit('recent_rounds', {}, (err, ack) => {
+    refreshing = false;
+    if (!err && ack?.ok && Array.isArray(ack.rounds)) {
+      for (const round of ack.rounds) mergeRound(round);
+      // newest first; a round the service has not reported yet is the newest
+      state.rounds.sort((a, b) => (b.placedAt ?? '~').localeCompare(a.placedAt ?? '~'));
+      renderAll();
+    }
+    if (refreshAgain) {
+      refreshAgain = false;
+      refreshRounds();
+    }
+  });
+}
+
+// what the service recorded of a round, over what the page saw of it live
+function mergeRound(round) {
+  const entry = roundEntry(round.roundId, round.cycleId);
+  entry.cycleId ??= round.cycleId;
+  Object.assign(entry, {
+    side: round.side,
+    amountMicro: round.amountMicro,
+    isFree: round.isFree,
+    placedAt: round.placedAt,
+    state: round.state,
+    won: round.won,
+    voidReason: round.voidReason,
+    rejectReason: round.rejectReason,
+    balanceBefore: round.balanceBefore,
+    balanceAfter: round.balanceAfter,
+  });
+  if (round.proof) {
+    entry.seedHash = round.proof.serverSeedHash;
+    entry.nonce = round.proof.nonce;
+    entry.weights = { low: BigInt(round.proof.lowWeight), high: BigInt(round.proof.highWeight) };
+    // D2, D5: a retired seed, which the service shows with its rounds
+    if (round.proof.serverSeed) entry.seed = { serverSeed: round.proof.serverSeed, clientSeed: round.proof.clientSeed };
+  }
+  if (round.outcome) {
+    entry.outcome = {
+      side: round.outcome.side,
+      face: round.outcome.face,
+      won: round.won ?? entry.outcome?.won ?? false,
+      payoutMicro: round.payoutMicro ?? entry.outcome?.payoutMicro ?? null,
+    };
+  }
+  if (round.state === 'VOIDED') entry.voided = round.voidReason;
 }
 
 function onRoundResult(msg) {
@@ -233,13 +307,18 @@ function onRoundResult(msg) {
   el.result.textContent = msg.won ? t('won', vars) : t('lost', vars);
   el.result.dataset.outcome = msg.won ? 'won' : 'lost';
   renderAll();
+  refreshRounds();
 }
 
 function onRoundVoided(msg) {
-  roundEntry(msg.roundId, msg.cycleId).voided = msg.reason;
+  const entry = roundEntry(msg.roundId, msg.cycleId);
+  entry.voided = msg.reason;
+  entry.state = 'VOIDED';
+  entry.voidReason = msg.reason;
   el.result.textContent = t('voided', { reason: msg.reason });
   el.result.dataset.outcome = 'voided';
   renderAll();
+  refreshRounds();
 }
 
 // ---- betting (contract 8.2) -----------------------------------------------------------
@@ -334,7 +413,7 @@ function rotateSeed() {
 
 async function verify(roundId) {
   const round = state.rounds.find((entry) => entry.roundId === roundId);
-  const seed = round && state.revealed.get(round.seedHash);
+  const seed = round && (round.seed ?? state.revealed.get(round.seedHash));
   if (!seed || !round.outcome) return;
   let derived = null;
   try {
@@ -506,6 +585,7 @@ function renderBetting() {
 
 function renderHistoryPanel() {
   renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName, money: state.money });
+  el.historyGame.textContent = t('history_game', { game: t('title') });
   el.historyEmpty.hidden = state.rounds.length > 0;
 }
 

@@ -2,6 +2,7 @@
 // the service is set as text, never as markup.
 
 import { t } from './i18n.js';
+import { balanceText, roundStateText, utcTime } from './rounds.js';
 
 function node(tag, text, className) {
   const element = document.createElement(tag);
@@ -10,8 +11,10 @@ function node(tag, text, className) {
   return element;
 }
 
-// newest first: nonce, side bet and stake, result face/side (or voided), payout, and a verify
-// button once the round's seed is revealed (D5); `money` the session's money.js formatter
+// newest first: nonce, time (UTC), side bet and stake, result face/side with the round's
+// state (settled won or lost, voided with its reason, in play), payout, the balance before
+// and after as the wallet answered them (D33), and a verify button once the round's seed is
+// revealed (D5); `money` the session's money.js formatter
 export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
   tbody.replaceChildren(
     ...rounds.map((round) => {
@@ -19,26 +22,40 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
       row.dataset.roundId = round.roundId;
       row.dataset.outcome = round.voided ? 'voided' : round.outcome ? (round.outcome.won ? 'won' : 'lost') : 'pending';
       const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : money.number(round.amountMicro);
-      const payout = round.voided || !round.outcome ? '—' : round.outcome.won ? `+${money.number(round.outcome.payoutMicro)}` : money.number(0n);
+      const payout = round.voided || !round.outcome || round.outcome.payoutMicro === null ? '—' : round.outcome.won ? `+${money.number(round.outcome.payoutMicro)}` : money.number(0n);
+      const time = node('td', round.placedAt ? utcTime(round.placedAt).slice(11, 19) : '—', 'time');
+      if (round.placedAt) time.title = utcTime(round.placedAt);
       const bet = node('td', undefined, 'bet-cell');
       bet.append(sideTag(round.side, sideName), node('span', stake, 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
-      if (round.voided) result.textContent = t('result_voided');
-      else if (!round.outcome) result.textContent = t('result_pending');
-      else result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
+      if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
+      result.append(node('span', roundStateText(stateOf(round)), 'state'));
+      const balance = node('td', undefined, 'num balance-cell');
+      balance.append(
+        node('span', balanceText(round.balanceBefore, money.number), 'before'),
+        node('span', `→ ${balanceText(round.balanceAfter, money.number)}`, 'after'),
+      );
       const action = node('td', undefined, 'action');
-      if (round.outcome && !round.voided && revealed.has(round.seedHash)) {
+      if (round.outcome && !round.voided && (round.seed || revealed.has(round.seedHash))) {
         const button = node('button', t('verify'), 'verify');
         button.type = 'button';
         button.dataset.roundId = round.roundId;
         button.setAttribute('aria-label', t('verify_label', { nonce: round.nonce }));
         action.append(button);
       }
-      row.append(node('td', String(round.nonce ?? '—')), bet, result, node('td', payout, 'num payout'), action);
+      row.append(node('td', String(round.nonce ?? '—')), time, bet, result, node('td', payout, 'num payout'), balance, action);
       return row;
     }),
   );
 }
+
+// the round's state as the service recorded it, or as the page saw it live
+const stateOf = (round) =>
+  round.voided
+    ? { state: 'VOIDED', voidReason: round.voidReason ?? round.voided, rejectReason: round.rejectReason }
+    : round.state
+      ? round
+      : { state: 'BETTING_OPEN' };
 
 const sideTag = (side, sideName) => node('span', sideName(side), `tag ${side === 'LOW' ? 'low' : 'high'}`);
 

@@ -1,0 +1,102 @@
+// The recall page (D33): one finished round as the player lived it, from the data the
+// service embedded in the page (replay-page.ts). Words from i18n.js in the language the link
+// names (`lang`, English without it), money from money.js in that language and the round's
+// currency (D38), the proof checked here with fair.js as the game page checks it (D2).
+
+import { deriveRound } from './fair.js';
+import { resolveLanguage, setLanguage, t } from './i18n.js';
+import { moneyFormat } from './money.js';
+import { balanceText, roundStateText, utcTime } from './rounds.js';
+import { renderVerification } from './panels.js';
+
+const $ = (id) => document.getElementById(id);
+const { round, linkExpiresAt } = JSON.parse($('recall-data').textContent);
+const lang = new URLSearchParams(location.search).get('lang');
+const money = moneyFormat(resolveLanguage(lang).locale, round.currency);
+const sideName = (side) => (side === 'LOW' ? t('low') : t('high'));
+
+function node(tag, text, className) {
+  const element = document.createElement(tag);
+  if (text !== undefined) element.textContent = text;
+  if (className) element.className = className;
+  return element;
+}
+
+function facts(list, entries) {
+  list.replaceChildren(
+    ...entries.flatMap(([label, value, name]) => {
+      const dd = node('dd', value);
+      if (name) dd.dataset.fact = name;
+      return [node('dt', label), dd];
+    }),
+  );
+}
+
+function renderRound() {
+  const stake = round.isFree ? t('free_bet') : money.amount(round.amountMicro);
+  const state = $('recall-state');
+  state.textContent = roundStateText(round);
+  state.dataset.state = round.state === 'VOIDED' ? 'voided' : round.won ? 'won' : 'lost';
+  const die = $('die');
+  die.dataset.face = String(round.outcome?.face ?? 0);
+  die.dataset.outcome = round.outcome && round.won !== null ? (round.won ? 'won' : 'lost') : '';
+  die.setAttribute('aria-label', round.outcome ? t('die_label', { face: round.outcome.face }) : t('die_blank'));
+  $('die-caption').textContent = t('caption_bet', { side: sideName(round.side), stake });
+  facts($('recall-facts'), [
+    [t('recall_game'), round.gameCode === 'dice' ? t('title') : round.gameCode, 'game'],
+    [t('recall_round_id'), round.roundId, 'round'],
+    [t('recall_player'), round.playerRef, 'player'],
+    [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
+    [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
+    [t('recall_bet'), t('recall_bet_value', { side: sideName(round.side), stake }), 'bet'],
+    [t('recall_balance_before'), balanceText(round.balanceBefore, money.amount), 'balance-before'],
+    [t('recall_balance_after'), balanceText(round.balanceAfter, money.amount), 'balance-after'],
+    [t('recall_outcome'), round.outcome ? t('recall_outcome_value', { face: round.outcome.face, side: sideName(round.outcome.side) }) : t('recall_no_outcome'), 'outcome'],
+    [t('recall_payout'), round.payoutMicro !== null ? money.amount(round.payoutMicro) : round.state === 'VOIDED' ? t('recall_payout_voided') : '—', 'payout'],
+    [t('recall_state'), roundStateText(round), 'state'],
+  ]);
+}
+
+async function renderProof() {
+  const proof = round.proof;
+  const status = $('recall-proof-status');
+  if (!proof || !round.outcome) {
+    status.textContent = t('recall_proof_none');
+    $('recall-proof').replaceChildren();
+    return;
+  }
+  facts($('recall-proof'), [
+    [t('server_seed_hash'), proof.serverSeedHash],
+    [t('revealed_seed'), proof.serverSeed ?? '—'],
+    [t('client_seed_current'), proof.clientSeed],
+    [t('th_nonce'), String(proof.nonce)],
+    [t('recall_weights'), `${proof.lowWeight} : ${proof.highWeight}`],
+  ]);
+  if (!proof.serverSeed) {
+    status.textContent = t('recall_proof_hidden', { at: utcTime(proof.revealableAfter) });
+    return;
+  }
+  status.textContent = t('recall_proof_check');
+  let derived = null;
+  try {
+    derived = await deriveRound({
+      serverSeed: proof.serverSeed,
+      committedHash: proof.serverSeedHash,
+      clientSeed: proof.clientSeed,
+      nonce: proof.nonce,
+      low: BigInt(proof.lowWeight),
+      high: BigInt(proof.highWeight),
+    });
+  } catch {
+    // no Web Crypto (an insecure page): renderVerification says so
+  }
+  const output = $('verify-output');
+  renderVerification(output, { nonce: proof.nonce, seedHash: proof.serverSeedHash, outcome: round.outcome }, proof, derived);
+  output.hidden = false;
+}
+
+await setLanguage(lang);
+document.title = t('recall_title');
+$('recall-validity').textContent = t('recall_valid_until', { at: utcTime(linkExpiresAt) });
+renderRound();
+await renderProof();
