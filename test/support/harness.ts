@@ -31,18 +31,19 @@ export const uniqueId = (prefix: string) => `${prefix}-${randomBytes(6).toString
 
 // roles: the api alone by default; game tests run every role in this one process.
 // logLines: where the service's log lines go, every level, as JSON lines (LOG_LEVEL silent
-// otherwise)
+// otherwise); port: where it listens (a free port of its own by default), for a test whose
+// browser must find the service at PUBLIC_URL (the page's connect-src, D24)
 export async function startHarness(
   env: NodeJS.ProcessEnv = {},
   roles: readonly Role[] = ['api'],
-  { logLines }: { logLines?: string[] } = {},
+  { logLines, port = 0 }: { logLines?: string[]; port?: number } = {},
 ): Promise<Harness> {
   const config = loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ...env, ROLES: roles.join(',') });
   const svc = await createServiceContext(config);
   if (logLines) svc.logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logLines.push(line) } });
   let offsetMs = 0;
   svc.now = () => new Date(Date.now() + offsetMs);
-  const started = await startRoles(svc, config, 0);
+  const started = await startRoles(svc, config, port);
   const baseUrl = started.url!;
   const wallet = await WalletSimulator.start();
 
