@@ -177,6 +177,8 @@ describe('the API answers as docs/openapi.json describes it', function () {
       await statusOf(call(player, 'POST', `/v1/session/${randomUUID()}/terminate`), 404, 'not_found');
       await statusOf(call(player, 'POST', '/v1/session/not-a-uuid/terminate', { reason: 5 }), 400, 'invalid_request');
 
+      // D33: no recall link for a round still in play
+      await statusOf(call(player, 'GET', `/v1/rounds/${won()}/replay-url`), 404, 'round_not_settled');
       await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
       await tick(h, { cycleId: table.cycleId, from: 'ROLLING' });
       await waitForQuiescence(h.svc.db, { operatorIds: [player.operatorId], timeoutMs: 20_000 });
@@ -191,6 +193,14 @@ describe('the API answers as docs/openapi.json describes it', function () {
       expect(proof.body.outcome.outcomeSide).to.equal('LOW');
       await statusOf(call(player, 'GET', `/v1/rounds/${won()}/dispute-pack`), 200);
       await statusOf(call(player, 'GET', `/v1/rounds/${randomUUID()}/dispute-pack`), 404, 'round_not_found');
+    });
+
+    it('GET /v1/rounds/{roundId}/replay-url: 200 for a settled and a voided round, 404 round_not_found (D33)', async () => {
+      for (const roundId of [won(), voided()]) {
+        const link = await statusOf(call(player, 'GET', `/v1/rounds/${roundId}/replay-url`), 200);
+        expect(link.body.url).to.include(`/replay/${roundId}?t=`);
+      }
+      await statusOf(call(player, 'GET', `/v1/rounds/${randomUUID()}/replay-url`), 404, 'round_not_found');
     });
 
     it('GET /v1/rounds and /v1/rounds/{roundId}: 200, 400, 403, 404', async () => {

@@ -133,6 +133,35 @@ describe('game recall: GET /v1/rounds/{roundId}/replay-url and the /replay page 
     expect(Date.parse(wonData.linkExpiresAt)).to.be.above(Date.now());
   });
 
+  it('recalls the roundId of a bet the wallet refused as a voided round, bet_rejected, with why (D22)', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: 120_000 });
+    const seat = await seatPlayer(h, operator, RECALL_FUNDS);
+    await longWindowOpen(seat);
+    h.wallet.setFault('bet', { kind: 'status', status: 'RS_ERROR_NOT_ENOUGH_MONEY' }, 1);
+    try {
+      const bet = await seat.player.request('place_bet', { side: 'LOW', amountMicro: RECALL_STAKE.toString() });
+      expect(bet.ok, JSON.stringify(bet)).to.equal(false);
+    } finally {
+      h.wallet.setFault('bet', null);
+    }
+    const { roundId } = await h.svc.db.bet.findFirstOrThrow({ where: { sessionId: seat.sessionId } });
+    const link = await replayUrl({ roundId, operator });
+    expect(link.status, link.text).to.equal(200);
+    const { round } = embedded(await send(onHarness(link.body.url), {}));
+    expect(round).to.deep.include({
+      state: 'VOIDED',
+      voidReason: 'bet_rejected',
+      rejectReason: 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY',
+      outcome: null,
+      payoutMicro: null,
+      proof: null,
+    });
+    // a clean refusal moved nothing: the same balance, or the same reason for none, before and after
+    expect(round.balanceAfter).to.deep.equal(round.balanceBefore);
+    await operator.request('POST', `/v1/session/${seat.sessionId}/terminate`, {});
+    seat.player.close();
+  });
+
   it('refuses an expired, a changed or a missing token, or a token of another round, with a plain page', async () => {
     const link = onHarness((await replayUrl(rounds.won)).body.url);
     const token = new URL(link).searchParams.get('t')!;
