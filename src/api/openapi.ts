@@ -316,13 +316,13 @@ const OPERATIONS: Operation[] = [
       'Game recall (D33): a link, valid 24 hours, to an HTML page of the service (PUBLIC_URL/replay/{roundId}?t=...) showing the ' +
       'game, the time (UTC), the playerRef, the stake and side, the balance before and after as the wallet answered them, the outcome, ' +
       'the payout, the state (settled, or voided with its reason) and the proof, checked in the page. Amounts are in major units of the ' +
-      'round\'s currency (D38). The page answers under the launch page\'s frame-ancestors (D16). A round still in play is refused with ' +
-      'round_not_settled; a roundId sent to the wallet with a bet it refused reads as a voided round (D22).',
+      'round\'s currency (D38). The page answers under the launch page\'s frame-ancestors (D16). A round still in play is refused ' +
+      '409 round_not_settled, as its dispute pack is (D32); a roundId sent to the wallet with a bet it refused reads as a voided round (D22).',
     signed: true,
     bucket: BUCKETS.read,
     pathParameters: { roundId: 'the roundId sent to the wallet with the bet' },
     ok: { status: 200, description: 'the link and when it expires', schema: replayUrlSchema },
-    errors: ['round_not_found', 'round_not_settled'],
+    errors: ['round_not_found', { code: 'round_not_settled', status: 409 }],
   },
   {
     method: 'get',

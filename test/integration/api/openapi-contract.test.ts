@@ -178,7 +178,7 @@ describe('the API answers as docs/openapi.json describes it', function () {
       await statusOf(call(player, 'POST', '/v1/session/not-a-uuid/terminate', { reason: 5 }), 400, 'invalid_request');
 
       // D33: no recall link for a round still in play
-      await statusOf(call(player, 'GET', `/v1/rounds/${won()}/replay-url`), 404, 'round_not_settled');
+      await statusOf(call(player, 'GET', `/v1/rounds/${won()}/replay-url`), 409, 'round_not_settled');
       await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
       await tick(h, { cycleId: table.cycleId, from: 'ROLLING' });
       await waitForQuiescence(h.svc.db, { operatorIds: [player.operatorId], timeoutMs: 20_000 });

@@ -7,7 +7,7 @@ import { RECALL_FUNDS, RECALL_STAKE, longWindowOpen, playRecallRounds, type Reca
 import { send, type ApiResponse } from '../../support/signed-client.js';
 
 // Game recall (D33): GET /v1/rounds/{roundId}/replay-url (signed; 404 round_not_found for an
-// unknown or another operator's round, round_not_settled while the round is live; a link
+// unknown or another operator's round, 409 round_not_settled while the round is live; a link
 // valid 24 hours) and the page it names (/replay/{roundId}?t=...: the round with the balances
 // the wallet answered, under the launch page's policy, D16; a refused link is a plain page).
 // The page's rendering in a browser: test/system/browser/recall-in-browser.test.ts.
@@ -64,14 +64,14 @@ describe('game recall: GET /v1/rounds/{roundId}/replay-url and the /replay page 
     expect(unsigned.status).to.equal(401);
   });
 
-  it('refuses a round still in play with round_not_settled, as its proof is refused', async () => {
+  it('refuses a round still in play with 409 round_not_settled, as its dispute pack is refused (D32)', async () => {
     const operator = await operatorWith(h, { bettingWindowMs: 120_000 });
     const seat = await seatPlayer(h, operator, RECALL_FUNDS);
     await longWindowOpen(seat);
     const bet = await seat.player.request('place_bet', { side: 'LOW', amountMicro: RECALL_STAKE.toString() });
     expect(bet.ok, JSON.stringify(bet)).to.equal(true);
     const answer = await replayUrl({ roundId: bet.roundId, operator });
-    expect(answer.status, answer.text).to.equal(404);
+    expect(answer.status, answer.text).to.equal(409);
     expect(answer.body.error).to.equal('round_not_settled');
     await operator.request('POST', `/v1/session/${seat.sessionId}/terminate`, {});
     seat.player.close();
