@@ -7,7 +7,7 @@ import type { Config } from './platform/config.js';
 import type { ServiceContext } from './platform/context.js';
 import { LocalDebits } from './game/bets/debit.js';
 import { startHttpServer } from './platform/http.js';
-import { startBetWorkers, startRollbackWorkers, startSettleWorkers } from './jobs/pools.js';
+import { startBetWorkers, startRollbackWorkers, startSettleWorkers, startWebhookWorkers } from './jobs/pools.js';
 import { checkRegistry } from './jobs/registry.js';
 import { startScheduler } from './jobs/scheduler.js';
 
@@ -55,6 +55,7 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   if (roles.includes('bet')) back.push(startBetWorkers(svc));
   if (roles.includes('settle')) back.push(startSettleWorkers(svc));
   if (roles.includes('rollback')) back.push(startRollbackWorkers(svc));
+  if (roles.includes('webhooks')) back.push(startWebhookWorkers(svc));
   return {
     url,
     close: async () => {

@@ -16,6 +16,7 @@ import { proofRoutes } from './routes/proof.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { roundRoutes } from './routes/rounds.js';
 import { sessionRoutes } from './routes/session.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { ApiMiddleware, ApiState } from './state.js';
 
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
@@ -78,6 +79,7 @@ export const signedRouters = (svc: ServiceContext) => [
   roundRoutes(svc),
   proofRoutes(svc),
   reconciliationRoutes(svc),
+  webhookRoutes(svc),
 ];
 
 // Processes without the api role answer only /healthz, /readyz and /metrics (D20), on PORT

@@ -24,6 +24,10 @@ import {
   walletCallsSchema,
 } from './schemas/reconciliation.js';
 import { launchResponseSchema, sessionCreateSchema, sessionTerminateSchema, terminateResponseSchema } from './schemas/session.js';
+import { deliveriesQuerySchema, deliveryPageSchema, eventIdSchema, webhookPostSchema } from './schemas/webhooks.js';
+import { EVENT_DATA_SCHEMAS, envelopeSchema, eventDataSchemaName } from './schemas/events.js';
+import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { DELIVERY_WINDOW_MS, DELIVERY_TIMEOUT_MS, RETRY_DELAYS_MS } from '../game/webhooks/schedule.js';
 
 // The OpenAPI 3.1 document of the operator API, generated from what the service runs: the
 // request schemas the routes validate with (ajv, src/platform/validation.ts), the response
@@ -183,7 +187,7 @@ type Operation = {
   method: 'get' | 'post';
   path: string; // OpenAPI template; the router's `:name` is `{name}`
   operationId: string;
-  tag: 'sessions' | 'rounds' | 'reports' | 'health' | 'documentation';
+  tag: 'sessions' | 'rounds' | 'reports' | 'webhooks' | 'health' | 'documentation';
   summary: string;
   description?: string;
   // the signed-request stage of /v1 (IP allow-list, raw body, signature; contract 5.2-5.4)
@@ -368,6 +372,53 @@ const OPERATIONS: Operation[] = [
     query: reportQuerySchema,
     ok: { status: 200, description: 'the report', schema: walletCallsSchema },
     errors: ['operator_mismatch'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/test',
+    operationId: 'sendTestWebhook',
+    tag: 'webhooks',
+    summary: 'Send a webhook.test event to the operator\'s endpoint',
+    description:
+      'Records a webhook.test event and answers its eventId at once; the event is then delivered like any other (see `webhooks`), ' +
+      'whatever event types the endpoint takes (D31). The body may be empty.',
+    signed: true,
+    bucket: BUCKETS.webhooks,
+    idempotent: true,
+    body: { schema: webhookPostSchema, required: false },
+    ok: { status: 202, description: 'the event is recorded; its delivery follows', schema: eventIdSchema },
+    errors: ['webhook_not_configured'],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhooks/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'webhooks',
+    summary: 'The webhook deliveries, newest event first',
+    description: 'Every event recorded for the calling operator with the state of its delivery, a page at a time (D31, D38).',
+    signed: true,
+    bucket: BUCKETS.read,
+    query: deliveriesQuerySchema,
+    ok: { status: 200, description: 'a page of deliveries', schema: deliveryPageSchema },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/deliveries/{eventId}/redeliver',
+    operationId: 'redeliverWebhook',
+    tag: 'webhooks',
+    summary: 'Deliver an event again',
+    description:
+      'A new attempt of the same event (same eventId, same body), due at once, whatever its state: pending, delivered or failed. ' +
+      'A failed one gets a new attempt and, when that is not acknowledged, stays failed (the 72 hours after the event are spent). ' +
+      'The body may be empty.',
+    signed: true,
+    bucket: BUCKETS.webhooks,
+    idempotent: true,
+    pathParameters: { eventId: 'the eventId of the delivery' },
+    body: { schema: webhookPostSchema, required: false },
+    ok: { status: 202, description: 'the attempt is queued', schema: eventIdSchema },
+    errors: ['not_found', 'webhook_not_configured'],
   },
   {
     method: 'get',
@@ -568,6 +619,39 @@ function walletWebhook(endpoint: WalletEndpoint): Json {
 
 const WALLET_ENDPOINTS: WalletEndpoint[] = ['balance', 'bet', 'win', 'rollback'];
 
+// --- the webhook events (the operator's side, D31) ------------------------------------
+
+const duration = (ms: number) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`);
+
+const EVENT_DELIVERY =
+  `POSTed to the operator's webhook URL (\`rgs webhook set\`), signed with the operator's current wallet credential exactly like a ` +
+  'wallet call (security scheme WalletKeyId + WalletTimestamp + WalletSignature over the URL\'s path, contract 5.1, D6): verify it the ' +
+  `same way. A 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s acknowledges; the answer's body is ignored. Otherwise the same body is sent ` +
+  `again after about ${RETRY_DELAYS_MS.map(duration).join(', ')}, then every 24 h, jittered, until ${DELIVERY_WINDOW_MS / 3_600_000} h ` +
+  'after the event; the delivery is then failed (GET /v1/webhooks/deliveries). Delivery is at least once, in no particular order: ' +
+  'dedupe on eventId.';
+
+function eventWebhook(type: EventType): Json {
+  return {
+    post: {
+      operationId: `event${eventDataSchemaName(type).slice('Event.'.length)}`,
+      tags: ['webhooks'],
+      summary: `POST {webhook_url}: ${type}`,
+      description: EVENT_DELIVERY,
+      security: WALLET_SIGNED,
+      requestBody: {
+        required: true,
+        description: 'The contract 6.1 envelope; the signature covers the exact bytes.',
+        content: { 'application/json': { schema: envelopeSchema(type) } },
+      },
+      responses: {
+        '2XX': { description: 'acknowledged: no further attempt' },
+        default: { description: `not acknowledged (any other status, or no answer within ${DELIVERY_TIMEOUT_MS / 1000} s): attempted again` },
+      },
+    },
+  };
+}
+
 // --- the document -------------------------------------------------------------------------
 
 export function buildOpenApi(): Json {
@@ -580,8 +664,9 @@ export function buildOpenApi(): Json {
       title: 'Remote gaming server: operator API',
       version: API_VERSION,
       description: [
-        'The API an operator backend calls (sessions, round proofs, reconciliation reads), and under `webhooks` the four wallet ' +
-          'endpoints the operator implements, which the service calls whenever money moves.',
+        'The API an operator backend calls (sessions, round proofs, reconciliation reads, webhook deliveries), and under `webhooks` ' +
+          'what the service calls on the operator\'s side: the four wallet endpoints, called whenever money moves, and the webhook ' +
+          'events (D31), POSTed to the operator\'s webhook URL.',
         'Every /v1 request except this document and the public keys (/v1/keys) is signed (security scheme RgsKeyId + RgsTimestamp + RgsSignature, contract 5.1-5.4). ' +
           'Money is a decimal string of integer micro-units, 100000 to the major unit (contract 1, D18). Every non-2xx JSON body has ' +
           '`error` (a stable code) and `message` (D3); the codes are in components.schemas `Error.*` and docs/errors.md. Every response ' +
@@ -592,13 +677,17 @@ export function buildOpenApi(): Json {
       { name: 'sessions', description: 'Launch and end player sessions' },
       { name: 'rounds', description: 'Rounds, their proofs (provable fairness) and dispute packs' },
       { name: 'reports', description: 'Reconciliation reports (D10)' },
+      { name: 'webhooks', description: 'Events sent to the operator\'s webhook endpoint, and their deliveries (D31)' },
       { name: 'health', description: 'Liveness, readiness and metrics; unsigned (D15)' },
       { name: 'documentation', description: 'This document and the service\'s public keys; unsigned' },
       { name: 'wallet', description: 'The operator\'s wallet: called by the service, implemented by the operator (contract 4.2)' },
     ],
     security: SIGNED,
     paths,
-    webhooks: Object.fromEntries(WALLET_ENDPOINTS.map((endpoint) => [`wallet.${endpoint}`, walletWebhook(endpoint)])),
+    webhooks: {
+      ...Object.fromEntries(WALLET_ENDPOINTS.map((endpoint) => [`wallet.${endpoint}`, walletWebhook(endpoint)])),
+      ...Object.fromEntries(EVENT_TYPES.map((type) => [`event.${type}`, eventWebhook(type)])),
+    },
     components: {
       securitySchemes: {
         ...signingSchemes('Rgs', 'operator\'s API credential (apiKeyId)'),
@@ -609,6 +698,7 @@ export function buildOpenApi(): Json {
         ...errorSchemas,
         ...Object.fromEntries(WALLET_ENDPOINTS.map((endpoint) => [schemaName(endpoint), WALLET_REQUEST_SCHEMAS[endpoint]])),
         WalletResponse: walletResponseSchema,
+        ...Object.fromEntries(EVENT_TYPES.map((type) => [eventDataSchemaName(type), EVENT_DATA_SCHEMAS[type]])),
       },
     },
   };

@@ -16,6 +16,8 @@ import {
 } from '../game/operators/game-config.js';
 import { createOperator, describeOperator, updateOperator, type OperatorSettings } from '../game/operators/operators.js';
 import { parseRgMaxSpec } from '../domain/rg-limits.js';
+import { EVENT_TYPES } from '../domain/events.js';
+import { disableWebhookEndpoint, setWebhookEndpoint, showWebhookEndpoint } from '../game/webhooks/endpoints.js';
 import { listOperators, operatorTable } from './operator-list.js';
 import { rewrapMasterKey } from './master-key.js';
 import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
@@ -79,6 +81,13 @@ const OPERATOR_NOTES = `
 and dailyWagerMicro; a listed field becomes required at launch in that jurisdiction.
 With NODE_ENV=production the wallet URL must be https:, carry no credentials and resolve to
 a public address (unless --wallet-url-private-allowed true).`;
+
+const WEBHOOK_NOTES = `
+Event types: ${EVENT_TYPES.join(', ')}. A webhook.test event (POST /v1/webhooks/test) is
+sent whatever --events says. Every request is signed with the operator's current wallet
+credential, like a wallet call (D6, D31). The URL follows the wallet URL's rules: with
+NODE_ENV=production it must be https:, carry no credentials and resolve to a public address
+(unless --url-private-allowed true). Options left out of a new set take their default.`;
 
 const SEALING_NOTE = `
 The new secrets are sealed under MASTER_KEY. Without it the development key published with
@@ -252,6 +261,36 @@ function buildProgram(answer: (result: unknown) => void): Command {
   action(
     credential.command('revoke').description('stop a key at once (401 key_not_valid_now)').requiredOption('--kid <kid>', 'the key id'),
     (values, database) => revokeCredential(database().db, required(values, 'kid')),
+  );
+
+  // D31: the operator's webhook endpoint
+  const webhook = program.command('webhook').description("an operator's webhook endpoint (D31)");
+  action(
+    webhook
+      .command('set')
+      .description('set (or replace) the endpoint and enable it; prints it')
+      .requiredOption('--operator <id>', 'the operator')
+      .requiredOption('--url <url>', 'where the events are POSTed')
+      .option('--events <types>', 'event types to send, comma-separated (default: every type)')
+      .addOption(new Option('--url-private-allowed <bool>', 'with NODE_ENV=production, let the URL resolve to a private address').choices(TRUE_FALSE))
+      .addHelpText('after', WEBHOOK_NOTES),
+    (values, database) =>
+      setWebhookEndpoint(
+        database().db,
+        required(values, 'operator'),
+        { url: required(values, 'url'), events: list(values.events), urlPrivateAllowed: booleanOption(values, 'url-private-allowed') },
+        { production: loadConfig().nodeEnv === 'production' },
+      ),
+  );
+  action(webhook.command('show').description("print the operator's endpoint").requiredOption('--operator <id>', 'the operator'), (values, database) =>
+    showWebhookEndpoint(database().db, required(values, 'operator')),
+  );
+  action(
+    webhook
+      .command('disable')
+      .description('stop deliveries: no new events are recorded, pending ones wait until the next `webhook set`')
+      .requiredOption('--operator <id>', 'the operator'),
+    (values, database) => disableWebhookEndpoint(database().db, required(values, 'operator')),
   );
 
   const jobs = program.command('jobs').description('wallet jobs');

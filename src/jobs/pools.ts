@@ -2,13 +2,14 @@ import { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
 import { BetDesk } from '../game/bets/debit.js';
 import { WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
+import { SWEEP_INTERVAL_MS, WebhookDeliverer } from '../game/webhooks/delivery.js';
 import { QUEUES, type QueueKey } from '../platform/queues.js';
 import { createRedis, type Redis } from '../platform/redis.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { POOLS, processorFor, type WorkerScope } from './registry.js';
 
-// The bet, settle and rollback worker pools (D12): each calls the operator wallet
-// for the Postgres row its job names, through the handler the job registry binds the job's
+// The bet, settle, rollback and webhooks worker pools (D12, D31): each calls the operator
+// (its wallet, or its webhook endpoint) for the Postgres row its job names, through the handler the job registry binds the job's
 // name to (registry.ts). BullMQ delivers at least once; every handler is fenced on the
 // row's state, so a second delivery books nothing twice.
 
@@ -58,6 +59,31 @@ export function startSettleWorkers(svc: ServiceContext): RunningWorkers {
 export function startRollbackWorkers(svc: ServiceContext): RunningWorkers {
   const connection = workerConnection(svc);
   return watch(svc, startWorker(svc, 'rollback', { svc, desk: new WalletJobDesk(svc) }, connection), connection, 'rollback');
+}
+
+// D31: the webhooks pool, and its sweep: every SWEEP_INTERVAL_MS it queues a job for each
+// event due (delivery.ts), which is how events written by any process are picked up, and
+// how deliveries resume after Redis lost its jobs or a webhooks process died mid-attempt.
+export function startWebhookWorkers(svc: ServiceContext): RunningWorkers {
+  const connection = workerConnection(svc);
+  const deliverer = new WebhookDeliverer(svc);
+  const workers = watch(svc, startWorker(svc, 'webhooks', { svc, deliverer }, connection), connection, 'webhooks');
+  // one sweep at a time: a slow one is not overlapped by the next
+  let sweeping: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    sweeping ??= deliverer
+      .sweep()
+      .catch((err: unknown) => svc.logger.warn({ err: (err as Error).message }, 'webhook sweep failed; tried again'))
+      .finally(() => (sweeping = undefined));
+  }, SWEEP_INTERVAL_MS);
+  return {
+    close: async () => {
+      clearInterval(timer);
+      await sweeping;
+      await workers.close();
+      deliverer.close();
+    },
+  };
 }
 
 function watch(svc: ServiceContext, worker: Worker, connection: Redis, pool: string): RunningWorkers {

@@ -13,10 +13,12 @@ import {
   type JobName,
   type QueueKey,
   type WalletJobRef,
+  type WebhookJob,
 } from '../platform/queues.js';
 import { advanceCycle } from '../game/rounds/clock.js';
 import type { BetAck, BetDesk } from '../game/bets/debit.js';
 import { enqueueWalletJob, type WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
+import type { WebhookDeliverer } from '../game/webhooks/delivery.js';
 
 // The job registry. platform/queues.ts names every queue, the jobs each carries, their
 // payloads and retries (the side the game adds jobs through); this file binds each of those
@@ -35,6 +37,7 @@ export type WorkerScope = {
   bet: { svc: ServiceContext; desk: BetDesk };
   settle: { svc: ServiceContext; desk: WalletJobDesk };
   rollback: { svc: ServiceContext; desk: WalletJobDesk };
+  webhooks: { svc: ServiceContext; deliverer: WebhookDeliverer };
 };
 
 type Handler<Q extends QueueKey, N extends JobName<Q>> = (scope: WorkerScope[Q], job: Job<JobData<Q, N>, unknown, N>) => Promise<unknown>;
@@ -104,6 +107,12 @@ const walletBatch = (endpoint: 'win' | 'rollback') =>
     return 'batch';
   };
 
+// D31: one attempt of a webhook event; the attempt schedules its own retry (delivery.ts), so
+// the job itself is never retried
+function deliverWebhook({ deliverer }: WorkerScope['webhooks'], job: Job<WebhookJob>): Promise<string> {
+  return deliverer.deliver(job.data.eventId);
+}
+
 // every job of every queue, and the handler that runs it
 export const HANDLERS: readonly Registration[] = [
   on('engine', 'tick', runTick),
@@ -112,6 +121,7 @@ export const HANDLERS: readonly Registration[] = [
   on('settle', 'batch', walletBatch('win')),
   on('rollback', 'rollback', runOneWalletJob),
   on('rollback', 'batch', walletBatch('rollback')),
+  on('webhooks', 'deliver', deliverWebhook),
 ];
 
 // contract 3.4: a wallet job's attempt that failed is tried again after the delay it set
@@ -128,6 +138,7 @@ export const POOLS: { [Q in QueueKey]: Pool } = {
   bet: { role: 'bet', concurrency: 64 },
   settle: { role: 'settle', concurrency: 64, settings: walletBackoff },
   rollback: { role: 'rollback', concurrency: 32, settings: walletBackoff },
+  webhooks: { role: 'webhooks', concurrency: 32 },
 };
 
 export class RegistryError extends Error {

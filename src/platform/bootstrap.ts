@@ -6,6 +6,7 @@ import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
 import { walletJobCounts } from '../game/wallet-jobs/wallet-jobs.js';
+import { webhookPendingCounts } from '../game/webhooks/delivery.js';
 import { PlayerEmitter } from '../game/players/emitter.js';
 import { createRedis } from './redis.js';
 import { statement } from './db/sql.js';
@@ -46,7 +47,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
-        [queues.engine, queues.bet, queues.settle, queues.rollback].map(async (queue) =>
+        [queues.engine, queues.bet, queues.settle, queues.rollback, queues.webhooks].map(async (queue) =>
           Object.entries(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).map(([state, count]) => ({
             queue: queue.name,
             state,
@@ -60,6 +61,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     // the service clock, as the jobs' retry budget reads it (tests move it)
     walletJobCounts: () => walletJobCounts(db, svc.now()),
     circuits: () => circuit.tracked(),
+    webhookEvents: () => webhookPendingCounts(svc, svc.now()),
   });
   dependencies.start();
   return svc;

@@ -3,7 +3,7 @@ import { LOG_FORMATS, prettyFormatAvailable, type LogFormat } from './logger.js'
 // Configuration (DECISIONS D12, D20, D25), read from the environment once and validated as a
 // whole: a bad start lists every bad variable by name, not only the first.
 
-export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback'] as const;
+export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rollback', 'webhooks'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 export const BET_HANDOFFS = ['local', 'queue'] as const;
 export type BetHandoff = (typeof BET_HANDOFFS)[number];

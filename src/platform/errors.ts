@@ -140,7 +140,7 @@ export const ERRORS = {
   },
   not_found: {
     status: 404,
-    meaning: 'no such route, or no session or round of the calling operator with this id (another operator\'s ids read as unknown, D10)',
+    meaning: 'no such route, or no session, round or webhook event of the calling operator with this id (another operator\'s ids read as unknown, D10)',
     action: 'check the path and the id',
   },
   game_not_found: {
@@ -176,6 +176,11 @@ export const ERRORS = {
     status: 409,
     meaning: 'the session has already ended: terminated, or expired (D3, D7)',
     action: 'nothing to do: the session cannot be played any more',
+  },
+  webhook_not_configured: {
+    status: 409,
+    meaning: 'the operator has no enabled webhook endpoint, so there is nothing to send an event to (D31)',
+    action: 'have the endpoint set with `rgs webhook set --operator ID --url URL`, then ask again',
   },
   payload_too_large: {
     status: 413,

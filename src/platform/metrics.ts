@@ -68,6 +68,13 @@ export function createMetrics() {
       labelNames: ['endpoint', 'outcome'] as const,
       registers: [registry],
     }),
+    // counted where a webhook attempt ends (game/webhooks/delivery.ts, D31)
+    webhookDeliveries: new Counter({
+      name: 'rgs_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: delivered (a 2xx within 10 s), retried (not acknowledged, due again), failed (72 hours after the event: nothing more is tried), circuit_open (not sent: the endpoint\'s circuit is open)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 
@@ -78,6 +85,7 @@ type GaugeSources = {
   roundsInPlay: () => Promise<{ state: string; count: number }[]>;
   walletJobCounts: () => Promise<{ endpoint: string; state: string; count: number }[]>;
   circuits: () => Promise<{ operatorId: string; endpoint: string; state: string }[]>;
+  webhookEvents: () => Promise<{ pending: number; due: number }>;
 };
 
 // D15: queue depths, rounds by state, wallet jobs and circuits, read when /metrics is
@@ -128,6 +136,19 @@ export function registerStateGauges(metrics: Metrics, sources: GaugeSources): vo
     async collect() {
       this.reset();
       for (const { operatorId, endpoint, state } of await sources.circuits()) this.set({ operator: operatorId, endpoint, state }, 1);
+    },
+  });
+  // D31: read through the partial index of pending events, which holds only those
+  new Gauge({
+    name: 'rgs_webhook_events',
+    help: 'Webhook events not yet delivered nor failed: pending (all of them), due (their attempt is due now: a backlog when it stays above zero, or endpoints disabled)',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      const { pending, due } = await sources.webhookEvents();
+      this.reset();
+      this.set({ state: 'pending' }, pending);
+      this.set({ state: 'due' }, due);
     },
   });
 }

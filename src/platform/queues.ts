@@ -17,6 +17,8 @@ export type BetJob = { node: string; tickets: BetTicket[] };
 // the wallet job rows a queue job carries: one, or a batch of first attempts (wallet-jobs.ts);
 // retryDelayMs: set by the runner before it fails an attempt, read by the backoff strategy
 export type WalletJobRef = { walletJobIds: string[]; retryDelayMs?: number };
+// D31: the webhook event (a webhook_events row) whose delivery is due
+export type WebhookJob = { eventId: string };
 
 // each queue, each job name it carries, and that job's payload
 export type JobPayloads = {
@@ -24,6 +26,7 @@ export type JobPayloads = {
   bet: { bets: BetJob };
   settle: { win: WalletJobRef; batch: WalletJobRef };
   rollback: { rollback: WalletJobRef; batch: WalletJobRef };
+  webhooks: { deliver: WebhookJob };
 };
 export type QueueKey = keyof JobPayloads;
 export type JobName<Q extends QueueKey> = keyof JobPayloads[Q] & string;
@@ -84,6 +87,15 @@ export const QUEUES: { [Q in QueueKey]: QueueSpec<Q> } = {
     jobs: { rollback: 'WalletJobRef: one rollback', batch: 'WalletJobRef: the first attempts of rollbacks decided together' },
     options: WALLET_JOB_OPTIONS,
   },
+  // D31: webhook deliveries. A job is one attempt; its retries are new jobs that the attempt
+  // schedules from the event row (game/webhooks/delivery.ts), which also re-derives them. None
+  // is kept: a job id names an attempt of an event, and a finished job holding the id would
+  // make a later attempt (a redelivery) a duplicate that BullMQ drops
+  webhooks: {
+    name: 'rgs-webhooks',
+    jobs: { deliver: 'WebhookJob: a webhook event whose delivery attempt is due' },
+    options: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  },
 };
 
 export const QUEUE_KEYS = Object.keys(QUEUES) as QueueKey[];
@@ -99,7 +111,7 @@ export function createQueues(redisUrl: string, prefix: string): Queues {
   connection.on('error', () => undefined);
   const open = <Q extends QueueKey>(key: Q): TypedQueue<Q> =>
     new Queue<JobData<Q>, unknown, JobName<Q>>(QUEUES[key].name, { connection, prefix, defaultJobOptions: QUEUES[key].options });
-  const queues = { engine: open('engine'), bet: open('bet'), settle: open('settle'), rollback: open('rollback') };
+  const queues = { engine: open('engine'), bet: open('bet'), settle: open('settle'), rollback: open('rollback'), webhooks: open('webhooks') };
   return {
     ...queues,
     close: async () => {

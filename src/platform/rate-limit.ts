@@ -15,6 +15,9 @@ export const BUCKETS = {
   terminate: { name: 'terminate', burst: 60, perSecond: 20 },
   // D32: the public keys (GET /v1/keys), unsigned, so per client IP, with the read figures
   keys: { name: 'keys', burst: 60, perSecond: 20 },
+  // not in the contract: a test event or a redelivery sends a request to the operator's own
+  // endpoint (D31), so they get a bucket of their own, smaller than the reads'
+  webhooks: { name: 'webhooks', burst: 10, perSecond: 2 },
 } satisfies Record<string, BucketSpec>;
 
 const TOKEN_BUCKET = `

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import { betStep } from '../platform/bet-steps.js';
 import type { Sql } from '../platform/db/sql.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import { isMicroAmount, parseMicro } from '../domain/money.js';
-import { signedHeaders } from './signer.js';
 import { CredentialUnreadableError, revealSecret } from './credentials.js';
-import { NonPublicAddressError, nonPublicAddress, publicOnlyLookup } from '../game/operators/settings-policy.js';
+import { OutboundHttp, type SendOutcome as OutboundOutcome } from './outbound.js';
 import type { CircuitBreaker } from './circuit.js';
 import { AuditLog, CIRCUIT_OPEN_ERROR, type AuditCompletion, type WalletTargetRow } from './audit.js';
 import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
@@ -102,12 +98,8 @@ export function prepareCall(input: Pick<WalletCallInput, 'fields' | 'retryOf'>):
 // wallet target that statement read (walletTargetSql)
 export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
 
-type SendOutcome =
-  | { kind: 'response'; httpStatus: number; text: string }
-  | { kind: 'oversize'; httpStatus: number; error: string }
-  | { kind: 'timeout' | 'network' | 'circuit_open'; error: string }
-  // D25: an address the operator may not use; nothing was sent
-  | { kind: 'refused'; error: string };
+// the outbound path's outcome (outbound.ts), or the open circuit's refusal (nothing sent)
+type SendOutcome = OutboundOutcome | { kind: 'circuit_open'; error: string };
 
 // How a call's audit row is written and completed (contract 2.13); no options: written
 // before the call, completed with the answer, by the client.
@@ -127,20 +119,9 @@ export type WalletAnswer = WalletResult & { audit: AuditCompletion };
 
 export class WalletClient {
   readonly audit: AuditLog;
-  // kept-alive connections to the wallets; idle ones are closed before a server with
-  // Node's default keep-alive (5 s) would close them under a request
-  private readonly agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 }),
-  };
-  // D25: in production, the connections of operators not flagged wallet_url_private_allowed.
-  // The check is on the address each connection is opened to (a name repointed at a private
-  // address after it was saved is refused), and these pools are their own: a kept-alive
-  // connection that a flagged operator opened to a private address is never lent to them.
-  private readonly publicAgents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000, lookup: publicOnlyLookup }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000, lookup: publicOnlyLookup }),
-  };
+  // kept-alive connections to the wallets, public addresses only in production unless the
+  // operator is flagged wallet_url_private_allowed (D25)
+  private readonly outbound: OutboundHttp;
 
   constructor(
     sql: Sql,
@@ -151,9 +132,10 @@ export class WalletClient {
     readonly circuit: CircuitBreaker,
     private readonly now: () => Date,
     // D25: wallet connections go to public addresses only, unless the operator is flagged
-    private readonly production = false,
+    production = false,
   ) {
     this.audit = new AuditLog(sql);
+    this.outbound = new OutboundHttp(production, 'wallet URL');
   }
 
   // The one way to call an operator's wallet. WalletTargetError when the call cannot go to
@@ -168,10 +150,7 @@ export class WalletClient {
   }
 
   close(): void {
-    for (const agents of [this.agents, this.publicAgents]) {
-      agents.http.destroy();
-      agents.https.destroy();
-    }
+    this.outbound.close();
   }
 
   private async perform(input: WalletCallInput, { whilePending, audited }: CallOptions): Promise<WalletAnswer | 'not_pending'> {
@@ -282,68 +261,9 @@ export class WalletClient {
     };
   }
 
-  // contract 4.2, 5.1: the signed path is the exact path the receiver sees, prefix included
+  // the outbound timeout covers the whole exchange (contract 8.1 WALLET_CALL_TIMEOUT_MS)
   private send(url: URL, bytes: string, target: WalletTarget): Promise<SendOutcome> {
-    const secure = url.protocol === 'https:';
-    const body = Buffer.from(bytes, 'utf8');
-    const publicOnly = this.production && !target.privateAllowed;
-    const agents = publicOnly ? this.publicAgents : this.agents;
-    // a literal IP is connected to without a lookup, so it is judged here
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const literal = publicOnly && isIP(host) ? nonPublicAddress(host, [host]) : undefined;
-    if (literal) return Promise.resolve({ kind: 'refused', error: literal.message });
-    return new Promise<SendOutcome>((resolve) => {
-      let settled = false;
-      const finish = (outcome: SendOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      const request = (secure ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          agent: secure ? agents.https : agents.http,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            ...signedHeaders(target.keyId, target.secret, 'POST', url.pathname, bytes),
-          },
-        },
-        (response) => {
-          const httpStatus = response.statusCode ?? 0;
-          // D24: an answer over the cap is refused on its content-length, or cut off once the
-          // bytes received pass the cap (a chunked or lying body); nothing past the cap is kept
-          const oversize = (error: string) => {
-            finish({ kind: 'oversize', httpStatus, error });
-            request.destroy();
-          };
-          const declared = Number(response.headers['content-length']);
-          if (declared > WALLET_ANSWER_MAX_BYTES) {
-            return oversize(`answer of ${declared} bytes (content-length) over the ${WALLET_ANSWER_MAX_BYTES}-byte cap`);
-          }
-          const chunks: Buffer[] = [];
-          let received = 0;
-          response.on('data', (chunk: Buffer) => {
-            received += chunk.length;
-            if (received > WALLET_ANSWER_MAX_BYTES) return oversize(`answer over the ${WALLET_ANSWER_MAX_BYTES}-byte cap: cut off after ${received} bytes`);
-            chunks.push(chunk);
-          });
-          response.on('end', () => finish({ kind: 'response', httpStatus, text: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
-        },
-      );
-      // the outbound timeout covers the whole exchange (contract 8.1 WALLET_CALL_TIMEOUT_MS)
-      const timer = setTimeout(() => {
-        finish({ kind: 'timeout', error: `no answer within ${this.timeoutMs} ms` });
-        request.destroy();
-      }, this.timeoutMs);
-      request.on('error', (err) =>
-        finish(err instanceof NonPublicAddressError ? { kind: 'refused', error: err.message } : { kind: 'network', error: `network error: ${err.message}` }),
-      );
-      request.end(body);
-    });
+    return this.outbound.post(url, bytes, target, { timeoutMs: this.timeoutMs, maxAnswerBytes: WALLET_ANSWER_MAX_BYTES });
   }
 }
 

@@ -127,6 +127,7 @@ describe('generated documents (npm run docs)', () => {
       notFound('seed_not_revealed', 'later', { revealableAfter: new Date().toISOString() }),
       conflict('idempotency_key_reused', 'reused'),
       conflict('session_not_active', 'ended'),
+      conflict('webhook_not_configured', 'no endpoint'),
       payloadTooLarge(65536),
       sessionRejected('kyc_required', 'no'),
       rateLimited(3),

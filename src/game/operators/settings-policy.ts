@@ -3,9 +3,10 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-// D25: what an operator's settings may point at. A wallet URL is called by the service from
-// inside its own network, so in production it must not reach that network (loopback, cloud
-// metadata, private ranges) unless the operator is explicitly flagged; a frame-ancestors entry
+// D25: what an operator's settings may point at. A wallet URL (and a webhook URL, D31, under
+// the same rules) is called by the service from inside its own network, so in production it
+// must not reach that network (loopback, cloud metadata, private ranges) unless the operator
+// is explicitly flagged; a frame-ancestors entry
 // goes into the launch page's CSP (D16), so it must be one origin, never "anyone".
 
 // a host label (RFC 1123), and an origin: scheme://host[:port], `*.` only as the left-most
@@ -25,17 +26,18 @@ export function frameAncestorProblem(entry: string): string | undefined {
 // Every environment: an http(s) URL without query or fragment, and without credentials
 // (node's http.request would send user:pass@ as Basic auth, and `operator show` prints the
 // URL back; our calls are authenticated by the signature, contract 5.1).
-export function walletUrlFormatProblem(raw: string): string | undefined {
+// `what` names the setting in the refusal: 'wallet URL', or 'webhook URL' (D31).
+export function walletUrlFormatProblem(raw: string, what = 'wallet URL'): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return `wallet URL must be an http(s) URL without query or fragment: ${raw}`;
+    return `${what} must be an http(s) URL without query or fragment: ${raw}`;
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
-    return `wallet URL must be an http(s) URL without query or fragment: ${raw}`;
+    return `${what} must be an http(s) URL without query or fragment: ${raw}`;
   }
-  if (url.username || url.password) return 'wallet URL must not carry credentials (user:password@)';
+  if (url.username || url.password) return `${what} must not carry credentials (user:password@)`;
   return undefined;
 }
 
@@ -48,9 +50,15 @@ export function nonPublicRange(address: string): string | undefined {
 
 // Production only: https:, and unless privateAllowed, every address the host resolves to
 // (as the wallet client's connection will resolve it) is public.
-export async function walletUrlProductionProblem(raw: string, privateAllowed: boolean): Promise<string | undefined> {
+// `flag`: the option that allows a private address ('--wallet-url-private-allowed').
+export async function walletUrlProductionProblem(
+  raw: string,
+  privateAllowed: boolean,
+  what = 'wallet URL',
+  flag = '--wallet-url-private-allowed',
+): Promise<string | undefined> {
   const url = new URL(raw);
-  if (url.protocol !== 'https:') return `wallet URL must be https: in production: ${raw}`;
+  if (url.protocol !== 'https:') return `${what} must be https: in production: ${raw}`;
   if (privateAllowed) return undefined;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
@@ -58,10 +66,10 @@ export async function walletUrlProductionProblem(raw: string, privateAllowed: bo
     // getaddrinfo, as the wallet client's connections resolve it (hosts file included)
     addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
   } catch (err) {
-    return `wallet URL host ${host} does not resolve (${(err as { code?: string }).code ?? 'error'}); its addresses cannot be checked`;
+    return `${what} host ${host} does not resolve (${(err as { code?: string }).code ?? 'error'}); its addresses cannot be checked`;
   }
-  const refused = nonPublicAddress(host, addresses);
-  return refused && `${refused.message}; a test wallet on a private network needs --wallet-url-private-allowed true`;
+  const refused = nonPublicAddress(host, addresses, what);
+  return refused && `${refused.message}; a test ${what === 'wallet URL' ? 'wallet' : 'receiver'} on a private network needs ${flag} true`;
 }
 
 // An address a production wallet call may not go to (the rule above, applied to the address
@@ -73,21 +81,21 @@ export class NonPublicAddressError extends Error {
 
 // the refusal of the first non-public address among those a host has (a literal IP host is
 // its own only address)
-export function nonPublicAddress(host: string, addresses: string[]): NonPublicAddressError | undefined {
+export function nonPublicAddress(host: string, addresses: string[], what = 'wallet URL'): NonPublicAddressError | undefined {
   for (const address of addresses) {
     const range = nonPublicRange(address);
-    if (range) return new NonPublicAddressError(`wallet URL host ${host} resolves to ${address} (${range}), not a public address`);
+    if (range) return new NonPublicAddressError(`${what} host ${host} resolves to ${address} (${range}), not a public address`);
   }
   return undefined;
 }
 
 // dns.lookup for a connection (http.Agent's `lookup`) that only ever hands out public
 // addresses: a name with any non-public address fails the connection before it is made,
-// as the same name is refused when saved.
-export const publicOnlyLookup: LookupFunction = (host, options, callback) => {
+// as the same name is refused when saved. `what` names the setting in the refusal.
+export const publicOnlyLookupFor = (what: string): LookupFunction => (host, options, callback) => {
   dns.lookup(host, { ...options, all: true }, (err, entries) => {
     if (err) return callback(err, '', undefined);
-    const refused = nonPublicAddress(host, entries.map((entry) => entry.address));
+    const refused = nonPublicAddress(host, entries.map((entry) => entry.address), what);
     if (refused) return callback(refused, '', undefined);
     if (options.all) return callback(null, entries);
     const [first] = entries;
@@ -95,3 +103,5 @@ export const publicOnlyLookup: LookupFunction = (host, options, callback) => {
     callback(null, first.address, first.family);
   });
 };
+
+export const publicOnlyLookup: LookupFunction = publicOnlyLookupFor('wallet URL');
