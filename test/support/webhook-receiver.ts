@@ -64,7 +64,9 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  // (nothing to do when it is up)
   async up(): Promise<void> {
+    if (this.server.listening) return;
     this.server = this.create();
     await this.listen(this.port);
   }
