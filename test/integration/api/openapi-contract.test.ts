@@ -7,6 +7,9 @@ import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../su
 import { waitForQuiescence } from '../../support/invariants.js';
 import { committedDocument, operationOf, schemaCompiler } from '../../support/openapi.js';
 import { openRouters, signedRouters } from '../../../src/api/app.js';
+import { setWebhookEndpoint } from '../../../src/game/webhooks/endpoints.js';
+import { WebhookDeliverer } from '../../../src/game/webhooks/delivery.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
 
 // The service, run in process, answers as docs/openapi.json says: every answer below (the
 // successes and the refusals of every route) has a status the document lists for its
@@ -245,6 +248,38 @@ describe('the API answers as docs/openapi.json describes it', function () {
         }
       }
       expect([...endpoints]).to.have.members(['balance', 'bet', 'win', 'rollback']);
+    });
+  });
+
+  describe('webhooks (D31)', () => {
+    let receiver: WebhookReceiver;
+    let hooked: TestOperator;
+    before(async () => {
+      receiver = await WebhookReceiver.start();
+      hooked = await h.onboard();
+      receiver.addCredential(hooked.walletKeyId, hooked.walletSignatureSecret);
+    });
+    after(() => receiver.close());
+
+    it('POST /v1/webhooks/test, GET /v1/webhooks/deliveries, POST .../redeliver: 202, 200, 400, 404, 409; the event as documented', async () => {
+      await statusOf(call(hooked, 'POST', '/v1/webhooks/test'), 409, 'webhook_not_configured');
+      await setWebhookEndpoint(h.svc.db, hooked.operatorId, { url: receiver.url });
+      const { eventId } = (await statusOf(call(hooked, 'POST', '/v1/webhooks/test', { requestUuid: randomUUID() }), 202)).body;
+      await statusOf(call(hooked, 'GET', '/v1/webhooks/deliveries?status=delivered&limit=5'), 200);
+      await statusOf(call(hooked, 'GET', '/v1/webhooks/deliveries?status=sent'), 400, 'invalid_request');
+      await statusOf(call(hooked, 'POST', `/v1/webhooks/deliveries/${eventId}/redeliver`), 202);
+      await statusOf(call(hooked, 'POST', `/v1/webhooks/deliveries/${randomUUID()}/redeliver`), 404, 'not_found');
+      // this process runs no webhooks role: the attempt is made here
+      const deliverer = new WebhookDeliverer(h.svc);
+      try {
+        expect(await deliverer.deliver(eventId)).to.equal('delivered');
+      } finally {
+        deliverer.close();
+      }
+      const webhook = document.webhooks['event.webhook.test'].post;
+      const [delivery] = receiver.of(eventId);
+      valid(compileSchema(webhook.requestBody.content['application/json'].schema), delivery!.envelope, 'the webhook.test event');
+      expect(receiver.violations).to.deep.equal([]);
     });
   });
 
