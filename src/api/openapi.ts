@@ -37,7 +37,7 @@ import { DELIVERY_WINDOW_MS, DELIVERY_TIMEOUT_MS, RETRY_DELAYS_MS } from '../gam
 // committed file differs from what this produces.
 
 // contract 9: the contract description version
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '1.1.0';
 export const OPENAPI_PATH = '/v1/openapi.json';
 
 type Json = Record<string, unknown>;

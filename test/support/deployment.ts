@@ -7,6 +7,9 @@ import { clearRedisPrefix } from '../../src/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from './invariants.js';
+import { checkWebhookInvariants } from './webhook-invariants.js';
+import { WebhookReceiver } from './webhook-receiver.js';
+import { EVENT_TYPES } from '../../src/domain/events.js';
 import { Player } from './player.js';
 import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
@@ -14,8 +17,9 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
 import { ROLE_NAMES } from '../../src/platform/config.js';
 
 // A deployment of real service processes for the fault suite: its own database
-// and Redis namespace, the wallet simulator in the test process, and processes that a test
-// can kill -9, restart or stop gracefully. Processes are named; each runs the roles given.
+// and Redis namespace, the wallet simulator and a webhook receiver in the test process (every
+// operator's endpoint takes every event, D31), and processes that a test can kill -9,
+// restart or stop gracefully. Processes are named; each runs the roles given.
 //
 //   const d = await startDeployment();
 //   await d.start('all', 'api,realtime,scheduler,bet,settle,rollback');
@@ -40,6 +44,7 @@ export type Table = {
 export type Deployment = {
   db: Db;
   wallet: WalletSimulator;
+  webhooks: WebhookReceiver;
   databaseUrl: string;
   redisUrl: string;
   // the namespace of the deployment's keys (REDIS_KEY_PREFIX)
@@ -53,7 +58,8 @@ export type Deployment = {
   // an operator with its own engine; walletUrl puts something (a proxy) before the simulator
   table: (config?: Partial<GameConfigValues>, options?: { walletUrl?: string }) => Promise<Table>;
   operatorIds: string[];
-  // waits until nothing is in flight, then returns the money invariants' findings
+  // waits until nothing is in flight, then returns the findings of the money invariants and
+  // of the webhook invariants (no event lost, D31)
   settle: (timeoutMs?: number) => Promise<string[]>;
   close: () => Promise<void>;
 };
@@ -71,6 +77,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const prefix = uniqueId('rgs-fault');
   const db = createDb(direct.toString(), 4);
   const wallet = await WalletSimulator.start();
+  const webhooks = await WebhookReceiver.start();
   const processes: Deployment['processes'] = new Map();
   const operatorIds: string[] = [];
 
@@ -93,6 +100,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const deployment: Deployment = {
     db,
     wallet,
+    webhooks,
     databaseUrl,
     redisUrl,
     redisKeyPrefix: prefix,
@@ -120,6 +128,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     table: async (gameConfig = {}, tableOptions = {}) => {
       const operator = await createOperator(db, config.masterKey, uniqueId('fault'), { walletUrl: tableOptions.walletUrl ?? wallet.url, currencies: ['EUR'] });
       wallet.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+      webhooks.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+      await db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: webhooks.url, events: [...EVENT_TYPES] } });
       operatorIds.push(operator.operatorId);
       await setGameConfig(db, operator.operatorId, 'dice', 'EUR', {
         bettingWindowMs: 2000,
@@ -146,11 +156,12 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     },
     settle: async (timeoutMs = 30_000) => {
       await waitForQuiescence(db, { operatorIds, timeoutMs });
-      return checkMoneyInvariants(db, wallet, { operatorIds });
+      return [...(await checkMoneyInvariants(db, wallet, { operatorIds })), ...(await checkWebhookInvariants(db, operatorIds, webhooks))];
     },
     close: async () => {
       await Promise.all([...processes.values()].map((p) => p.stop('SIGKILL')));
       await wallet.close();
+      await webhooks.close();
       await db.$disconnect();
       await dropDatabase(direct.toString());
       // a private Redis (options.redisUrl) ends with its suite; on the shared one the

@@ -49,7 +49,7 @@ export async function checkMoneyInvariants(db: Db, sim: WalletSimulator, opts: I
 export type QuiescenceOptions = InvariantScope & { timeoutMs: number };
 
 // Waits until nothing is in flight: no bet PENDING or ACCEPTED, no round unsettled, every
-// wallet job completed or abandoned. This waits for a condition (the service finishing its
+// wallet job completed or abandoned, every webhook event delivered or failed. This waits for a condition (the service finishing its
 // work, retries included), so it polls; it is not a sleep standing in for synchronisation.
 export async function waitForQuiescence(db: Db, opts: QuiescenceOptions): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
@@ -65,10 +65,12 @@ export async function waitForQuiescence(db: Db, opts: QuiescenceOptions): Promis
 async function openWork(db: Db, operatorIds: string[] | undefined): Promise<string[]> {
   const scope = operatorIds === undefined ? {} : { operatorId: { in: operatorIds } };
   const shown = 5;
-  const [bets, rounds, jobs] = await Promise.all([
+  const [bets, rounds, jobs, events] = await Promise.all([
     db.bet.findMany({ where: { ...scope, status: { in: ['PENDING', 'ACCEPTED'] } }, take: shown + 1 }),
     db.round.findMany({ where: { ...scope, settled: false }, take: shown + 1 }),
     db.walletJob.findMany({ where: { ...scope, completedAt: null, abandonedAt: null }, take: shown + 1 }),
+    // D31: an event still to deliver (an operator with a webhook endpoint)
+    db.webhookEvent.findMany({ where: { ...scope, status: 'pending' }, take: shown + 1 }),
   ]);
   const lines = (what: string, rows: string[]) => [
     ...rows.slice(0, shown).map((row) => `${what} ${row}`),
@@ -78,6 +80,7 @@ async function openWork(db: Db, operatorIds: string[] | undefined): Promise<stri
     ...lines('bet', bets.map((bet) => `${bet.id} is ${bet.status}`)),
     ...lines('round', rounds.map((round) => `${round.id} is unsettled in ${round.state}`)),
     ...lines('wallet job', jobs.map((job) => `${job.id} (${job.purpose}) ${openJob(job)}`)),
+    ...lines('webhook event', events.map((event) => `${event.id} (${event.eventType}) is pending after ${event.attempts} attempt(s)`)),
   ];
 }
 

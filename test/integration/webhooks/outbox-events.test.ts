@@ -9,11 +9,14 @@ import { revokeCredential, rotateCredential } from '../../../src/wallet/credenti
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
 import { until } from '../../support/game.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
+import { checkWebhookInvariants } from '../../support/webhook-invariants.js';
 
 // D31: the transactional outbox. Each state change an operator hears of writes its event in
 // the statement or transaction that makes the change, with the documented data, only for an
-// operator whose enabled endpoint takes that type; real-money play only (D8). Delivery is
-// tested in the other files of this folder; here, what is written.
+// operator whose enabled endpoint takes that type; real-money play only (D8). Delivery itself
+// is tested in delivery.test.ts; here, what is written, and that each type arrives as
+// written, signed (the receiver verifies every request).
 
 const START = 5_000_000n;
 const STAKE = 1_000_000n;
@@ -25,11 +28,16 @@ type Row = { id: string; eventType: string; occurredAt: Date; data: Record<strin
 describe('the webhook outbox: which changes write which events (D31)', function () {
   this.timeout(30_000);
   let h: Harness;
+  let receiver: WebhookReceiver;
   let shifted = 0;
   before(async () => {
     h = await startHarness({}, ROLE_NAMES);
+    receiver = await WebhookReceiver.start();
   });
-  after(() => h?.close());
+  after(async () => {
+    await receiver?.close();
+    await h?.close();
+  });
   afterEach(() => {
     h.shiftClock(-shifted);
     shifted = 0;
@@ -39,7 +47,8 @@ describe('the webhook outbox: which changes write which events (D31)', function 
   // an operator with an endpoint taking `events`, whose rounds always roll `roll`
   async function operatorWithWebhook(events: readonly EventType[] = EVENT_TYPES, roll: 'LOW' | 'HIGH' = 'LOW'): Promise<TestOperator> {
     const operator = await h.onboard();
-    await h.svc.db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: 'http://127.0.0.1:9/hooks', events: [...events] } });
+    receiver.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+    await h.svc.db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: receiver.url, events: [...events] } });
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {
       bettingWindowMs: 600,
       rollingWindowMs: 200,
@@ -48,6 +57,15 @@ describe('the webhook outbox: which changes write which events (D31)', function 
       highWeight: roll === 'HIGH' ? 1n : 0n,
     });
     return operator;
+  }
+
+  // every event of the operator delivered, each as written and signed (D31)
+  async function expectDelivered(operator: TestOperator) {
+    await until(
+      'every event delivered',
+      async () => (await h.svc.db.webhookEvent.count({ where: { operatorId: operator.operatorId, status: { not: 'delivered' } } })) === 0,
+    );
+    expect(await checkWebhookInvariants(h.svc.db, [operator.operatorId], receiver)).to.deep.equal([]);
   }
 
   const eventsOf = async (operatorId: string, type?: EventType): Promise<Row[]> =>
@@ -100,9 +118,9 @@ describe('the webhook outbox: which changes write which events (D31)', function 
         outcomeSide: 'LOW',
         outcomeSum: view.body.outcomeSum,
       });
-      expect(event.status).to.equal('pending');
       expect(event.occurredAt.toISOString()).to.equal(view.body.settledAt);
     }
+    await expectDelivered(operator);
     won.player.close();
     lost.player.close();
   });
@@ -152,6 +170,7 @@ describe('the webhook outbox: which changes write which events (D31)', function 
     // terminating again changes nothing, and reports nothing
     await operator.request('POST', `/v1/session/${sessionId}/terminate`, {});
     expect(await eventsOf(operator.operatorId, 'session.terminated')).to.have.length(1);
+    await expectDelivered(operator);
     player.close();
   });
 
@@ -168,6 +187,7 @@ describe('the webhook outbox: which changes write which events (D31)', function 
     const trips = await eventsOf(operator.operatorId, 'session.rg_limit_tripped');
     expect(trips).to.have.length(1);
     expect(trips[0]!.data).to.deep.equal({ sessionId, playerRef, limit: 'dailyWager', limitMicro: '1500000', trippedAt: trips[0]!.occurredAt.toISOString() });
+    await expectDelivered(operator);
     player.close();
   });
 
@@ -188,6 +208,7 @@ describe('the webhook outbox: which changes write which events (D31)', function 
       amountMicro: NET_WIN.toString(),
       detectedAt: first!.occurredAt.toISOString(),
     });
+    await expectDelivered(notFoundOperator);
     notFound.player.close();
 
     h.wallet.setFault('win', { kind: 'http', httpStatus: 500 });
@@ -245,6 +266,10 @@ describe('the webhook outbox: which changes write which events (D31)', function 
     ]);
     expect(JSON.stringify(rotated)).not.to.include(rotation.secret);
     expect((await eventsOf(operator.operatorId, 'credential.revoked')).map((row) => row.data)).to.deep.equal([{ kid: operator.apiKeyId }]);
+    // signed with the newest wallet credential, the one the rotation made (D6)
+    receiver.addCredential(rotation.kid, rotation.secret);
+    await expectDelivered(operator);
+    expect(new Set(receiver.deliveries.filter((d) => d.envelope.operatorId === operator.operatorId).map((d) => d.keyId))).to.deep.equal(new Set([rotation.kid]));
   });
 
   it('an event written in a transaction that rolls back does not exist', async () => {

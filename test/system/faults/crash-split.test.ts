@@ -3,10 +3,12 @@ import { startDeployment, type Deployment, type Seat } from '../../support/deplo
 import { until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { RecoveryTimes } from '../../support/recovery-time.js';
+import { recordTestEvent } from '../../../src/platform/outbox.js';
 
 // The split deployment (D12), each role its own OS process: kill -9 of each role while it
-// holds work, then its replacement (contract 3.1, D29). Money is checked against the simulator's
-// ledger after each; the time the replacement took to finish the work is measured.
+// holds work, then its replacement (contract 3.1, D29, D31). Money is checked against the
+// simulator's ledger after each, and every webhook event against what the receiver got; the
+// time the replacement took to finish the work is measured.
 describe('faults: kill -9 of each role of the split deployment', function () {
   this.timeout(150_000);
   let d: Deployment;
@@ -20,6 +22,7 @@ describe('faults: kill -9 of each role of the split deployment', function () {
       d.start('bet', 'bet'),
       d.start('settle', 'settle'),
       d.start('rollback', 'rollback'),
+      d.start('webhooks', 'webhooks'),
     ]);
   });
   after(async () => {
@@ -108,6 +111,30 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     expect(await d.settle()).to.deep.equal([]);
     expect(d.wallet.transactions.filter((t) => t.playerRef === seat.playerRef).map((t) => t.type)).to.deep.equal(['bet', 'rollback']);
     expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+  });
+
+  it('webhooks, during a delivery: its replacement delivers the event in flight and those written meanwhile, the same bytes', async () => {
+    const { operator } = await d.table();
+    d.webhooks.mode = 'hang';
+    const inFlight = (await recordTestEvent(d.db, operator.operatorId, new Date()))!;
+    await until('the attempt at the receiver', async () => d.webhooks.of(inFlight).length === 1, 15_000);
+    await d.kill('webhooks');
+    d.webhooks.mode = 'ok';
+    // written by another process while no webhooks process runs
+    const meanwhile = (await recordTestEvent(d.db, operator.operatorId, new Date()))!;
+
+    // the attempt in flight holds its event for a lease, which lapses: then it is sent again
+    await replace('webhooks', async () => d.webhooks.acknowledged(inFlight) && d.webhooks.acknowledged(meanwhile));
+    expect(await d.settle()).to.deep.equal([]);
+    const [first, second] = d.webhooks.of(inFlight);
+    expect(second!.body).to.equal(first!.body);
+    const attempts = await d.db.webhookAttempt.findMany({ where: { eventId: inFlight }, orderBy: { attempt: 'asc' } });
+    // the killed attempt stays on record, with no answer
+    expect(attempts.map((a) => [a.attempt, a.statusCode])).to.deep.equal([
+      [1, null],
+      [2, 200],
+    ]);
+    expect(await d.db.webhookEvent.findUniqueOrThrow({ where: { id: inFlight } })).to.deep.include({ status: 'delivered', attempts: 2, lastStatusCode: 200, lockedUntil: null });
   });
 
   it('web node, after the bet was acknowledged: the bet stays in force and the player, back through the other node, gets the state and the result', async () => {
