@@ -82,8 +82,9 @@ export function renderRevealed(list, revealed) {
 }
 
 // the D2 steps, each with its numbers, and the verdict MATCH or MISMATCH against the result
-// the page was shown (round_result)
-export function renderVerification(container, round, seed, derived) {
+// the page was shown (round_result). weightsHint: whether to say where step 5's weights came
+// from (the game page: what the player channel sent; the recall page shows the recorded ones)
+export function renderVerification(container, round, seed, derived, weightsHint = true) {
   const heading = node('h3', t('verify_heading', { nonce: round.nonce }));
   if (!derived) {
     container.replaceChildren(heading, node('p', t('verify_no_crypto'), 'verdict'));
@@ -105,5 +106,5 @@ export function renderVerification(container, round, seed, derived) {
   const matches = derived.hashMatches && derived.side === shown.side && derived.face === shown.face;
   const verdict = node('p', matches ? t('verify_match') : t('verify_mismatch'), 'verdict');
   verdict.dataset.match = String(matches);
-  container.replaceChildren(heading, list, node('p', t('verify_weights'), 'hint'), verdict);
+  container.replaceChildren(heading, list, ...(weightsHint ? [node('p', t('verify_weights'), 'hint')] : []), verdict);
 }

@@ -91,7 +91,7 @@ async function renderProof() {
     // no Web Crypto (an insecure page): renderVerification says so
   }
   const output = $('verify-output');
-  renderVerification(output, { nonce: proof.nonce, seedHash: proof.serverSeedHash, outcome: round.outcome }, proof, derived);
+  renderVerification(output, { nonce: proof.nonce, seedHash: proof.serverSeedHash, outcome: round.outcome }, proof, derived, false);
   output.hidden = false;
 }
 

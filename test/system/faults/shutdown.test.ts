@@ -16,7 +16,7 @@ describe('faults: graceful shutdown on SIGTERM', function () {
     // the debit in flight at SIGTERM is its own
     const a = await d.start('node-a', ALL_ROLES);
     await a.waitForLog((l) => l.msg === 'scheduler leadership taken');
-    await d.start('node-b', 'api,realtime,scheduler,settle,rollback');
+    await d.start('node-b', 'api,realtime,scheduler,settle,rollback,webhooks');
   });
   after(() => d?.close());
 
