@@ -39,10 +39,10 @@ describe('faults: kill -9 of each role of the split deployment', function () {
   const pendingAt = (endpoint: string) => async () => d.wallet.requests.some((r) => r.endpoint === endpoint && r.response === 'pending');
   const betOf = (sessionId: string) => d.db.bet.findFirstOrThrow({ where: { sessionId } });
 
-  async function replace(role: string, done: () => Promise<boolean>) {
+  async function replace(role: string, done: () => Promise<boolean>, timeoutMs = 30_000) {
     await d.restart(role);
     const upAt = Date.now();
-    await until(`${role}: recovery`, done, 30_000);
+    await until(`${role}: recovery`, done, timeoutMs);
     recoveryTimes.record(role, Date.now() - upAt);
   }
 
@@ -123,8 +123,9 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     // written by another process while no webhooks process runs
     const meanwhile = (await recordTestEvent(d.db, operator.operatorId, new Date()))!;
 
-    // the attempt in flight holds its event for a lease, which lapses: then it is sent again
-    await replace('webhooks', async () => d.webhooks.acknowledged(inFlight) && d.webhooks.acknowledged(meanwhile));
+    // the attempt in flight holds its event for a lease (30 s from its claim), which lapses:
+    // then it is sent again
+    await replace('webhooks', async () => d.webhooks.acknowledged(inFlight) && d.webhooks.acknowledged(meanwhile), 60_000);
     expect(await d.settle()).to.deep.equal([]);
     const [first, second] = d.webhooks.of(inFlight);
     expect(second!.body).to.equal(first!.body);
