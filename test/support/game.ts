@@ -25,14 +25,15 @@ export async function operatorWith(
   return operator;
 }
 
-// Polls until probe returns something truthy; bounded, never a fixed sleep.
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+// Polls until probe returns something truthy; bounded, never a fixed sleep. intervalMs: a
+// probe through a rate-limited route polls slower than the limit.
+export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, intervalMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

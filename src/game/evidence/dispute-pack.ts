@@ -6,6 +6,7 @@ import { parSheet } from '../../domain/par-sheet.js';
 import { callsOfTransactions } from '../../wallet/audit.js';
 import { roundProof } from '../fairness/round-proof.js';
 import { findRound } from '../reports/rounds.js';
+import { walletCallView } from '../reports/round-view.js';
 import { zipFiles } from './archive.js';
 
 // The dispute pack of a round (D32): its evidence read from the record (contract 2.13), put
@@ -26,16 +27,8 @@ type Service = { db: Db; sql: Queryable; masterKey: Buffer; now: Date };
 // D32: every call of the round (bet, win, rollback, each attempt) with the bodies as sent and
 // as received; the request's signature travelled in headers and is not kept (contract 5.1)
 const walletCallRecord = (call: WalletCall) => ({
-  endpoint: call.endpoint,
-  requestUuid: call.requestUuid,
-  transactionUuid: call.transactionUuid,
-  attempt: call.attempt,
-  status: call.status,
-  httpStatus: call.httpStatus,
-  latencyMs: call.latencyMs,
+  ...walletCallView(call),
   error: call.error,
-  createdAt: call.createdAt.toISOString(),
-  respondedAt: call.respondedAt === null ? null : call.respondedAt.toISOString(),
   requestBody: call.requestBody,
   responseBody: call.responseBody,
 });

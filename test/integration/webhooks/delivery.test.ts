@@ -6,6 +6,7 @@ import { disableWebhookEndpoint, setWebhookEndpoint } from '../../../src/game/we
 import { WebhookDeliverer } from '../../../src/game/webhooks/delivery.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
+import { until as pollUntil } from '../../support/game.js';
 
 // D31: webhook delivery by the webhooks role, against a receiver that verifies every
 // signature with the operator's wallet secret (contract 5.2). Retries are made due by moving
@@ -15,15 +16,7 @@ const FIRST_RETRY_MS = 13_000; // past 10 s + 20 % jitter
 const H = 3_600_000;
 
 // polls at a pace the read bucket allows (contract 8.1: 20 reads a second)
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000) => pollUntil(what, probe, timeoutMs, 200);
 
 describe('webhook delivery (D31)', function () {
   this.timeout(60_000);

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, watch } from '../../support/browser.js';
 import { clearRedisPrefix } from '../../../src/platform/redis.js';
 import { freePort, spawnService, type ServiceProcess } from '../../support/processes.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
@@ -13,8 +14,6 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 // screenshot in docs/. Then the demo in German inside a casino's frame: the page's words and
 // amounts in the session's language (contract 2.2 lang) and its exit to the operator's
 // returnUrl in the top window.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NBSP = '\u00a0';
 
 type Demo = { process: ServiceProcess; port: number; launchUrl: string; stop: () => Promise<void> };
@@ -42,17 +41,6 @@ async function startDemo(suffix: string, env: NodeJS.ProcessEnv = {}): Promise<D
   };
 }
 
-// console errors, page errors and any request to an origin the test did not name
-function watch(page: Page, origins: string[], problems: string[]) {
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('request', (request) => {
-    if (!origins.some((origin) => request.url().startsWith(origin))) problems.push(`external request: ${request.url()}`);
-  });
-}
-
 describe('the demo, played in a browser', function () {
   this.timeout(120_000);
   let demo: Demo;
@@ -62,7 +50,7 @@ describe('the demo, played in a browser', function () {
 
   before(async () => {
     demo = await startDemo('demo');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     watch(page, [`http://127.0.0.1:${demo.port}`, `ws://127.0.0.1:${demo.port}`], problems);
     await page.goto(demo.launchUrl);
@@ -151,7 +139,7 @@ describe('the demo in German, framed by a casino that gave a returnUrl', functio
     await admin.connect();
     await admin.query(`UPDATE operators SET frame_ancestors = $1 WHERE id = 'demo-casino'`, [[casinoOrigin]]);
     await admin.end();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     watch(page, [`http://127.0.0.1:${demo.port}`, `ws://127.0.0.1:${demo.port}`, casinoOrigin], problems);
     await page.goto(`${casinoOrigin}/casino`);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, watch } from '../../support/browser.js';
 import { ROLE_NAMES } from '../../../src/platform/config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer } from '../../support/game.js';
@@ -12,20 +13,7 @@ import { RECALL_FUNDS, RECALL_STAKE, playRecallRounds, type RecallRound, type Re
 // lived it, money in major units of the round's currency (D38), and checks the proof in the
 // page; the player's game page shows the session's last 10 rounds with the same details,
 // again after a reload. No request leaves the service. Leaves docs/replay-page.png.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NBSP = '\u00a0';
-
-// console errors, page errors and any request to an origin the test did not name
-function watch(page: Page, origins: string[], problems: string[]) {
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('request', (request) => {
-    if (!origins.some((origin) => request.url().startsWith(origin))) problems.push(`external request: ${request.url()}`);
-  });
-}
 
 // 123456789 micro-units as "1,234.56789": whole units grouped in threes, the decimals without
 // trailing zeros beyond the currency's two (D38, the way money.js writes it in English)
@@ -49,7 +37,7 @@ describe('game recall in a browser (D33, D38)', function () {
     h = await startHarness({ PUBLIC_URL: `http://127.0.0.1:${port}` }, ROLE_NAMES, { port });
     origins = [`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`];
     rounds = await playRecallRounds(h);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {
