@@ -1,6 +1,6 @@
 // The import rules of README "Layout", checked by `npm run depcheck` and by
 // test/unit/import-rules.test.ts (so `npm test` fails when one is broken).
-// Paths are relative to the repository root; bench/ is cruised too once it exists.
+// Paths are relative to the repository root; bench/ and clients/ are cruised too.
 
 const ROLES = "(api|realtime|jobs|cli)";
 
@@ -13,7 +13,7 @@ module.exports = {
       comment:
         "No import cycles, type-only imports included: a cycle of types is still two files a " +
         "reader must hold at once, and a type import becomes a value import with one edit.",
-      from: { path: "^(src|bench)/" },
+      from: { path: "^(src|bench|clients)/" },
       to: { circular: true },
     },
     {
@@ -40,12 +40,21 @@ module.exports = {
       to: { pathNot: "^src/domain/", dependencyTypesNot: ["core"] },
     },
     {
+      name: "clients-stand-alone",
+      severity: "error",
+      comment:
+        "A client package under clients/ is installed on its own by operators (docs/clients.md): " +
+        "it imports only itself, its npm dependencies and built-ins, never the service's code.",
+      from: { path: "^clients/([^/]+)/" },
+      to: { path: "^(?!clients/$1/)", dependencyTypesNot: ["core", "npm", "npm-dev", "npm-no-pkg", "npm-unknown"] },
+    },
+    {
       name: "resolvable",
       severity: "error",
       comment:
         "Every import resolves to a file; an import the check cannot resolve would hide a " +
         "cycle or a broken rule from the other rules.",
-      from: { path: "^(src|bench)/" },
+      from: { path: "^(src|bench|clients)/" },
       to: { couldNotResolve: true },
     },
   ],

@@ -62,7 +62,11 @@ async function main(): Promise<void> {
 
   process.stdout.write(
     `\nRGS demo is running.\n  player ${PLAYER} holds 1,000.00 ${CURRENCY} in the wallet simulator at ${wallet.url}\n` +
-      `  open this launch URL in a browser (valid 60 minutes):\n\n  ${session.launchUrl}\n\nCtrl-C stops it.\n`,
+      `  open this launch URL in a browser (valid 60 minutes):\n\n  ${session.launchUrl}\n\n` +
+      // the operator's API credential, minted afresh at each start, for the client examples
+      // (docs/clients.md); a demo's secret, on the terminal of whoever started it
+      `  ${OPERATOR_ID}'s API credential, for the client examples (docs/clients.md):\n\n` +
+      `  RGS_URL=${url} RGS_OPERATOR_ID=${OPERATOR_ID} RGS_KEY_ID=${apiKey.kid} RGS_API_SECRET=${apiKey.secret}\n\nCtrl-C stops it.\n`,
   );
 
   const stop = async () => {

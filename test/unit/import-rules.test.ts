@@ -4,8 +4,9 @@ import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcr
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
 // The import rules of README "Layout" (.dependency-cruiser.cjs): no import cycles, roles
-// never import each other, lower folders never import a role, src/domain is pure. The same
-// check as `npm run depcheck`, run in the suite so a broken rule fails `npm test`.
+// never import each other, lower folders never import a role, src/domain is pure, a client
+// package under clients/ imports nothing of the service. The same check as `npm run
+// depcheck`, run in the suite so a broken rule fails `npm test`.
 describe('import rules (.dependency-cruiser.cjs)', function () {
   // cruising parses every source file with the TypeScript compiler
   this.timeout(120_000);
@@ -15,8 +16,8 @@ describe('import rules (.dependency-cruiser.cjs)', function () {
     // mocha runs from the repository root, as npm does
     const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
     const tsConfig = extractTSConfig('tsconfig.json');
-    // the roots of `npm run depcheck`; a glob, so bench/ is cruised once it exists
-    const { output } = await cruise(['{src,bench}'], options, {}, { tsConfig });
+    // the roots of `npm run depcheck`
+    const { output } = await cruise(['{src,bench,clients}'], options, {}, { tsConfig });
     result = output as ICruiseResult;
   });
 
@@ -25,6 +26,8 @@ describe('import rules (.dependency-cruiser.cjs)', function () {
     expect(main, 'src/main.ts was not cruised').to.not.equal(undefined);
     // `.js` specifiers resolved to the `.ts` files (else every rule would pass vacuously)
     expect(main!.dependencies.map((d) => d.resolved)).to.include('src/roles.ts');
+    // the operator client is cruised too (rule clients-stand-alone)
+    expect(result.modules.some((m) => m.source === 'clients/typescript/index.ts'), 'clients/ was not cruised').to.equal(true);
   });
 
   it('finds no violation', () => {
