@@ -21,6 +21,7 @@ import { disableWebhookEndpoint, setWebhookEndpoint, showWebhookEndpoint } from 
 import { listOperators, operatorTable } from './operator-list.js';
 import { rewrapMasterKey } from './master-key.js';
 import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
+import { WALLET_CHECK_DEFAULTS, WalletCheckUsageError, runWalletCheck, walletCheckOptions, walletCheckTable } from './wallet-check.js';
 import { PACK_KEY, rotateSigningKey } from '../platform/signing-keys.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
@@ -41,9 +42,12 @@ class FailedAnswer {
   constructor(readonly answer: unknown) {}
 }
 
-// an answer laid out for a person (a table), printed as it is
+// an answer laid out for a person (a table), printed as it is; failed: exit 1
 class TextAnswer {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    readonly failed = false,
+  ) {}
 }
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -128,6 +132,23 @@ detail are in the report); 2: the file or the keys could not be read.
 Example:
   curl -s https://rgs.example.com/v1/keys > keys.json
   rgs verify-pack dispute-pack-<roundId>.zip --keys keys.json`;
+
+const WALLET_CHECK_HELP = `
+Calls the wallet as the service would (contract 4.2, 4.3, 5.1, D27), with the wallet
+credential the operator's wallet knows (its walletKeyId and walletSignatureSecret), and puts
+--operator in every body. It needs no database. Use a test player with a balance of at least
+30000 micro-units and no other activity: the check moves stakes of 10000, gives every one
+back (a win or a rollback), and judges each call by the balance before and after it. One
+bet is the balance plus one micro-unit, which the wallet must refuse; if it books it, it is
+rolled back at once. Checks: signature-refused, bet-idempotent-request,
+bet-duplicate-transaction, win-with-reference, rollback-known, rollback-unknown,
+debit-after-rollback, not-enough-money, amounts-as-strings, request-uuid-echo,
+balance-restored (docs/wallet-api.md, "Wallet conformance check"). Latency is shown against
+contract 8.5, not judged. Exit 0: every check passed; 1: one failed; 2: the command line.
+
+Example:
+  rgs wallet-check --url https://wallet.staging.example.com --kid <walletKeyId> \
+    --secret <walletSignatureSecret> --operator op1 --player test-player-1 --currency EUR`;
 
 const TOOL_HELP = `
 Output: JSON on stdout (operator list: a table unless --json). A command that fails prints a
@@ -358,6 +379,33 @@ function buildProgram(answer: (result: unknown) => void): Command {
     },
   );
 
+  // D38: an operator's wallet checked against the contract, with no database
+  action(
+    program
+      .command('wallet-check')
+      .description("check an operator's wallet against the contract; prints each check, exit 0 only when all pass")
+      .requiredOption('--url <url>', "the wallet's base URL (the service appends /wallet/bet etc.)")
+      .requiredOption('--kid <kid>', 'the wallet credential: its walletKeyId')
+      .requiredOption('--secret <secret>', 'the wallet credential: its walletSignatureSecret')
+      .requiredOption('--operator <id>', 'the operator id put in every body')
+      .option('--player <ref>', 'the test player', WALLET_CHECK_DEFAULTS.playerRef)
+      .option('--currency <code>', "the player's currency", WALLET_CHECK_DEFAULTS.currency)
+      .option('--json', 'print JSON instead of the table')
+      .addHelpText('after', WALLET_CHECK_HELP),
+    async (values) => {
+      let options;
+      try {
+        options = walletCheckOptions(values);
+      } catch (err) {
+        if (err instanceof WalletCheckUsageError) throw new UsageError(err.message);
+        throw err;
+      }
+      const report = await runWalletCheck(options);
+      if (!values.json) return new TextAnswer(walletCheckTable(report, options), !report.passed);
+      return report.passed ? report : new FailedAnswer(report);
+    },
+  );
+
   // contract 2.11, D2: checks a proof offline, with no database
   action(
     program
@@ -537,7 +585,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const answer = result;
   if (answer instanceof TextAnswer) {
     process.stdout.write(answer.text);
-    return 0;
+    return answer.failed ? 1 : 0;
   }
   const failed = answer instanceof FailedAnswer;
   process.stdout.write(`${JSON.stringify(failed ? answer.answer : answer, bigintAsString, 2)}\n`);

@@ -12,6 +12,23 @@ export type { WalletEndpoint };
 
 export const WALLET_ENDPOINTS: readonly WalletEndpoint[] = ['balance', 'bet', 'win', 'rollback'];
 
+// Rules of the contract the simulator can be told to break, one per check of the wallet
+// conformance check (`rgs wallet-check`, D38), so that the check is shown to catch each: a
+// wallet that is wrong in exactly one way. None is broken unless asked for.
+export const BROKEN_RULES = [
+  'accepts_bad_signature', // 5.2: a call with a bad signature is processed
+  'idempotency_ignored', // 4.3 rule 1: a known requestUuid is processed again, not answered from the store
+  'duplicate_transaction_debits', // 4.3 rule 2: a bet's transactionUuid under a new requestUuid debits again
+  'win_ignores_reference', // 4.2: a win whose referenced bet is unknown is credited anyway
+  'rollback_does_not_refund', // 4.2: a rollback of a booked bet answers RS_OK and credits nothing
+  'rollback_unknown_refused', // 4.2: a rollback of an unknown transaction is answered RS_ERROR_UNKNOWN
+  'no_tombstones', // D27: a debit arriving after its own rollback is booked
+  'overdraws', // 4.2: a bet above the balance is booked (no RS_ERROR_NOT_ENOUGH_MONEY)
+  'numeric_amounts', // 2.10: balanceMicro is sent as a JSON number
+  'no_request_uuid_echo', // 2.10: answers carry no requestUuid
+] as const;
+export type BrokenRule = (typeof BROKEN_RULES)[number];
+
 // contract 2.10
 export type WalletResponse = {
   status: string;
@@ -270,6 +287,8 @@ export class WalletLedger {
   // received, booked or not; in the order written, so the expired ones are at the front
   private readonly tombstones = new Map<string, Date>();
   readonly entries: LedgerEntry[] = [];
+  // the rules the simulator was told to break (BROKEN_RULES); the ledger consults its own
+  readonly broken = new Set<BrokenRule>();
 
   // the clock of the tombstones (D27); tests move it
   constructor(private readonly now: () => Date = () => new Date()) {}
@@ -295,6 +314,7 @@ export class WalletLedger {
     this.winOfBet.clear();
     this.tombstones.clear();
     this.entries.length = 0;
+    this.broken.clear();
   }
 
   // Handles one valid request. rawBody is the exact body text, used to spot a requestUuid
@@ -302,7 +322,7 @@ export class WalletLedger {
   handle(request: WalletRequest, rawBody: string): LedgerOutcome {
     const cacheKey = `${request.operatorId}\u0000${request.endpoint}\u0000${request.requestUuid}`;
     // contract 4.3 rules 1 and 4: requestUuid first; the cached response, unchanged.
-    const cached = this.responses.get(cacheKey);
+    const cached = this.broken.has('idempotency_ignored') ? undefined : this.responses.get(cacheKey);
     if (cached) {
       const violations =
         cached.rawBody === rawBody
@@ -319,7 +339,8 @@ export class WalletLedger {
     if (request.endpoint === 'balance') return this.balance(request);
     // contract 4.3 rule 2: transactionUuid second.
     const existing = this.booked.get(request.transactionUuid);
-    if (existing) return this.duplicate(request, existing);
+    const debitsAgain = request.endpoint === 'bet' && this.broken.has('duplicate_transaction_debits');
+    if (existing && !debitsAgain) return this.duplicate(request, existing);
     switch (request.endpoint) {
       case 'bet':
         return this.bet(request);
@@ -389,7 +410,7 @@ export class WalletLedger {
     }
     const refusal = this.disabledRefusal(request);
     if (refusal) return refusal;
-    if (this.balanceOf(request.playerRef, request.currency) < request.amountMicro) {
+    if (this.balanceOf(request.playerRef, request.currency) < request.amountMicro && !this.broken.has('overdraws')) {
       return this.refuse(request, 'RS_ERROR_NOT_ENOUGH_MONEY');
     }
     this.book(request, 'bet', -request.amountMicro, request.amountMicro);
@@ -399,6 +420,10 @@ export class WalletLedger {
   // contract 4.2, win rules
   private win(request: Extract<WalletRequest, { endpoint: 'win' }>): LedgerOutcome {
     const bet = this.booked.get(request.referenceTransactionUuid);
+    if (!bet && this.broken.has('win_ignores_reference')) {
+      this.book(request, 'win', request.amountMicro, request.amountMicro);
+      return this.ok(request);
+    }
     if (!bet) return this.refuse(request, 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', 'referenced bet not found');
     const prefix = `win ${request.transactionUuid}`;
     const mismatch = this.referenceMismatch(request, bet, 'bet');
@@ -431,6 +456,7 @@ export class WalletLedger {
     this.tombstone(request.referenceTransactionUuid);
     const target = this.booked.get(request.referenceTransactionUuid);
     // rule 4
+    if (!target && this.broken.has('rollback_unknown_refused')) return this.refuse(request, 'RS_ERROR_UNKNOWN', 'transaction not found');
     if (!target) return this.refuse(request, 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST');
     const mismatch = this.referenceMismatch(request, target, 'bet or win');
     if (mismatch) {
@@ -440,6 +466,10 @@ export class WalletLedger {
     }
     // rule 3
     if (this.rolledBack.has(target.transactionUuid)) return this.ok(request);
+    if (this.broken.has('rollback_does_not_refund')) {
+      this.rolledBack.add(target.transactionUuid);
+      return this.ok(request);
+    }
     // rule 1 credits the stake back, rule 2 debits the payout back
     const delta = target.type === 'bet' ? target.amountMicro : -target.amountMicro;
     this.book(request, 'rollback', delta, target.amountMicro);
@@ -452,6 +482,7 @@ export class WalletLedger {
 
   // D27: a tombstone for every rollback, kept from the first one received
   private tombstone(transactionUuid: string): void {
+    if (this.broken.has('no_tombstones')) return;
     this.forgetExpiredTombstones();
     if (!this.tombstones.has(transactionUuid)) this.tombstones.set(transactionUuid, tombstoneExpiry(this.now()));
   }

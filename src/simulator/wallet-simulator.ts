@@ -6,6 +6,7 @@ import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
 import {
   WALLET_ENDPOINTS,
   WalletLedger,
+  type BrokenRule,
   validateWalletRequest,
   type LedgerEntry,
   type WalletEndpoint,
@@ -19,7 +20,8 @@ import {
 // second win for one bet, a win after a rollback, ...) is answered as the contract says and
 // also recorded in `violations`, so a service bug is visible in a single assertion.
 
-export type { LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
+export type { BrokenRule, LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
+export { BROKEN_RULES } from './ledger.js';
 
 export type WalletFault =
   | { kind: 'status'; status: string; message?: string } // answer HTTP 200 with this RS_ status (no ledger effect)
@@ -41,6 +43,8 @@ export type SimulatorOptions = {
   now?: () => Date; // the ledger's clock (D27 tombstones); signatures are checked on the real clock
   // serve https: with this key and certificate (PEM), as a production wallet URL must be (D25)
   tls?: { key: string | Buffer; cert: string | Buffer };
+  // contract rules to break from the start (see breakRule)
+  brokenRules?: readonly BrokenRule[];
 };
 
 export type SentResponse = {
@@ -105,7 +109,21 @@ export class WalletSimulator {
         resolve();
       });
     });
-    return new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now, options.tls ? 'https' : 'http');
+    const simulator = new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now, options.tls ? 'https' : 'http');
+    for (const rule of options.brokenRules ?? []) simulator.breakRule(rule);
+    return simulator;
+  }
+
+  // Breaks one rule of the contract (BROKEN_RULES in ledger.ts: one per check of
+  // `rgs wallet-check`, D38), or keeps it again with broken = false. reset() keeps every rule
+  // again.
+  breakRule(rule: BrokenRule, broken = true): void {
+    if (broken) this.ledger.broken.add(rule);
+    else this.ledger.broken.delete(rule);
+  }
+
+  get brokenRules(): BrokenRule[] {
+    return [...this.ledger.broken];
   }
 
   get transactions(): LedgerEntry[] {
@@ -145,8 +163,8 @@ export class WalletSimulator {
     this.faults.set(endpoint, { fault, remaining: times });
   }
 
-  // Clears balances, ledger, idempotency cache, disabled players, faults, requests and
-  // violations; credentials are kept.
+  // Clears balances, ledger, idempotency cache, disabled players, faults, broken rules,
+  // requests and violations; credentials are kept.
   reset(): void {
     this.ledger.reset();
     this.faults.clear();
@@ -240,7 +258,8 @@ export class WalletSimulator {
         return;
     }
 
-    const response = this.answer(endpoint, signatureProblem, parsed, rawBody, echo, where);
+    const checkedSignature = this.ledger.broken.has('accepts_bad_signature') ? undefined : signatureProblem;
+    const response = this.answer(endpoint, checkedSignature, parsed, rawBody, echo, where);
     switch (fault?.kind) {
       case 'delay': {
         const timer = setTimeout(() => {
@@ -326,7 +345,15 @@ export class WalletSimulator {
   }
 
   private sendJson(res: ServerResponse, record: RecordedRequest, httpStatus: number, body: WalletResponse): void {
-    this.send(res, record, httpStatus, JSON.stringify(body), 'application/json', body.status);
+    this.send(res, record, httpStatus, this.wire(body), 'application/json', body.status);
+  }
+
+  // an answer's JSON, with the broken rules of its form (2.10) applied
+  private wire(body: WalletResponse): string {
+    const { requestUuid: _echo, ...unechoed } = body;
+    const text = JSON.stringify(this.ledger.broken.has('no_request_uuid_echo') ? unechoed : body);
+    // the digits moved out of their quotes, never through a Number (D18)
+    return this.ledger.broken.has('numeric_amounts') ? text.replace(/"balanceMicro":"(-?[0-9]+)"/, '"balanceMicro":$1') : text;
   }
 
   // D24 hostile answers: an endless chunked body written as fast as the reader takes it
