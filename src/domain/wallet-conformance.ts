@@ -123,6 +123,7 @@ export function readAnswer(outcome: WalletCheckOutcome): ReadAnswer {
 // The balance of an answer to /wallet/balance, or why it cannot be read. Only an RS_OK
 // answer's MicroAmount string counts (D18: never a JSON number).
 export function balanceOf(outcome: WalletCheckOutcome): { balanceMicro: bigint } | { problem: string } {
+  if (outcome.kind === 'failed') return { problem: `the balance call got no answer (${outcome.error})` };
   const answer = readAnswer(outcome);
   if (answer.serviceStatus !== 'RS_OK') return { problem: `the balance call was answered ${describeAnswer(answer)}` };
   const value = answer.body?.balanceMicro;

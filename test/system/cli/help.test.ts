@@ -15,7 +15,7 @@ const GROUPS: Record<string, string[]> = {
   jobs: ['abandoned'],
   'master-key': ['rewrap'],
 };
-const COMMANDS = [['migrate'], ['verify'], ...Object.entries(GROUPS).flatMap(([group, commands]) => commands.map((command) => [group, command]))];
+const COMMANDS = [['migrate'], ['verify'], ['wallet-check'], ...Object.entries(GROUPS).flatMap(([group, commands]) => commands.map((command) => [group, command]))];
 
 function usage(result: CliResult, path: string): string {
   expect(result.code, `${path}: ${result.stderr}`).to.equal(0);
@@ -41,7 +41,7 @@ describe('rgs --help and usage errors (D11)', function () {
   it('--help and -h on the tool list every group and command, with the output and environment conventions', async () => {
     for (const result of await Promise.all([rgs('--help'), rgs('-h'), rgs('help')])) {
       const text = usage(result, 'rgs');
-      for (const name of ['migrate', 'verify', ...Object.keys(GROUPS)]) expect(text).to.match(new RegExp(`^  ${name}\\b`, 'm'));
+      for (const name of ['migrate', 'verify', 'wallet-check', ...Object.keys(GROUPS)]) expect(text).to.match(new RegExp(`^  ${name}\\b`, 'm'));
       expect(text).to.include('MASTER_KEY').and.include('exits 2');
     }
   });
@@ -71,6 +71,12 @@ describe('rgs --help and usage errors (D11)', function () {
     // the rewrap documents where the new key comes from
     const rewrap = usage(await rgs('master-key', 'rewrap', '--help'), 'rgs master-key rewrap');
     expect(rewrap).to.include('NEW_MASTER_KEY').and.include('never from a flag').and.include('Stop every rgs process');
+    // D38: the wallet check names its interface and its checks
+    const walletCheck = usage(await rgs('wallet-check', '--help'), 'rgs wallet-check');
+    for (const option of ['--url <url>', '--kid <kid>', '--secret <secret>', '--operator <id>', '--player <ref>', '--currency <code>', '--json']) {
+      expect(walletCheck).to.include(option);
+    }
+    expect(walletCheck).to.include('debit-after-rollback').and.include('30000').and.include('Exit 0');
   });
 
   it('an unknown command, an unknown option or a missing command: exit 2, one line and a hint', async () => {
