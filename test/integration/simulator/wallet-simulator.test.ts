@@ -593,6 +593,52 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
   });
 });
 
+// The switches `rgs wallet-check` is tested with (D38): each breaks one rule, a wallet wrong in
+// exactly one way; test/system/cli/wallet-check.test.ts shows the check catches each.
+describe('wallet simulator broken rules (D38)', () => {
+  let sim: WalletSimulator;
+
+  before(async () => {
+    sim = await WalletSimulator.start({ brokenRules: ['overdraws', 'numeric_amounts'] });
+    sim.addCredential(KID, SECRET);
+  });
+  after(() => sim.close());
+
+  it('starts with the rules it is given, breaks and keeps one on demand, and keeps every rule again after reset()', async () => {
+    expect(sim.brokenRules).to.have.members(['overdraws', 'numeric_amounts']);
+    sim.setBalance(PLAYER, CURRENCY, 100n);
+    const overdrawn = await call(sim, 'bet', betBody('150'));
+    // the digits moved out of their quotes, exactly
+    expect(overdrawn.text).to.include('"balanceMicro":-50,');
+    expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(-50n);
+
+    sim.breakRule('overdraws', false);
+    sim.breakRule('no_request_uuid_echo');
+    const refused = await call(sim, 'bet', betBody('150'));
+    expect(refused.json).to.deep.equal({ status: 'RS_ERROR_NOT_ENOUGH_MONEY', balanceMicro: -50, currency: CURRENCY });
+
+    sim.reset();
+    expect(sim.brokenRules).to.deep.equal([]);
+    sim.setBalance(PLAYER, CURRENCY, 100n);
+    const body = betBody('150');
+    expect((await call(sim, 'bet', body)).json).to.deep.equal({
+      status: 'RS_ERROR_NOT_ENOUGH_MONEY',
+      requestUuid: body.requestUuid,
+      balanceMicro: '100',
+      currency: CURRENCY,
+    });
+  });
+
+  it('accepts_bad_signature processes a call signed with a wrong secret, still recorded as a bad signature', async () => {
+    sim.reset();
+    sim.setBalance(PLAYER, CURRENCY, 100n);
+    sim.breakRule('accepts_bad_signature');
+    const reply = await call(sim, 'bet', betBody('40'), { secret: 'not-the-secret' });
+    expect(reply.json).to.include({ status: 'RS_OK', balanceMicro: '60' });
+    expect(sim.requests[0]?.signatureValid).to.equal(false);
+  });
+});
+
 // D27: a debit that arrives after its own rollback (a network delay, a retransmission) must
 // move no money, so every rollback leaves a tombstone for the transactionUuid it references.
 describe('wallet simulator rollback tombstones (D27)', () => {
