@@ -11,7 +11,8 @@ import type { Schema } from './schemas/common.js';
 import { uuidPathParameter } from './schemas/common.js';
 import { disputePackSchema, jwksSchema } from './schemas/evidence.js';
 import { liveSchema, readySchema } from './schemas/health.js';
-import { KEYS_PATH } from './routes/keys.js';
+import { KEYS_PATH, TOKEN_KEYS_PATH } from './routes/keys.js';
+import { tokenJwksSchema } from './schemas/token-keys.js';
 import { diceProofSchema } from './schemas/proof.js';
 import { replayUrlSchema } from './schemas/recall.js';
 import {
@@ -445,6 +446,23 @@ const OPERATIONS: Operation[] = [
     bucket: BUCKETS.keys,
     bucketPer: 'client IP',
     ok: { status: 200, description: 'the keys', schema: jwksSchema },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: TOKEN_KEYS_PATH,
+    operationId: 'sessionTokenKeys',
+    tag: 'documentation',
+    summary: 'The public keys of session tokens (JWKS)',
+    description:
+      'With SESSION_TOKEN_ALG=RS256 or EdDSA, session tokens are signed with the service\'s own key and name its kid in their header (D34). ' +
+      'These are its public keys, current and recently retired, as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an ' +
+      'operator can verify a token. Rate limited per client IP, in the bucket of GET /v1/keys.',
+    signed: false,
+    security: [],
+    bucket: BUCKETS.keys,
+    bucketPer: 'client IP',
+    ok: { status: 200, description: 'the keys', schema: tokenJwksSchema },
     errors: [],
   },
   {

@@ -6,13 +6,14 @@ import { rewrapSigningKey } from '../platform/signing-keys.js';
 // `rgs master-key rewrap` (contract 5.3, D25): everything sealed under MASTER_KEY moves to a
 // new key in one transaction. That is every credential's data key (the secrets the operators
 // hold do not change), every server seed (its commitment, serverSeedHash, does not change)
-// and every signing key's data key (D32: its public key, which auditors hold, does not
-// change). A row already under the new key is left as it is, so a rerun changes nothing
+// and every signing key's data key (D32, D34: the pack and token keys; their public keys,
+// which auditors and token verifiers hold, do not change). A row already under the new key is left as it is, so a rerun changes nothing
 // and a row sealed by a process that still ran with the old key is picked up by the next
 // run. A row that opens under neither key stops the whole run before anything is committed.
 
 export type RewrapCounts = {
-  credentials: { rewrapped: number; alreadyUnderNewKey: number; revokedSkipped: number };
+  // publicKeySkipped: D34 credentials verified with the operator's public key seal nothing
+  credentials: { rewrapped: number; alreadyUnderNewKey: number; revokedSkipped: number; publicKeySkipped: number };
   seeds: { rewrapped: number; alreadyUnderNewKey: number };
   signingKeys: { rewrapped: number; alreadyUnderNewKey: number };
 };
@@ -78,7 +79,7 @@ export class MasterKeyRewrapError extends Error {
   }
 }
 
-type CredentialRow = { kid: string; operator_id: string; revoked_at: Date | null; encrypted_secret: Buffer; wrapped_data_key: Buffer };
+type CredentialRow = { kid: string; operator_id: string; alg: string; revoked_at: Date | null; encrypted_secret: Buffer; wrapped_data_key: Buffer };
 type SeedRow = { id: string; session_id: string; encrypted_server_seed: Buffer };
 
 export async function rewrapMasterKey(sql: Sql, from: Buffer, to: Buffer): Promise<RewrapCounts> {
@@ -121,15 +122,19 @@ async function rewrapCredentials(
   unreadable: Unreadable<UnreadableCredential>,
   writing: () => boolean,
 ): Promise<RewrapCounts['credentials']> {
-  const counts = { rewrapped: 0, alreadyUnderNewKey: 0, revokedSkipped: 0 };
+  const counts = { rewrapped: 0, alreadyUnderNewKey: 0, revokedSkipped: 0, publicKeySkipped: 0 };
   // one row per credential ever issued: a few per operator
   const rows = await tx.query<CredentialRow>(
-    'SELECT kid, operator_id, revoked_at, encrypted_secret, wrapped_data_key FROM credentials ORDER BY kid',
+    'SELECT kid, operator_id, alg, revoked_at, encrypted_secret, wrapped_data_key FROM credentials ORDER BY kid',
   );
   for (const row of rows) {
     // contract 5.3: a revoked credential's ciphertext is zeroed; nothing is sealed there
     if (row.revoked_at !== null) {
       counts.revokedSkipped += 1;
+      continue;
+    }
+    if (row.alg !== 'HS256') {
+      counts.publicKeySkipped += 1;
       continue;
     }
     const result = rewrapCredential(from, to, { kid: row.kid, encryptedSecret: row.encrypted_secret, wrappedDataKey: row.wrapped_data_key });

@@ -6,7 +6,7 @@ import { createDatabase, type Db } from '../platform/db/client.js';
 import type { Sql } from '../platform/db/sql.js';
 import { migrate } from '../platform/db/migrate.js';
 import { verifyDiceProof } from '../domain/proof.js';
-import { rotateCredential, revokeCredential } from '../wallet/credentials.js';
+import { addPublicKeyCredential, rotateCredential, revokeCredential } from '../wallet/credentials.js';
 import {
   describeGameConfig,
   loadGameConfig,
@@ -22,7 +22,7 @@ import { listOperators, operatorTable } from './operator-list.js';
 import { rewrapMasterKey } from './master-key.js';
 import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
 import { WALLET_CHECK_DEFAULTS, WalletCheckUsageError, runWalletCheck, walletCheckOptions, walletCheckTable } from './wallet-check.js';
-import { PACK_KEY, rotateSigningKey } from '../platform/signing-keys.js';
+import { PACK_KEY, TOKEN_KEY, rotateSigningKey } from '../platform/signing-keys.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
 // lays out a table unless --json); a failed command prints a JSON error on stderr and exits
@@ -150,6 +150,25 @@ Example:
   rgs wallet-check --url https://wallet.staging.example.com --kid <walletKeyId> \
     --secret <walletSignatureSecret> --operator op1 --player test-player-1 --currency EUR`;
 
+const CREDENTIAL_ADD_HELP = `
+The operator signs the canonical string of contract 5.1 with its private key and sends its
+base64 in X-Rgs-Signature, with X-Rgs-Key-Id set to the kid printed here. The credential
+accepts signatures of its algorithm only. With --jwks-url any key of the set usable for the
+algorithm verifies; the URL follows the wallet URL's rules (https: and a public address in
+production, unless the operator has --wallet-url-private-allowed true). Prints {kind, kid,
+alg, notBefore, previousKid, previousNotAfter}.
+
+Example:
+  rgs credential add --operator casino-1 --kind api --alg EdDSA --public-key-file casino-1.pub.pem`;
+
+const TOKEN_KEY_HELP = `
+Session tokens are signed with this key when SESSION_TOKEN_ALG is RS256 or EdDSA (the new
+key is of that algorithm; EdDSA while it is HS256). Tokens made from now on name the new
+kid; the old key stays published at GET /.well-known/jwks.json and keeps verifying for 60
+minutes, the longest a session token lives. Prints {purpose, kid, algorithm, retiredKid,
+retiredAt}.
+`;
+
 const TOOL_HELP = `
 Output: JSON on stdout (operator list: a table unless --json). A command that fails prints a
 JSON error {error, message} on stderr and exits 1; a command line that is not understood
@@ -192,10 +211,11 @@ function buildProgram(answer: (result: unknown) => void): Command {
   action(
     program
       .command('migrate')
-      .description('create the database if it is missing, apply the migrations, and make the pack signing key if there is none'),
+      .description('create the database if it is missing, apply the migrations, and make the pack and token signing keys if there are none'),
     () => {
       const config = loadConfig();
-      return migrate(config.databaseUrl, undefined, { masterKey: config.masterKey });
+      const tokenKeyAlg = config.sessionTokenAlg === 'HS256' ? undefined : config.sessionTokenAlg;
+      return migrate(config.databaseUrl, undefined, { masterKey: config.masterKey, tokenKeyAlg });
     },
   );
 
@@ -279,6 +299,34 @@ function buildProgram(answer: (result: unknown) => void): Command {
       return sealing((masterKey) => rotateCredential(database().db, masterKey, operatorId, kind === 'api' ? 'API' : 'WALLET'));
     },
   );
+  // D34, D38: an API credential verified with the operator's public key
+  action(
+    credential
+      .command('add')
+      .description("add an API credential verified with the operator's public key (RS256 or EdDSA); the API keys before it keep working for 24 hours")
+      .requiredOption('--operator <id>', 'the operator')
+      .addOption(new Option('--kind <kind>', 'api: the only kind an operator signs with').choices(['api']).makeOptionMandatory())
+      .addOption(new Option('--alg <alg>', 'RS256 (RSASSA-PKCS1-v1_5 SHA-256) or EdDSA (Ed25519)').choices(['RS256', 'EdDSA']).makeOptionMandatory())
+      .option('--public-key-file <file>', 'the public key, PEM (-----BEGIN PUBLIC KEY-----, SPKI)')
+      .option('--jwks-url <url>', "the operator's key set (JWKS), fetched and kept at most 10 minutes")
+      .addHelpText('after', CREDENTIAL_ADD_HELP),
+    async (values, database) => {
+      const alg = required(values, 'alg');
+      if (alg !== 'RS256' && alg !== 'EdDSA') throw new UsageError('--alg must be RS256 or EdDSA');
+      const file = values['public-key-file'];
+      const jwksUrl = values['jwks-url'];
+      if ((file === undefined) === (jwksUrl === undefined)) throw new UsageError('give exactly one of --public-key-file and --jwks-url');
+      let source: { publicKeyPem: string } | { jwksUrl: string };
+      if (typeof file === 'string') {
+        try {
+          source = { publicKeyPem: await readFile(file, 'utf8') };
+        } catch (err) {
+          throw new UsageError(`cannot read the public key from ${file}: ${(err as Error).message}`);
+        }
+      } else source = { jwksUrl: String(jwksUrl) };
+      return addPublicKeyCredential(database().db, required(values, 'operator'), alg, source, { production: loadConfig().nodeEnv === 'production' });
+    },
+  );
   action(
     credential.command('revoke').description('stop a key at once (401 key_not_valid_now)').requiredOption('--kid <kid>', 'the key id'),
     (values, database) => revokeCredential(database().db, required(values, 'kid')),
@@ -357,6 +405,20 @@ function buildProgram(answer: (result: unknown) => void): Command {
     (_values, database) => {
       const { sql } = database();
       return sealing((masterKey) => rotateSigningKey((work) => sql.transaction(work), masterKey, PACK_KEY));
+    },
+  );
+
+  // D34: the key that signs session tokens when SESSION_TOKEN_ALG is RS256 or EdDSA
+  const tokenKey = program.command('token-key').description("the service's own session-token signing key (D34)");
+  action(
+    tokenKey
+      .command('rotate')
+      .description('make a new current session-token key (of SESSION_TOKEN_ALG); the old one keeps verifying for a session lifetime')
+      .addHelpText('after', TOKEN_KEY_HELP + SEALING_NOTE.replace('The new secrets are', 'The new private key is')),
+    (_values, database) => {
+      const { sql } = database();
+      const alg = loadConfig().sessionTokenAlg;
+      return sealing((masterKey) => rotateSigningKey((work) => sql.transaction(work), masterKey, TOKEN_KEY, alg === 'HS256' ? 'EdDSA' : alg));
     },
   );
 

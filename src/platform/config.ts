@@ -7,6 +7,10 @@ export const ROLE_NAMES = ['api', 'realtime', 'scheduler', 'bet', 'settle', 'rol
 export type Role = (typeof ROLE_NAMES)[number];
 export const BET_HANDOFFS = ['local', 'queue'] as const;
 export type BetHandoff = (typeof BET_HANDOFFS)[number];
+// D34: how session tokens are signed: HS256 under JWT_SECRET, or the service's own RS256 or
+// Ed25519 key (published at GET /.well-known/jwks.json)
+export const SESSION_TOKEN_ALGS = ['HS256', 'RS256', 'EdDSA'] as const;
+export type SessionTokenAlg = (typeof SESSION_TOKEN_ALGS)[number];
 
 export type Config = {
   nodeEnv: string;
@@ -23,6 +27,7 @@ export type Config = {
   // D25: the master key is one of DEVELOPMENT_MASTER_KEYS (the CLI warns before sealing under it)
   developmentMasterKey: boolean;
   jwtSecret: string;
+  sessionTokenAlg: SessionTokenAlg;
   walletCallTimeoutMs: number;
   trustProxy: boolean;
   // D12, D24: how many proxies stand in front; the caller IP is the X-Forwarded-For entry
@@ -119,6 +124,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('JWT_SECRET is a development secret published in this repository: refused when NODE_ENV=production');
   }
 
+  const sessionTokenAlg = (env.SESSION_TOKEN_ALG || 'HS256') as SessionTokenAlg;
+  if (!SESSION_TOKEN_ALGS.includes(sessionTokenAlg)) {
+    problems.push(`SESSION_TOKEN_ALG must be one of ${SESSION_TOKEN_ALGS.join(', ')} (got "${sessionTokenAlg}")`);
+  }
+
   const metricsToken = env.METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && metricsToken.length < 32) problems.push('METRICS_TOKEN must be at least 32 characters');
 
@@ -171,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: masterKey ?? Buffer.alloc(32),
     developmentMasterKey,
     jwtSecret,
+    sessionTokenAlg,
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     trustProxy: boolean('TRUST_PROXY', false),
     trustProxyHops: integer('TRUST_PROXY_HOPS', 1, 1, 16),

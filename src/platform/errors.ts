@@ -117,6 +117,12 @@ export const ERRORS = {
     action: 'switch to the operator\'s current API credential',
     fields: SIGNATURE_FIELDS,
   },
+  key_unavailable: {
+    status: 401,
+    meaning: "the API credential is verified with the operator's key set (JWKS URL, D34), which could not be fetched, and no copy fetched in the last 10 minutes is held",
+    action: 'make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB), then send the request again signed afresh',
+    fields: SIGNATURE_FIELDS,
+  },
   replayed_signature: {
     status: 401,
     meaning: 'this POST, with this timestamp and signature, was already accepted (D17)',
@@ -272,6 +278,7 @@ export const SIGNATURE_ERROR_CODES = [
   'unknown_key',
   'key_not_valid_now',
   'replayed_signature',
+  'key_unavailable',
 ] as const satisfies readonly CodeOf<401>[];
 
 export type SignatureErrorCode = (typeof SIGNATURE_ERROR_CODES)[number];

@@ -8,43 +8,72 @@ import type { Queryable } from './db/sql.js';
 // partial unique index signing_keys_one_current_per_purpose); a rotation retires it and
 // makes a new one, and retired keys stay published so that what they signed still verifies.
 //
-// Purposes: 'pack' signs dispute packs (D32). The key exists from `rgs migrate` on (D38).
+// Purposes: 'pack' signs dispute packs (D32), always Ed25519; 'token' signs session tokens
+// when SESSION_TOKEN_ALG is RS256 or EdDSA (D34), with a key of that algorithm. Both exist
+// from `rgs migrate` on (D38).
+//
+// public_key holds the JWK "x" of an EdDSA key (RFC 8037) and, of an RS256 key, the public
+// JWK's members {"n","e"} as JSON (RFC 7518 6.3.1).
 
-export type SigningPurpose = 'pack';
+export type SigningPurpose = 'pack' | 'token';
 export const PACK_KEY: SigningPurpose = 'pack';
+export const TOKEN_KEY: SigningPurpose = 'token';
 
-const ALGORITHM = 'EdDSA';
-const KID_PREFIX: Record<SigningPurpose, string> = { pack: 'pk_' };
+export const SIGNING_ALGORITHMS = ['EdDSA', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+const KID_PREFIX: Record<SigningPurpose, string> = { pack: 'pk_', token: 'tk_' };
 const associatedData = (kid: string) => `signing-key:${kid}`;
 
-export type PublishedKey = { kid: string; purpose: string; x: string; createdAt: Date; retiredAt: Date | null };
+export type PublishedKey = { kid: string; purpose: string; algorithm: SigningAlgorithm; publicKey: string; createdAt: Date; retiredAt: Date | null };
 
-type KeyRow = { kid: string; public_key: string; encrypted_private_key: Buffer; wrapped_data_key: Buffer };
+// A public key as a JWK (RFC 7517), with the members a verifier selects it by
+export type SigningJwk =
+  | { kty: 'OKP'; crv: 'Ed25519'; kid: string; x: string; use: 'sig'; alg: 'EdDSA' }
+  | { kty: 'RSA'; kid: string; n: string; e: string; use: 'sig'; alg: 'RS256' };
+
+export function jwkOf(key: Pick<PublishedKey, 'kid' | 'algorithm' | 'publicKey'>): SigningJwk {
+  if (key.algorithm === 'RS256') {
+    const { n, e } = JSON.parse(key.publicKey) as { n: string; e: string };
+    return { kty: 'RSA', kid: key.kid, n, e, use: 'sig', alg: 'RS256' };
+  }
+  return { kty: 'OKP', crv: 'Ed25519', kid: key.kid, x: key.publicKey, use: 'sig', alg: 'EdDSA' };
+}
+
+type KeyRow = { kid: string; algorithm: SigningAlgorithm; public_key: string; encrypted_private_key: Buffer; wrapped_data_key: Buffer };
 
 // A new key pair, its private key sealed (PKCS#8 DER, base64, under MASTER_KEY)
-function newKey(masterKey: Buffer, purpose: SigningPurpose) {
+function newKey(masterKey: Buffer, purpose: SigningPurpose, algorithm: SigningAlgorithm) {
   const kid = KID_PREFIX[purpose] + randomBytes(12).toString('hex');
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  // RFC 8037: the JWK's x is the raw public key, base64url
-  const x = publicKey.export({ format: 'jwk' }).x!;
+  const { publicKey, privateKey } = algorithm === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ed25519');
+  const jwk = publicKey.export({ format: 'jwk' });
+  const stored = algorithm === 'RS256' ? JSON.stringify({ n: jwk.n, e: jwk.e }) : jwk.x!;
   const sealed = sealWithDataKey(masterKey, privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'), associatedData(kid));
-  return [kid, purpose, ALGORITHM, x, sealed.encryptedSecret, sealed.wrappedDataKey];
+  return [kid, purpose, algorithm, stored, sealed.encryptedSecret, sealed.wrappedDataKey];
 }
 
 const INSERT = `INSERT INTO signing_keys (kid, purpose, algorithm, public_key, encrypted_private_key, wrapped_data_key) VALUES ($1, $2, $3, $4, $5, $6)`;
 
-// D38: a current key of the purpose, made when there is none. Safe to run concurrently: the
-// partial unique index lets one insert win, the others do nothing. Returns the current kid
-// and whether this call made it.
-export async function ensureSigningKey(db: Queryable, masterKey: Buffer, purpose: SigningPurpose): Promise<{ kid: string; created: boolean }> {
+// D38: a current key of the purpose, made (of `algorithm`) when there is none. Safe to run
+// concurrently: the partial unique index lets one insert win, the others do nothing. Returns
+// the current kid, its algorithm (that of a key made earlier may differ) and whether this
+// call made it.
+export async function ensureSigningKey(
+  db: Queryable,
+  masterKey: Buffer,
+  purpose: SigningPurpose,
+  algorithm: SigningAlgorithm = 'EdDSA',
+): Promise<{ kid: string; algorithm: SigningAlgorithm; created: boolean }> {
   const inserted = await db.query<{ kid: string }>(
     `${INSERT} ON CONFLICT (purpose) WHERE retired_at IS NULL DO NOTHING RETURNING kid`,
-    newKey(masterKey, purpose),
+    newKey(masterKey, purpose, algorithm),
   );
-  if (inserted[0]) return { kid: inserted[0].kid, created: true };
-  const [current] = await db.query<{ kid: string }>(`SELECT kid FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`, [purpose]);
+  if (inserted[0]) return { kid: inserted[0].kid, algorithm, created: true };
+  const [current] = await db.query<{ kid: string; algorithm: SigningAlgorithm }>(
+    `SELECT kid, algorithm FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
+    [purpose],
+  );
   if (!current) throw new Error(`no current ${purpose} signing key, and none could be made`);
-  return { kid: current.kid, created: false };
+  return { kid: current.kid, algorithm: current.algorithm, created: false };
 }
 
 // `rgs signing-key rotate`: the current key retired (still published), a new one current, in
@@ -54,15 +83,16 @@ export async function rotateSigningKey(
   transaction: <T>(work: (tx: Queryable) => Promise<T>) => Promise<T>,
   masterKey: Buffer,
   purpose: SigningPurpose,
-): Promise<{ purpose: SigningPurpose; kid: string; retiredKid: string | null; retiredAt: string | null }> {
+  algorithm: SigningAlgorithm = 'EdDSA',
+): Promise<{ purpose: SigningPurpose; kid: string; algorithm: SigningAlgorithm; retiredKid: string | null; retiredAt: string | null }> {
   return transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('signing_keys:' || $1::text))`, [purpose]);
     const retired = await tx.query<{ kid: string; retired_at: Date }>(
       `UPDATE signing_keys SET retired_at = now() WHERE purpose = $1 AND retired_at IS NULL RETURNING kid, retired_at`,
       [purpose],
     );
-    const [made] = await tx.query<{ kid: string }>(`${INSERT} RETURNING kid`, newKey(masterKey, purpose));
-    return { purpose, kid: made!.kid, retiredKid: retired[0]?.kid ?? null, retiredAt: retired[0]?.retired_at.toISOString() ?? null };
+    const [made] = await tx.query<{ kid: string }>(`${INSERT} RETURNING kid`, newKey(masterKey, purpose, algorithm));
+    return { purpose, kid: made!.kid, algorithm, retiredKid: retired[0]?.kid ?? null, retiredAt: retired[0]?.retired_at.toISOString() ?? null };
   });
 }
 
@@ -78,17 +108,22 @@ export class SigningKeyUnreadableError extends Error {
 // A kid's key never changes: opened once per process
 const opened = new Map<string, KeyObject>();
 
-// The current key of the purpose, opened; made first when there is none (a database
-// migrated without MASTER_KEY, as the tests' and the demo's are).
-export async function currentSigningKey(db: Queryable, masterKey: Buffer, purpose: SigningPurpose): Promise<{ kid: string; privateKey: KeyObject }> {
+// The current key of the purpose, opened; made first (of `algorithm`) when there is none (a
+// database migrated without MASTER_KEY, as the tests' and the demo's are).
+export async function currentSigningKey(
+  db: Queryable,
+  masterKey: Buffer,
+  purpose: SigningPurpose,
+  algorithm: SigningAlgorithm = 'EdDSA',
+): Promise<{ kid: string; algorithm: SigningAlgorithm; privateKey: KeyObject }> {
   const select = () =>
     db.query<KeyRow>(
-      `SELECT kid, public_key, encrypted_private_key, wrapped_data_key FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
+      `SELECT kid, algorithm, public_key, encrypted_private_key, wrapped_data_key FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
       [purpose],
     );
   let [row] = await select();
   if (!row) {
-    await ensureSigningKey(db, masterKey, purpose);
+    await ensureSigningKey(db, masterKey, purpose, algorithm);
     [row] = await select();
   }
   if (!row) throw new Error(`no current ${purpose} signing key`);
@@ -103,16 +138,39 @@ export async function currentSigningKey(db: Queryable, masterKey: Buffer, purpos
     }
     opened.set(cacheKey, privateKey);
   }
-  return { kid: row.kid, privateKey };
+  return { kid: row.kid, algorithm: row.algorithm, privateKey };
 }
 
-// Every key of the purpose, current and retired, oldest first (GET /v1/keys)
-export async function publishedKeys(db: Queryable, purpose: SigningPurpose): Promise<PublishedKey[]> {
-  const rows = await db.query<{ kid: string; purpose: string; public_key: string; created_at: Date; retired_at: Date | null }>(
-    `SELECT kid, purpose, public_key, created_at, retired_at FROM signing_keys WHERE purpose = $1 ORDER BY created_at, kid`,
-    [purpose],
+type PublishedRow = { kid: string; purpose: string; algorithm: SigningAlgorithm; public_key: string; created_at: Date; retired_at: Date | null };
+const published = (row: PublishedRow): PublishedKey => ({
+  kid: row.kid,
+  purpose: row.purpose,
+  algorithm: row.algorithm,
+  publicKey: row.public_key,
+  createdAt: row.created_at,
+  retiredAt: row.retired_at,
+});
+
+// Every key of the purpose, current and retired, oldest first (GET /v1/keys); with
+// retiredWithinMs, only those current or retired less than that long ago (D34: a token key
+// is published while a token it signed can still be live)
+export async function publishedKeys(db: Queryable, purpose: SigningPurpose, retiredWithinMs?: number): Promise<PublishedKey[]> {
+  const rows = await db.query<PublishedRow>(
+    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at FROM signing_keys
+     WHERE purpose = $1 AND ($2::bigint IS NULL OR retired_at IS NULL OR retired_at > now() - $2::bigint * interval '1 millisecond')
+     ORDER BY created_at, kid`,
+    [purpose, retiredWithinMs ?? null],
   );
-  return rows.map((row) => ({ kid: row.kid, purpose: row.purpose, x: row.public_key, createdAt: row.created_at, retiredAt: row.retired_at }));
+  return rows.map(published);
+}
+
+// One key by its kid, of the purpose, or undefined (D34: the key a session token names)
+export async function publishedKey(db: Queryable, purpose: SigningPurpose, kid: string): Promise<PublishedKey | undefined> {
+  const [row] = await db.query<PublishedRow>(
+    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at FROM signing_keys WHERE kid = $1 AND purpose = $2`,
+    [kid, purpose],
+  );
+  return row && published(row);
 }
 
 // `rgs master-key rewrap` (D25): a key's data key moves under `to`, its sealed private key

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { ServiceContext } from '../platform/context.js';
 import { isKnownGame } from '../domain/games.js';
-import { verifySessionToken } from '../game/sessions/token.js';
+import { sessionTokens } from '../game/sessions/token.js';
 
 // The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static
 // assets, authenticated by the session token rather than an operator signature. The page
@@ -64,7 +64,8 @@ export function launchPageRoutes(svc: ServiceContext, cache = frameAncestorsCach
   router.get('/play/:gameCode', async (ctx) => {
     const gameCode = ctx.params.gameCode ?? '';
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-    const check = token ? verifySessionToken(svc.config.jwtSecret, token, Math.floor(svc.now().getTime() / 1000)) : null;
+    // a token that cannot be checked now (the database away) frames like an unreadable one
+    const check = token ? await sessionTokens(svc).verify(token, Math.floor(svc.now().getTime() / 1000)).catch(() => null) : null;
     // the frame-ancestors of the token's operator; without a readable token only 'self'
     const operatorId = check?.ok ? check.claims.operatorId : undefined;
     ctx.set('Content-Security-Policy', contentSecurityPolicy(operatorId ? await cache.get(operatorId) : [], svc.config.publicUrl));

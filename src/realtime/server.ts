@@ -13,7 +13,7 @@ import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../game/players/pr
 import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../game/players/session-sockets.js';
 import { isDependencyFailure } from '../platform/dependencies.js';
 import { endSession, endedNotice } from '../game/sessions/end.js';
-import { verifySessionToken, type SessionClaims } from '../game/sessions/token.js';
+import { sessionTokens, type SessionClaims } from '../game/sessions/token.js';
 import { BetIntake, verdictWaitMs, type Payer } from '../game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
@@ -53,12 +53,16 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
   });
 
   // D4: a bad, expired or revoked token is refused with connect_error naming why
+  // (D34: an RS256 or EdDSA token's key may have to be read first)
+  const tokens = sessionTokens(svc);
   io.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    const check = typeof token === 'string' ? verifySessionToken(svc.config.jwtSecret, token, nowSeconds()) : null;
-    if (!check?.ok) return next(new Error(check?.reason ?? 'invalid_token'));
-    sessionOf(svc, check.claims.sessionId)
-      .then((session) => {
+    if (typeof token !== 'string') return next(new Error('invalid_token'));
+    tokens
+      .verify(token, nowSeconds())
+      .then(async (check) => {
+        if (!check.ok) return next(new Error(check.reason));
+        const session = await sessionOf(svc, check.claims.sessionId);
         const refusal = refusalOf(svc, session);
         if (refusal) return next(new Error(refusal));
         const engine = { operatorId: session!.operator_id, gameCode: session!.game_code, currency: session!.currency };

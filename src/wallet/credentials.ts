@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Credential, Db, Operator, Prisma } from '../platform/db/client.js';
 import { statement, type Sql } from '../platform/db/sql.js';
 import type { CredentialKind } from '../platform/db/generated/enums.js';
 import { recordEvent } from '../platform/outbox.js';
 import { generateSecret, openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from '../platform/crypto.js';
+import { walletUrlFormatProblem, walletUrlProductionProblem } from '../game/operators/settings-policy.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the
 // operator's requests to us; WALLET credentials sign our calls to the operator's wallet.
@@ -88,6 +89,76 @@ export function sealedCredential(masterKey: Buffer, kind: CredentialKind, notBef
   };
 }
 
+// D34: how an API credential's requests are signed. HS256 is an HMAC under the sealed secret
+// (contract 5.1); RS256 and EdDSA are verified with the operator's public key, given as a PEM
+// (public_key) or fetched from its key set (jwks_url). A credential accepts its own algorithm
+// only (the allow-list of D34 has one entry).
+export const CREDENTIAL_ALGS = ['HS256', 'RS256', 'EdDSA'] as const;
+export type CredentialAlg = (typeof CREDENTIAL_ALGS)[number];
+export type PublicKeyAlg = Exclude<CredentialAlg, 'HS256'>;
+
+export type PublicKeySource = { publicKeyPem: string; jwksUrl?: undefined } | { jwksUrl: string; publicKeyPem?: undefined };
+
+// The public key of a PEM credential, checked to be of the credential's algorithm: an RSA
+// key of at least 2048 bits for RS256 (RFC 7518 3.3), an Ed25519 key for EdDSA.
+export function publicKeyOf(alg: PublicKeyAlg, pem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new CredentialError('the public key is not a PEM public key (-----BEGIN PUBLIC KEY-----, SPKI)');
+  }
+  if (alg === 'RS256') {
+    if (key.asymmetricKeyType !== 'rsa') throw new CredentialError(`an RS256 credential needs an RSA public key, not ${key.asymmetricKeyType}`);
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new CredentialError('an RS256 public key must have at least 2048 bits');
+  } else if (key.asymmetricKeyType !== 'ed25519') {
+    throw new CredentialError(`an EdDSA credential needs an Ed25519 public key, not ${key.asymmetricKeyType}`);
+  }
+  return key;
+}
+
+export type Addition = {
+  kind: 'api';
+  kid: string;
+  alg: PublicKeyAlg;
+  notBefore: string;
+  previousKid: string | null;
+  previousNotAfter: string | null;
+};
+
+// `rgs credential add` (D34, D38): an API credential verified with the operator's public key.
+// It is a rotation (contract 5.3) like `credential rotate`: the operator's other open API
+// credentials keep working for 24 hours, then stop. A key set URL follows the wallet URL's
+// rules (D25), the operator's --wallet-url-private-allowed included: the service fetches it
+// from inside its own network.
+export async function addPublicKeyCredential(
+  db: Db,
+  operatorId: string,
+  alg: PublicKeyAlg,
+  source: PublicKeySource,
+  { production, now = new Date() }: { production: boolean; now?: Date },
+): Promise<Addition> {
+  let publicKey: string | null = null;
+  let jwksUrl: string | null = null;
+  if (source.publicKeyPem !== undefined) {
+    publicKey = publicKeyOf(alg, source.publicKeyPem).export({ type: 'spki', format: 'pem' }).toString();
+  } else {
+    const formatProblem = walletUrlFormatProblem(source.jwksUrl, 'JWKS URL');
+    if (formatProblem) throw new CredentialError(formatProblem);
+    if (production) {
+      const operator = await db.operator.findUnique({ where: { id: operatorId }, select: { walletUrlPrivateAllowed: true } });
+      const problem = await walletUrlProductionProblem(source.jwksUrl, operator?.walletUrlPrivateAllowed ?? false, 'JWKS URL');
+      if (problem) throw new CredentialError(problem);
+    }
+    jwksUrl = source.jwksUrl;
+  }
+  const kid = newKid('API');
+  // nothing of a public-key credential is secret: its sealed columns stay empty
+  const data = { kid, kind: 'API' as const, alg, publicKey, jwksUrl, notBefore: now, encryptedSecret: new Uint8Array(0), wrappedDataKey: new Uint8Array(0) };
+  const previous = await replaceCredentials(db, operatorId, 'API', data, now);
+  return { kind: 'api', kid, alg, notBefore: now.toISOString(), ...previous };
+}
+
 export type Rotation = {
   kind: 'api' | 'wallet';
   kid: string;
@@ -107,6 +178,25 @@ export async function rotateCredential(
   now = new Date(),
 ): Promise<Rotation> {
   const { minted, data } = sealedCredential(masterKey, kind, now);
+  const { previousKid, previousNotAfter } = await replaceCredentials(db, operatorId, kind, data, now);
+  return {
+    kind: kind === 'API' ? 'api' : 'wallet',
+    kid: minted.kid,
+    secret: minted.secret,
+    notBefore: now.toISOString(),
+    previousKid,
+    previousNotAfter,
+  };
+}
+
+// The rotation itself (contract 5.3, D31), whatever the new credential holds
+async function replaceCredentials(
+  db: Db,
+  operatorId: string,
+  kind: CredentialKind,
+  data: Omit<Prisma.CredentialUncheckedCreateInput, 'operatorId'>,
+  now: Date,
+): Promise<{ previousKid: string | null; previousNotAfter: string | null }> {
   const previousNotAfter = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   const previous = await db.$transaction(async (tx) => {
     const operator = await tx.operator.findUnique({ where: { id: operatorId }, select: { id: true } });
@@ -132,20 +222,13 @@ export async function rotateCredential(
     // D31: reported in the transaction that rotates (the secret never leaves in an event)
     await recordEvent(tx, 'credential.rotated', operatorId, now, {
       kind: kind === 'API' ? 'api' : 'wallet',
-      kid: minted.kid,
+      kid: data.kid,
       previousKid,
       previousNotAfter: previousKid ? previousNotAfter.toISOString() : null,
     });
     return previousKid;
   });
-  return {
-    kind: kind === 'API' ? 'api' : 'wallet',
-    kid: minted.kid,
-    secret: minted.secret,
-    notBefore: now.toISOString(),
-    previousKid: previous,
-    previousNotAfter: previous ? previousNotAfter.toISOString() : null,
-  };
+  return { previousKid: previous, previousNotAfter: previous ? previousNotAfter.toISOString() : null };
 }
 
 // contract 5.3: revocation is an immediate hard kill; the row stays with its ciphertext zeroed.
@@ -174,7 +257,7 @@ export class CredentialError extends Error {
 
 const CREDENTIAL_WITH_OPERATOR = statement(
   'credential_with_operator',
-  `SELECT c.kid, c.operator_id, c.kind, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
+  `SELECT c.kid, c.operator_id, c.kind, c.alg, c.public_key, c.jwks_url, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
           c.created_at, o.wallet_url, o.wallet_url_private_allowed, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
           o.signature_window_seconds, o.suspended, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
    FROM credentials c JOIN operators o ON o.id = c.operator_id
@@ -185,6 +268,9 @@ type CredentialOperatorRow = {
   kid: string;
   operator_id: string;
   kind: CredentialKind;
+  alg: string;
+  public_key: string | null;
+  jwks_url: string | null;
   encrypted_secret: Buffer;
   wrapped_data_key: Buffer;
   not_before: Date;
@@ -213,6 +299,9 @@ export async function credentialWithOperator(sql: Sql, kid: string): Promise<(Cr
     kid: row.kid,
     operatorId: row.operator_id,
     kind: row.kind,
+    alg: row.alg,
+    publicKey: row.public_key,
+    jwksUrl: row.jwks_url,
     encryptedSecret: new Uint8Array(row.encrypted_secret),
     wrappedDataKey: new Uint8Array(row.wrapped_data_key),
     notBefore: row.not_before,

@@ -29,7 +29,7 @@ export type StoredResponse = { status: number; body: unknown };
 export const idempotency = (
   svc: Pick<ServiceContext, 'sql' | 'logger' | 'now'>,
   leaseMs: number,
-  replay: (stored: StoredResponse) => unknown = (stored) => stored.body,
+  replay: (stored: StoredResponse) => unknown | Promise<unknown> = (stored) => stored.body,
 ): ApiMiddleware => async (ctx, next) => {
   const { sql, now } = svc;
   const requestUuid = readRequestUuid(ctx.state.body);
@@ -40,7 +40,7 @@ export const idempotency = (
   const stored = await claimOrAwait(sql, key, bodyHash, leaseMs, now);
   if (stored) {
     ctx.status = stored.status;
-    ctx.body = replay(stored);
+    ctx.body = await replay(stored);
     ctx.set(REPLAY_HEADER, 'true');
     return;
   }

@@ -1,13 +1,16 @@
 import { serviceUnavailable, signatureError } from '../../platform/errors.js';
-import { CredentialUnreadableError, isValidAt, revealSecret } from '../../wallet/credentials.js';
+import { CredentialUnreadableError, isValidAt, revealSecret, type PublicKeyAlg } from '../../wallet/credentials.js';
+import { KeyUnavailableError, type PublicKeys } from '../../wallet/public-keys.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Redis } from '../../platform/redis.js';
-import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../wallet/signer.js';
+import { SIGNATURE_HEADERS, canonicalString, sign, signatureMatches } from '../../wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 5.2 verification, in its order, then D17 replay protection. Only a request that
 // passes every step has its body parsed and reaches idempotency, rate limits and handlers.
-export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date, logger: Logger): ApiMiddleware => async (ctx, next) => {
+// D34: a credential of RS256 or EdDSA is verified with the operator's public key instead
+// (publicKeys), over the same canonical string.
+export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date, logger: Logger, publicKeys: PublicKeys): ApiMiddleware => async (ctx, next) => {
   const requestUuid = requestUuidHint(ctx.state.rawBody);
   const fail = (code: Parameters<typeof signatureError>[0], message: string) => signatureError(code, message, requestUuid);
 
@@ -38,18 +41,42 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
   if (!isValidAt(credential, clock)) throw fail('key_not_valid_now', 'the key is not valid now');
 
   // steps 3-5: recompute over the raw bytes and compare in constant time
-  let secret: string;
-  try {
-    secret = revealSecret(masterKey, credential);
-  } catch (err) {
-    if (!(err instanceof CredentialUnreadableError)) throw err;
-    // the service's own misconfiguration, to alert on; the caller learns only that its
-    // signature could not be verified (D24: no input gives a 5xx)
-    (ctx.state.log ?? logger).error({ kid: err.kid, operatorId: credential.operator.id }, err.message);
-    throw fail('invalid_signature', 'the signature cannot be verified');
+  let expected: string;
+  if (credential.alg !== 'HS256') {
+    // D34: the signature is verified with the credential's own algorithm only; the replay
+    // marker below takes its canonical base64 (a re-spelling is the same signature)
+    const signature = Buffer.from(presented, 'base64');
+    const canonical = canonicalString(ctx.method, ctx.path, timestamp, ctx.state.rawBody);
+    let verified: boolean;
+    try {
+      verified = await publicKeys.verify(
+        { ...credential, alg: credential.alg as PublicKeyAlg, privateAllowed: credential.operator.walletUrlPrivateAllowed },
+        canonical,
+        signature,
+      );
+    } catch (err) {
+      // the operator's key server is the operator's to keep up: its requests are refused,
+      // nobody else's (D24)
+      if (!(err instanceof KeyUnavailableError)) throw err;
+      (ctx.state.log ?? logger).warn({ kid, operatorId: credential.operator.id }, err.message);
+      throw fail('key_unavailable', "the credential's key set cannot be fetched");
+    }
+    if (!verified) throw fail('invalid_signature', 'signature does not match');
+    expected = signature.toString('base64');
+  } else {
+    let secret: string;
+    try {
+      secret = revealSecret(masterKey, credential);
+    } catch (err) {
+      if (!(err instanceof CredentialUnreadableError)) throw err;
+      // the service's own misconfiguration, to alert on; the caller learns only that its
+      // signature could not be verified (D24: no input gives a 5xx)
+      (ctx.state.log ?? logger).error({ kid: err.kid, operatorId: credential.operator.id }, err.message);
+      throw fail('invalid_signature', 'the signature cannot be verified');
+    }
+    expected = sign(secret, ctx.method, ctx.path, timestamp, ctx.state.rawBody);
+    if (!signatureMatches(expected, presented)) throw fail('invalid_signature', 'signature does not match');
   }
-  const expected = sign(secret, ctx.method, ctx.path, timestamp, ctx.state.rawBody);
-  if (!signatureMatches(expected, presented)) throw fail('invalid_signature', 'signature does not match');
 
   // D17: a POST whose (kid, timestamp, signature) was already accepted is a replay. The
   // marker outlives the window on either side, after which the timestamp check refuses it.

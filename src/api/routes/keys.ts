@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { ServiceContext } from '../../platform/context.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
-import { PACK_KEY, publishedKeys } from '../../platform/signing-keys.js';
+import { PACK_KEY, TOKEN_KEY, jwkOf, publishedKeys } from '../../platform/signing-keys.js';
 import { publicJwk, type Jwks } from '../../domain/dispute-pack.js';
+import { SESSION_LIFETIME_SECONDS } from '../../game/sessions/token.js';
 import { rateLimitByClient } from '../middleware/rate-limit.js';
 import type { ApiState } from '../state.js';
 
@@ -12,11 +13,21 @@ import type { ApiState } from '../state.js';
 // verify. There is no operator to charge it to: the bucket is the client IP's.
 export const KEYS_PATH = '/v1/keys';
 
+// GET /.well-known/jwks.json (D34): the keys that sign session tokens when SESSION_TOKEN_ALG
+// is RS256 or EdDSA, the current one and those retired by `rgs token-key rotate` less than a
+// session's lifetime ago (a token they signed may still be live). Unsigned and rate limited
+// per client IP like /v1/keys, sharing its bucket.
+export const TOKEN_KEYS_PATH = '/.well-known/jwks.json';
+
 export function keysRoutes(svc: ServiceContext) {
   const router = new Router<ApiState>();
   router.get(KEYS_PATH, rateLimitByClient(svc.redis, BUCKETS.keys), async (ctx) => {
     const keys = await publishedKeys(svc.sql, PACK_KEY);
-    ctx.body = { keys: keys.map((key) => publicJwk(key.kid, key.x)) } satisfies Jwks;
+    ctx.body = { keys: keys.map((key) => publicJwk(key.kid, key.publicKey)) } satisfies Jwks;
+  });
+  router.get(TOKEN_KEYS_PATH, rateLimitByClient(svc.redis, BUCKETS.keys), async (ctx) => {
+    const keys = await publishedKeys(svc.sql, TOKEN_KEY, SESSION_LIFETIME_SECONDS * 1000);
+    ctx.body = { keys: keys.map(jwkOf) };
   });
   return router;
 }

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import { notFound } from '../../platform/errors.js';
 import { BUCKETS } from '../../platform/rate-limit.js';
 import { launchSession, replayLaunch } from '../../game/sessions/launch.js';
+import { sessionTokens } from '../../game/sessions/token.js';
 import { terminateSession } from '../../game/sessions/terminate.js';
 import type { BotChallenge } from '../bot-challenge.js';
 import { idempotency } from '../middleware/idempotency.js';
@@ -22,7 +23,7 @@ export function sessionRoutes(svc: ServiceContext, botChallenge: BotChallenge) {
   const remember = idempotency(svc, leaseMs);
   // D25: a stored launch holds no token; its replay re-mints it
   const rememberLaunch = idempotency(svc, leaseMs, (stored) =>
-    stored.status === 200 ? replayLaunch(svc.config.jwtSecret, stored.body) : stored.body,
+    stored.status === 200 ? replayLaunch(sessionTokens(svc), stored.body) : stored.body,
   );
   const validCreate = compile(sessionCreateSchema);
   const validTerminate = compile(sessionTerminateSchema);

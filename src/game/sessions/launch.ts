@@ -17,7 +17,7 @@ import { isKnownGame } from '../../domain/games.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
-import { SESSION_LIFETIME_SECONDS, signSessionToken, type SessionClaims } from './token.js';
+import { SESSION_LIFETIME_SECONDS, sessionTokens, type SessionTokens, type SessionClaims } from './token.js';
 import { WalletAddressRefusedError, WalletTargetError } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 
@@ -50,8 +50,8 @@ export type StoredLaunch = Omit<LaunchResponse, 'sessionToken'> & { sessionClaim
 
 // The answer to a launch, from what is stored of it: the first answer and every replay
 // (same claims, same key order, same token)
-function launchResponse(jwtSecret: string, stored: StoredLaunch): LaunchResponse {
-  const sessionToken = signSessionToken(jwtSecret, stored.sessionClaims);
+async function launchResponse(tokens: SessionTokens, stored: StoredLaunch): Promise<LaunchResponse> {
+  const sessionToken = await tokens.sign(stored.sessionClaims);
   return {
     sessionId: stored.sessionId,
     sessionToken,
@@ -62,10 +62,10 @@ function launchResponse(jwtSecret: string, stored: StoredLaunch): LaunchResponse
 }
 
 // A stored 200 of POST /v1/session, as replayed to a retry (D17, D25)
-export function replayLaunch(jwtSecret: string, stored: unknown): unknown {
+export async function replayLaunch(tokens: SessionTokens, stored: unknown): Promise<unknown> {
   // an entry stored with its token (before D25) holds no claims: replayed as it is
   if (stored === null || typeof stored !== 'object' || !('sessionClaims' in stored)) return stored;
-  return launchResponse(jwtSecret, stored as StoredLaunch);
+  return launchResponse(tokens, stored as StoredLaunch);
 }
 
 // the session and its first seed (D5), in one statement, which also completes the audit
@@ -159,7 +159,7 @@ export async function launchSession(
     serverSeedHash: hash,
     sessionClaims,
   };
-  const response = launchResponse(ctx.config.jwtSecret, stored);
+  const response = await launchResponse(sessionTokens(ctx), stored);
 
   await ctx.sql
     .query(CREATE_SESSION, [

@@ -3,15 +3,17 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { PACK_KEY, ensureSigningKey } from '../signing-keys.js';
+import { PACK_KEY, TOKEN_KEY, ensureSigningKey, rotateSigningKey, type SigningAlgorithm } from '../signing-keys.js';
 
 // `rgs migrate` (D11): creates the database named in DATABASE_URL when it is missing, then
 // applies prisma/migrations/*/migration.sql in order, recording each in Prisma's own
 // `_prisma_migrations` table so that `prisma migrate deploy` agrees wherever its schema
 // engine can be fetched. Safe to run repeatedly and concurrently: a Postgres advisory lock
 // serialises runners, and each migration runs in one transaction with its record.
-// Given MASTER_KEY, it then makes the service's own signing key when none is current (D32,
-// D38: the pack key exists from `rgs migrate` on), once however many runners race.
+// Given MASTER_KEY, it then makes the service's own signing keys when none is current (D32,
+// D34, D38: the pack and token keys exist from `rgs migrate` on), once however many runners
+// race. The token key is of SESSION_TOKEN_ALG (EdDSA while that is HS256); one of another
+// algorithm is rotated to it, so that changing SESSION_TOKEN_ALG takes effect here.
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../prisma/migrations', import.meta.url));
 
@@ -26,13 +28,13 @@ export type MigrationResult = {
   signingKeys?: { purpose: string; kid: string; created: boolean }[];
 };
 
-export type MigrateOptions = { masterKey?: Buffer };
+export type MigrateOptions = { masterKey?: Buffer; tokenKeyAlg?: SigningAlgorithm };
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
-export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR, { masterKey }: MigrateOptions = {}): Promise<MigrationResult> {
+export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR, { masterKey, tokenKeyAlg }: MigrateOptions = {}): Promise<MigrationResult> {
   const created = await ensureDatabase(databaseUrl);
   const migrations = await readMigrations(migrationsDir);
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -83,7 +85,27 @@ export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DI
     const result: MigrationResult = { database: databaseName(databaseUrl), created, applied, alreadyApplied };
     if (masterKey) {
       const queryable = { query: async <R extends object>(text: unknown, values?: unknown[]) => (await client.query<R>(text as string, values)).rows };
-      result.signingKeys = [{ purpose: PACK_KEY, ...(await ensureSigningKey(queryable, masterKey, PACK_KEY)) }];
+      const pack = await ensureSigningKey(queryable, masterKey, PACK_KEY);
+      let token = await ensureSigningKey(queryable, masterKey, TOKEN_KEY, tokenKeyAlg ?? 'EdDSA');
+      if (tokenKeyAlg && token.algorithm !== tokenKeyAlg) {
+        const transaction = async <T>(work: (tx: typeof queryable) => Promise<T>): Promise<T> => {
+          await client.query('BEGIN');
+          try {
+            const done = await work(queryable);
+            await client.query('COMMIT');
+            return done;
+          } catch (err) {
+            await client.query('ROLLBACK');
+            throw err;
+          }
+        };
+        const rotated = await rotateSigningKey(transaction, masterKey, TOKEN_KEY, tokenKeyAlg);
+        token = { kid: rotated.kid, algorithm: rotated.algorithm, created: true };
+      }
+      result.signingKeys = [
+        { purpose: PACK_KEY, kid: pack.kid, created: pack.created },
+        { purpose: TOKEN_KEY, kid: token.kid, created: token.created },
+      ];
     }
     return result;
   } finally {

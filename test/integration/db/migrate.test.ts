@@ -133,27 +133,49 @@ describe('migrate (rgs migrate, D11)', () => {
     });
   });
 
-  it('with MASTER_KEY, makes the pack signing key once: a rerun and concurrent runners keep the one current key (D32, D38)', async () => {
+  it('with MASTER_KEY, makes the pack and token signing keys once: a rerun and concurrent runners keep one current key of each (D32, D34, D38)', async () => {
     const { url } = freshDatabaseUrl();
     const masterKey = randomBytes(32);
     const first = await migrate(url, undefined, { masterKey });
-    expect(first.signingKeys).to.have.length(1);
-    const [made] = first.signingKeys!;
-    expect(made).to.include({ purpose: 'pack', created: true });
+    expect(first.signingKeys).to.have.length(2);
+    const [pack, token] = first.signingKeys!;
+    expect(pack).to.include({ purpose: 'pack', created: true });
+    expect(token).to.include({ purpose: 'token', created: true });
     const again = await migrate(url, undefined, { masterKey });
-    expect(again.signingKeys).to.deep.equal([{ purpose: 'pack', kid: made!.kid, created: false }]);
+    expect(again.signingKeys).to.deep.equal([
+      { purpose: 'pack', kid: pack!.kid, created: false },
+      { purpose: 'token', kid: token!.kid, created: false },
+    ]);
+    // D34: SESSION_TOKEN_ALG changed to RS256: the token key is rotated to an RS256 one, once
+    const rs = await migrate(url, undefined, { masterKey, tokenKeyAlg: 'RS256' });
+    expect(rs.signingKeys![0]).to.deep.equal({ purpose: 'pack', kid: pack!.kid, created: false });
+    expect(rs.signingKeys![1]).to.include({ purpose: 'token', created: true });
+    const rsAgain = await migrate(url, undefined, { masterKey, tokenKeyAlg: 'RS256' });
+    expect(rsAgain.signingKeys![1]).to.deep.equal({ purpose: 'token', kid: rs.signingKeys![1]!.kid, created: false });
+    await withClient(url, async (client) => {
+      const { rows } = await client.query<{ kid: string; algorithm: string; retired: boolean }>(
+        `SELECT kid, algorithm, retired_at IS NOT NULL AS retired FROM signing_keys WHERE purpose = 'token' ORDER BY created_at`,
+      );
+      expect(rows).to.deep.equal([
+        { kid: token!.kid, algorithm: 'EdDSA', retired: true },
+        { kid: rs.signingKeys![1]!.kid, algorithm: 'RS256', retired: false },
+      ]);
+    });
 
-    // a fresh database, four runners racing: one makes the key, every one reports it
+    // a fresh database, four runners racing: one makes each key, every one reports them
     const racing = freshDatabaseUrl().url;
     const results = await Promise.all([1, 2, 3, 4].map(() => migrate(racing, undefined, { masterKey })));
     const keys = results.flatMap((r) => r.signingKeys!);
-    expect(keys.filter((k) => k.created)).to.have.length(1);
-    expect(new Set(keys.map((k) => k.kid)).size).to.equal(1);
+    expect(keys.filter((k) => k.created)).to.have.length(2);
+    expect(new Set(keys.map((k) => k.kid)).size).to.equal(2);
     await withClient(racing, async (client) => {
       const { rows } = await client.query<{ kid: string; purpose: string; algorithm: string; retired_at: Date | null }>(
-        'SELECT kid, purpose, algorithm, retired_at FROM signing_keys',
+        'SELECT kid, purpose, algorithm, retired_at FROM signing_keys ORDER BY purpose',
       );
-      expect(rows).to.deep.equal([{ kid: keys[0]!.kid, purpose: 'pack', algorithm: 'EdDSA', retired_at: null }]);
+      expect(rows).to.deep.equal([
+        { kid: keys[0]!.kid, purpose: 'pack', algorithm: 'EdDSA', retired_at: null },
+        { kid: keys[1]!.kid, purpose: 'token', algorithm: 'EdDSA', retired_at: null },
+      ]);
     });
     // without MASTER_KEY (tests, tools that only migrate) it makes none and says nothing of keys
     const bare = freshDatabaseUrl().url;

@@ -133,7 +133,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     // the processes are stopped; the rewrap
     const counts = ok(await rewrap(OLD, NEW));
     expect(counts).to.deep.equal({
-      credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1 },
+      credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1, publicKeySkipped: 0 },
       seeds: { rewrapped: 2, alreadyUnderNewKey: 0 },
       // the dispute pack key `rgs migrate` made (D32)
       signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
@@ -162,7 +162,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
 
     // a rerun finds everything under the new key and changes nothing
     expect(ok(await rewrap(OLD, NEW))).to.deep.equal({
-      credentials: { rewrapped: 0, alreadyUnderNewKey: 2, revokedSkipped: 1 },
+      credentials: { rewrapped: 0, alreadyUnderNewKey: 2, revokedSkipped: 1, publicKeySkipped: 0 },
       seeds: { rewrapped: 0, alreadyUnderNewKey: 2 },
       signingKeys: { rewrapped: 0, alreadyUnderNewKey: 1 },
     });
@@ -225,7 +225,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     // and back: with MASTER_KEY unset the old key is the development key
     const back = ok(await rewrap(undefined, NEW));
     expect(back).to.deep.equal({
-      credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1 },
+      credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1, publicKeySkipped: 0 },
       // the two of the first test and the session launched after its rewrap
       seeds: { rewrapped: 3, alreadyUnderNewKey: 0 },
       signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
