@@ -36,7 +36,7 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
   const app = new Koa<ApiState>({ proxy: svc.config.trustProxy, maxIpsCount: svc.config.trustProxyHops });
   app.silent = true;
 
-  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger, new PublicKeys(svc.config.nodeEnv === 'production'))]) as ApiMiddleware;
+  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger, new PublicKeys(svc.config.nodeEnv === 'production', () => svc.now().getTime()))]) as ApiMiddleware;
   const routers = signedRouters(svc);
   // the pattern of the signed route a refused request was meant for, so that its access
   // line and its latency are filed under that route rather than 'unmatched'

@@ -1,9 +1,19 @@
-import { SIGNATURE_HEADERS, sign } from '../../src/wallet/signer.js';
+import { sign as signWithKey, type KeyObject } from 'node:crypto';
+import { SIGNATURE_HEADERS, canonicalString, sign } from '../../src/wallet/signer.js';
 
-// An operator backend, as a test sees it: signs requests per contract 5.1, and lets a test
-// break any part of the signing on purpose.
+// An operator backend, as a test sees it: signs requests per contract 5.1 (HMAC with the
+// secret, or D34's RS256 / EdDSA with a private key), and lets a test break any part of the
+// signing on purpose.
 
 export type ApiKey = { kid: string; secret: string };
+export type PrivateApiKey = { kid: string; alg: 'RS256' | 'EdDSA'; privateKey: KeyObject };
+
+// contract 5.1 with D34: the base64 signature of the canonical string under the key
+export function signFor(key: ApiKey | PrivateApiKey, method: string, path: string, timestamp: string, body: string | Buffer): string {
+  if ('secret' in key) return sign(key.secret, method, path, timestamp, body);
+  const canonical = Buffer.from(canonicalString(method, path, timestamp, body), 'utf8');
+  return signWithKey(key.alg === 'RS256' ? 'sha256' : null, canonical, key.privateKey).toString('base64');
+}
 
 export type SignedRequestOptions = {
   // the exact bytes to send (default: JSON.stringify(body))
@@ -22,7 +32,7 @@ export type ApiResponse = { status: number; headers: Headers; body: any; text: s
 
 export async function signedRequest(
   baseUrl: string,
-  key: ApiKey,
+  key: ApiKey | PrivateApiKey,
   method: string,
   path: string,
   body?: unknown,
@@ -32,7 +42,7 @@ export async function signedRequest(
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signature =
     options.signature ??
-    sign(key.secret, options.signMethod ?? method, options.signPath ?? path.split('?')[0]!, timestamp, options.signBody ?? bytes);
+    signFor(key, options.signMethod ?? method, options.signPath ?? path.split('?')[0]!, timestamp, options.signBody ?? bytes);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
   const omit = new Set(options.omit ?? []);
   if (!omit.has('keyId')) headers[SIGNATURE_HEADERS.keyId] = key.kid;
