@@ -103,6 +103,8 @@ export type PublicKeySource = { publicKeyPem: string; jwksUrl?: undefined } | { 
 // key of at least 2048 bits for RS256 (RFC 7518 3.3), an Ed25519 key for EdDSA.
 export function publicKeyOf(alg: PublicKeyAlg, pem: string): KeyObject {
   let key: KeyObject;
+  // node derives the public key from a private one; the service must never be handed it
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) throw new CredentialError('this is a private key: give the public key (SPKI PEM) only, and keep the private key to the operator');
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
   } catch {
