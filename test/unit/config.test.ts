@@ -73,6 +73,12 @@ describe('config (D12)', () => {
     for (const bad of ['0', '-1', '1.5', 'two']) expect(problemsOf({ TRUST_PROXY_HOPS: bad }).join(), bad).to.include('TRUST_PROXY_HOPS');
   });
 
+  it('reads SESSION_TOKEN_ALG: HS256 by default, RS256 or EdDSA (D34)', () => {
+    expect(loadConfig({}).sessionTokenAlg).to.equal('HS256');
+    for (const alg of ['HS256', 'RS256', 'EdDSA']) expect(loadConfig({ SESSION_TOKEN_ALG: alg }).sessionTokenAlg).to.equal(alg);
+    for (const bad of ['rs256', 'HS512', 'none']) expect(problemsOf({ SESSION_TOKEN_ALG: bad }).join(), bad).to.include('SESSION_TOKEN_ALG');
+  });
+
   it('lists every bad variable at once in ConfigError.problems', () => {
     const problems = problemsOf({
       PORT: 'eighty',
