@@ -82,6 +82,11 @@ describe('the API answers as docs/openapi.json describes it', function () {
       expect(keys.body.keys).to.not.be.empty;
     });
 
+    it('GET /.well-known/jwks.json: unsigned, the JWKS of the session-token keys (D34)', async () => {
+      const keys = await statusOf(open('/.well-known/jwks.json'), 200);
+      expect(keys.body.keys).to.be.an('array');
+    });
+
     it('GET /healthz, /readyz, /metrics', async () => {
       await statusOf(open('/healthz'), 200);
       await statusOf(open('/readyz'), 200);
