@@ -95,7 +95,7 @@ describe('rgs --help and usage errors (D11)', function () {
     expect(usageError(option, 'rgs operator list')).to.equal("rgs operator list: unknown option '--no-such-flag'");
     expect(usageError(nearOption, 'rgs operator list')).to.equal("rgs operator list: unknown option '--jsn' (did you mean --json?)");
     expect(usageError(bare, 'rgs')).to.include('a command is required: migrate, operator');
-    expect(usageError(group, 'rgs credential')).to.equal('rgs credential: a command is required: rotate, revoke');
+    expect(usageError(group, 'rgs credential')).to.equal('rgs credential: a command is required: rotate, add, revoke');
     expect(usageError(surplus, 'rgs jobs abandoned')).to.include('too many arguments');
   });
 });

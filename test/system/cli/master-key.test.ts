@@ -135,13 +135,13 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     expect(counts).to.deep.equal({
       credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1, publicKeySkipped: 0 },
       seeds: { rewrapped: 2, alreadyUnderNewKey: 0 },
-      // the dispute pack key `rgs migrate` made (D32)
-      signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
+      // the dispute pack and session-token keys `rgs migrate` made (D32, D34, D38)
+      signingKeys: { rewrapped: 2, alreadyUnderNewKey: 0 },
     });
     const underNew = await sealedRows();
-    const packKeys = await db.signingKey.findMany();
-    expect(packKeys).to.have.length(1);
-    for (const kid of [created.apiKeyId, created.walletKeyId, packKeys[0]!.kid]) {
+    const signingKeys = await db.signingKey.findMany({ orderBy: { purpose: 'asc' } });
+    expect(signingKeys.map((k) => k.purpose)).to.deep.equal(['pack', 'token']);
+    for (const kid of [created.apiKeyId, created.walletKeyId, ...signingKeys.map((k) => k.kid)]) {
       const [secretBefore, dataKeyBefore] = underOld[kid]!.split(':');
       const [secretAfter, dataKeyAfter] = underNew[kid]!.split(':');
       // envelope encryption: the secret's own ciphertext stays, its data key is wrapped anew
@@ -164,7 +164,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
     expect(ok(await rewrap(OLD, NEW))).to.deep.equal({
       credentials: { rewrapped: 0, alreadyUnderNewKey: 2, revokedSkipped: 1, publicKeySkipped: 0 },
       seeds: { rewrapped: 0, alreadyUnderNewKey: 2 },
-      signingKeys: { rewrapped: 0, alreadyUnderNewKey: 1 },
+      signingKeys: { rewrapped: 0, alreadyUnderNewKey: 2 },
     });
     expect(await sealedRows()).to.deep.equal(underNew);
 
@@ -228,7 +228,7 @@ describe('rgs master-key rewrap (contract 5.3, D25)', function () {
       credentials: { rewrapped: 2, alreadyUnderNewKey: 0, revokedSkipped: 1, publicKeySkipped: 0 },
       // the two of the first test and the session launched after its rewrap
       seeds: { rewrapped: 3, alreadyUnderNewKey: 0 },
-      signingKeys: { rewrapped: 1, alreadyUnderNewKey: 0 },
+      signingKeys: { rewrapped: 2, alreadyUnderNewKey: 0 },
     });
     const apiRow = await db.credential.findUniqueOrThrow({ where: { kid: created.apiKeyId } });
     expect(revealSecret(key(NEW), apiRow)).to.equal(created.apiSecret);
