@@ -315,6 +315,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys of session tokens (JWKS)
+         * @description With SESSION_TOKEN_ALG=RS256 or EdDSA, session tokens are signed with the service's own key and name its kid in their header (D34). These are its public keys, current and recently retired, as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an operator can verify a token. Rate limited per client IP, in the bucket of GET /v1/keys.
+         *
+         *     Rate limit: the caller IP's `keys` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        get: operations["sessionTokenKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -706,6 +728,23 @@ export interface components {
              * @enum {string}
              */
             error: "key_not_valid_now";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+            /**
+             * @description the wallet-response status of a signature problem (D3)
+             * @constant
+             */
+            status: "RS_ERROR_INVALID_SIGNATURE";
+            /** @description the requestUuid of the request body when it is a UUID that can be read, else "" (D3, contract 5.2) */
+            requestUuid: string;
+        };
+        /** @description the API credential is verified with the operator's key set (JWKS URL, D34), which could not be fetched, and no copy fetched in the last 10 minutes is held. What to do: make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB), then send the request again signed afresh. */
+        "Error.key_unavailable": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error: "key_unavailable";
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
             /**
@@ -1230,13 +1269,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `bot_challenge_verification_failed` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `key_unavailable`, `bot_challenge_verification_failed` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.bot_challenge_verification_failed"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.key_unavailable"] | components["schemas"]["Error.bot_challenge_verification_failed"];
                 };
             };
             /** @description `ip_not_allowed`, `operator_mismatch` */
@@ -1375,13 +1414,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -1528,13 +1567,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed`, `operator_mismatch` */
@@ -1720,13 +1759,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed`, `operator_mismatch` */
@@ -1847,13 +1886,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -1957,13 +1996,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -2065,13 +2104,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -2197,13 +2236,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed`, `operator_mismatch` */
@@ -2314,13 +2353,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed`, `operator_mismatch` */
@@ -2420,13 +2459,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -2553,13 +2592,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -2662,13 +2701,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.invalid_request"];
                 };
             };
-            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature` */
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `key_unavailable` */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"];
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.key_unavailable"];
                 };
             };
             /** @description `ip_not_allowed` */
@@ -2800,6 +2839,86 @@ export interface operations {
                             /** @constant */
                             alg: "EdDSA";
                         }[];
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"];
+                };
+            };
+        };
+    };
+    sessionTokenKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the session-token signing keys: the current one and those retired by `rgs token-key rotate` less than 60 minutes ago (a token they signed may still be live); empty while SESSION_TOKEN_ALG has never been RS256 or EdDSA and `rgs migrate` ran without MASTER_KEY */
+                        keys: ({
+                            /** @constant */
+                            kty: "RSA";
+                            /** @description the key id a session token names in its header (kid) */
+                            kid: string;
+                            /** @description the modulus, base64url (RFC 7518 6.3.1) */
+                            n: string;
+                            /** @description the public exponent, base64url */
+                            e: string;
+                            /** @constant */
+                            use: "sig";
+                            /** @constant */
+                            alg: "RS256";
+                        } | {
+                            /** @constant */
+                            kty: "OKP";
+                            /** @constant */
+                            crv: "Ed25519";
+                            /** @description the key id a session token names in its header (kid) */
+                            kid: string;
+                            /** @description the raw 32-byte public key, base64url (RFC 8037) */
+                            x: string;
+                            /** @constant */
+                            use: "sig";
+                            /** @constant */
+                            alg: "EdDSA";
+                        })[];
                     };
                 };
             };
