@@ -10,6 +10,7 @@ import { requestMetrics } from './middleware/request-metrics.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { verifySignature } from './middleware/signature.js';
 import { PublicKeys } from '../wallet/public-keys.js';
+import { sandboxInEffect } from '../game/operators/sandbox.js';
 import { healthRoutes, type Listener } from './routes/health.js';
 import { keysRoutes } from './routes/keys.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -36,7 +37,12 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
   const app = new Koa<ApiState>({ proxy: svc.config.trustProxy, maxIpsCount: svc.config.trustProxyHops });
   app.silent = true;
 
-  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger, new PublicKeys(svc.config.nodeEnv === 'production', () => svc.now().getTime()))]) as ApiMiddleware;
+  // D35: whether the verified operator's sandbox powers hold here, for the rate limits
+  const sandbox: ApiMiddleware = (ctx, next) => {
+    ctx.state.sandbox = sandboxInEffect(ctx.state.operator, svc.config);
+    return next() as Promise<void>;
+  };
+  const signed = compose([ipAllowList(svc.sql), rawBody(), verifySignature(svc.config.masterKey, svc.redis, svc.now, svc.logger, new PublicKeys(svc.config.nodeEnv === 'production', () => svc.now().getTime())), sandbox]) as ApiMiddleware;
   const routers = signedRouters(svc);
   // the pattern of the signed route a refused request was meant for, so that its access
   // line and its latency are filed under that route rather than 'unmatched'

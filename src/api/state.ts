@@ -17,6 +17,8 @@ export type ApiState = {
   rawBody: Buffer;
   // signature: the verified operator, then the body parsed from the verified bytes
   operator: Operator;
+  // D35: the operator's sandbox powers are in effect here (src/game/operators/sandbox.ts)
+  sandbox?: boolean;
   body: unknown;
   bodyIsJson: boolean;
   // idempotency: the key this request claimed (D17), when it carries a requestUuid

@@ -9,6 +9,8 @@ export type CredentialStatus = 'valid' | 'not_yet_valid' | 'expired' | 'revoked'
 export type ListedOperator = {
   operatorId: string;
   status: 'active' | 'suspended';
+  // D35: a test tenant
+  sandbox: boolean;
   walletUrl: string;
   currencies: string[];
   credentials: {
@@ -37,6 +39,7 @@ export async function listOperators(db: Db, now: Date): Promise<ListedOperator[]
       walletUrl: true,
       currencies: true,
       suspended: true,
+      sandbox: true,
       credentials: {
         select: { kid: true, kind: true, notBefore: true, notAfter: true, revokedAt: true },
         orderBy: [{ kind: 'asc' }, { notBefore: 'asc' }, { kid: 'asc' }],
@@ -46,6 +49,7 @@ export async function listOperators(db: Db, now: Date): Promise<ListedOperator[]
   return operators.map((operator) => ({
     operatorId: operator.id,
     status: operator.suspended ? 'suspended' : 'active',
+    sandbox: operator.sandbox,
     walletUrl: operator.walletUrl,
     currencies: operator.currencies,
     credentials: operator.credentials.map((credential) => ({
@@ -82,7 +86,7 @@ export function operatorTable(operators: ListedOperator[]): string {
   const header = ['OPERATOR', 'STATUS', 'WALLET URL', 'CURRENCIES', 'KIND', 'KID', 'VALIDITY'];
   const rows: string[][] = [];
   for (const operator of operators) {
-    const own = [operator.operatorId, operator.status, operator.walletUrl, operator.currencies.join(',') || 'any'];
+    const own = [operator.operatorId, operator.sandbox ? `${operator.status}, sandbox` : operator.status, operator.walletUrl, operator.currencies.join(',') || 'any'];
     if (operator.credentials.length === 0) rows.push([...own, '-', '-', 'no credentials']);
     operator.credentials.forEach((credential, index) =>
       rows.push([...(index === 0 ? own : own.map(() => '')), credential.kind, credential.kid, validity(credential)]),

@@ -70,7 +70,8 @@ function operatorOptions(command: Command): Command {
       new Option('--wallet-url-private-allowed <bool>', 'with NODE_ENV=production, let the wallet URL resolve to a private address').choices(
         TRUE_FALSE,
       ),
-    );
+    )
+    .addOption(new Option('--sandbox <bool>', 'a sandbox operator: ten times the rate limits, launches may fix their seeds (D35)').choices(TRUE_FALSE));
 }
 
 function gameOptions(command: Command): Command {
@@ -84,7 +85,9 @@ const OPERATOR_NOTES = `
 --rg-max takes JUR:field=N[,field=N...] with the fields sessionTimeSeconds, dailyLossMicro
 and dailyWagerMicro; a listed field becomes required at launch in that jurisdiction.
 With NODE_ENV=production the wallet URL must be https:, carry no credentials and resolve to
-a public address (unless --wallet-url-private-allowed true).`;
+a public address (unless --wallet-url-private-allowed true).
+--sandbox true makes a test tenant (docs/sandbox.md): refused with NODE_ENV=production unless
+SANDBOX_ENABLED=true, since its launches may choose their seeds.`;
 
 const WEBHOOK_NOTES = `
 Event types: ${EVENT_TYPES.join(', ')}. A webhook.test event (POST /v1/webhooks/test) is
@@ -231,7 +234,9 @@ function buildProgram(answer: (result: unknown) => void): Command {
     (values, database) => {
       const id = required(values, 'id');
       const settings = { ...operatorSettings(values), walletUrl: required(values, 'wallet-url') };
-      return sealing((masterKey, production) => createOperator(database().db, masterKey, id, settings, { production }));
+      return sealing((masterKey, production) =>
+        createOperator(database().db, masterKey, id, settings, { production, sandboxEnabled: loadConfig().sandboxEnabled }),
+      );
     },
   );
   action(
@@ -244,8 +249,13 @@ function buildProgram(answer: (result: unknown) => void): Command {
     )
       .addOption(new Option('--suspended <bool>', 'refuse (true) or allow again (false) its launches').choices(TRUE_FALSE))
       .addHelpText('after', OPERATOR_NOTES),
-    (values, database) =>
-      updateOperator(database().db, required(values, 'id'), operatorSettings(values), { production: loadConfig().nodeEnv === 'production' }),
+    (values, database) => {
+      const config = loadConfig();
+      return updateOperator(database().db, required(values, 'id'), operatorSettings(values), {
+        production: config.nodeEnv === 'production',
+        sandboxEnabled: config.sandboxEnabled,
+      });
+    },
   );
   action(operator.command('show').description("print an operator's settings").requiredOption('--id <id>', 'the operator'), async (values, database) => {
     const found = await database().db.operator.findUnique({ where: { id: required(values, 'id') } });
@@ -607,6 +617,7 @@ function operatorSettings(values: Values): OperatorSettings {
     frameAncestors: list(values['frame-ancestors']),
     signatureWindowSeconds: integerOption(values, 'signature-window-seconds'),
     suspended: booleanOption(values, 'suspended'),
+    sandbox: booleanOption(values, 'sandbox'),
     rgMax: Array.isArray(rgMax) ? rgMax.map(parseRgMaxSpec) : undefined,
   };
 }

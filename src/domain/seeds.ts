@@ -5,6 +5,9 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export const generateServerSeed = (): string => randomBytes(32).toString('hex');
 
+// D2, D35: the form of a server seed, which a sandbox launch may supply (sandboxSeeds)
+export const SERVER_SEED_PATTERN = '^[0-9a-f]{64}$';
+
 // D2: serverSeedHash = sha256_hex(utf8(serverSeed)); `echo -n "$seed" | sha256sum` agrees.
 // The fairness hash is its own rule, apart from the request signer's body hash (contract 5.1).
 export const serverSeedHash = (serverSeed: string): string => createHash('sha256').update(serverSeed, 'utf8').digest('hex');

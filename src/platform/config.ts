@@ -44,6 +44,9 @@ export type Config = {
   logLevel: string;
   // json (the default: log pipelines read it) or pretty (a person reads it: the demo)
   logFormat: LogFormat;
+  // D35: sandbox operators' powers (sandboxSeeds, ten times the rate limits) are in effect;
+  // off by default in production, where known seeds would make real-money outcomes predictable
+  sandboxEnabled: boolean;
   botChallenge:
     | { secret: string; verifyUrl: string; failClosed: boolean; timeoutMs: number }
     | undefined;
@@ -170,6 +173,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     };
   }
 
+  const sandboxEnabled = boolean('SANDBOX_ENABLED', !production);
+  if (production && sandboxEnabled) {
+    warnings.push('SANDBOX_ENABLED=true with NODE_ENV=production: sandbox operators may fix their seeds (D35); never on a deployment that moves real money');
+  }
+
   const config: Config = {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/rgs', ['postgresql:', 'postgres:']),
@@ -191,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken,
     logLevel,
     logFormat,
+    sandboxEnabled,
     botChallenge,
     warnings,
   };

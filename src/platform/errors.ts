@@ -202,6 +202,13 @@ export const ERRORS = {
       reason: { enum: SESSION_REJECTION_REASONS, description: 'why (contract 2.4, D7)' },
     },
   },
+  // D35, D38: its own code, not a session_rejected reason: contract 2.4's reasons (all under
+  // RS_ERROR_USER_DISABLED) refuse a player; this refuses the request, whatever the player
+  sandbox_only: {
+    status: 422,
+    meaning: 'the launch carries sandboxSeeds, which only a sandbox operator may send, on a deployment where sandbox is enabled (D35)',
+    action: 'leave sandboxSeeds out; a test tenant is made a sandbox operator with `rgs operator update --id ID --sandbox true`',
+  },
   rate_limited: {
     status: 429,
     meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10)',
@@ -306,6 +313,9 @@ export const payloadTooLarge = (limitBytes: number) => new AppError('payload_too
 // contract 2.4: the 422 body is {status, reason}; D3 adds error and message.
 export const sessionRejected = (reason: SessionRejectionReason, message: string) =>
   new AppError('session_rejected', message, { status: 'RS_ERROR_USER_DISABLED', reason });
+
+// D35: sandboxSeeds from an operator that may not send them
+export const sandboxOnly = (message: string) => new AppError('sandbox_only', message);
 
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'rate limit exceeded', { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });

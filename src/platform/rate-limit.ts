@@ -20,6 +20,16 @@ export const BUCKETS = {
   webhooks: { name: 'webhooks', burst: 10, perSecond: 2 },
 } satisfies Record<string, BucketSpec>;
 
+// D35: a sandbox operator's buckets hold ten times the tokens and refill ten times as fast.
+// Same key: an operator whose flag changes keeps its tokens, capped by the new burst.
+export const SANDBOX_RATE_FACTOR = 10;
+
+export const sandboxBucket = (bucket: BucketSpec): BucketSpec => ({
+  name: bucket.name,
+  burst: bucket.burst * SANDBOX_RATE_FACTOR,
+  perSecond: bucket.perSecond * SANDBOX_RATE_FACTOR,
+});
+
 const TOKEN_BUCKET = `
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)

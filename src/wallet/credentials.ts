@@ -261,7 +261,7 @@ const CREDENTIAL_WITH_OPERATOR = statement(
   'credential_with_operator',
   `SELECT c.kid, c.operator_id, c.kind, c.alg, c.public_key, c.jwks_url, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
           c.created_at, o.wallet_url, o.wallet_url_private_allowed, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
-          o.signature_window_seconds, o.suspended, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
+          o.signature_window_seconds, o.suspended, o.sandbox, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
    FROM credentials c JOIN operators o ON o.id = c.operator_id
    WHERE c.kid = $1`,
 );
@@ -288,6 +288,7 @@ type CredentialOperatorRow = {
   rg_maxima: Prisma.JsonValue;
   signature_window_seconds: number;
   suspended: boolean;
+  sandbox: boolean;
   operator_created_at: Date;
   operator_updated_at: Date;
 };
@@ -321,6 +322,7 @@ export async function credentialWithOperator(sql: Sql, kid: string): Promise<(Cr
       rgMaxima: row.rg_maxima,
       signatureWindowSeconds: row.signature_window_seconds,
       suspended: row.suspended,
+      sandbox: row.sandbox,
       createdAt: row.operator_created_at,
       updatedAt: row.operator_updated_at,
     },

@@ -50,7 +50,8 @@ export function reconciliationRoutes(svc: ServiceContext) {
     const rows = await walletCallsReport(svc.db, operatorId, query);
     // contract 3.4: the circuit of each endpoint as it stands now (not over the range)
     const endpoints = await Promise.all(rows.map(async (row) => ({ ...row, circuit: await svc.wallet.circuit.state(operatorId, row.endpoint) })));
-    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), endpoints };
+    // D35: a sandbox operator's wallet is a test wallet, so the whole report is a sandbox one
+    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), sandbox: ctx.state.sandbox === true, endpoints };
   });
   return router;
 }

@@ -137,7 +137,7 @@ type RoundDetail = RoundSummary & {
   walletCalls: ReturnType<typeof walletCallView>[];
 };
 type GgrBody = { from: string; to: string; games: GgrRow[] };
-type WalletCallsBody = { from: string; to: string; endpoints: (WalletCallsRow & { circuit: CircuitState })[] };
+type WalletCallsBody = { from: string; to: string; sandbox: boolean; endpoints: (WalletCallsRow & { circuit: CircuitState })[] };
 
 // what GET /v1/rounds/{roundId} answers (a round, or D22's rejected bet) fits RoundDetail
 type Assignable<T extends U, U> = T;
@@ -161,6 +161,7 @@ const roundSummaryProperties = {
   createdAt: instant,
   settledAt: orNull(instant),
   voidedAt: orNull(instant),
+  sandbox: { type: 'boolean', description: 'a round of a sandbox session: its outcomes may come from seeds the operator chose (D35)' },
 } satisfies { [K in keyof RoundSummary]-?: Schema };
 
 export const roundListSchema = objectSchema<RoundListBody>({
@@ -234,6 +235,7 @@ export const ggrSchema = objectSchema<GgrBody>({
       payoutsMicro: microAmount,
       ggrMicro: { ...microAmount, description: 'stakesMicro minus payoutsMicro; negative when the players won more' },
       voidedRounds: count,
+      sandbox: { type: 'boolean', description: 'the row counts sandbox sessions\' rounds, which are never counted with the others (D35)' },
     }),
   },
 });
@@ -241,6 +243,7 @@ export const ggrSchema = objectSchema<GgrBody>({
 export const walletCallsSchema = objectSchema<WalletCallsBody>({
   from: instant,
   to: instant,
+  sandbox: { type: 'boolean', description: 'the operator is a sandbox operator: its wallet calls go to a test wallet (D35)' },
   endpoints: {
     type: 'array',
     items: objectSchema<WalletCallsBody['endpoints'][number]>({

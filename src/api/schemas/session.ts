@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import { STORABLE_TEXT } from '../../platform/validation.js';
 import type { LaunchRequest, LaunchResponse } from '../../game/sessions/launch.js';
 import type { TerminateResponse } from '../../game/sessions/terminate.js';
-import { CLIENT_SEED_PATTERN } from '../../domain/seeds.js';
+import { CLIENT_SEED_PATTERN, SERVER_SEED_PATTERN } from '../../domain/seeds.js';
 import { instant, objectSchema, sha256Hex, uuid } from './common.js';
 
 // contract 2.2 with the bounds of DECISIONS D9; the responses of 2.3 and D7.
@@ -53,6 +53,19 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
         sessionTimeSeconds: { type: 'integer', minimum: 60, maximum: 3600, nullable: true, ...NOT_NULL },
       },
     },
+    sandboxSeeds: {
+      type: 'object',
+      additionalProperties: false,
+      nullable: true,
+      ...NOT_NULL,
+      required: ['serverSeed', 'clientSeed'],
+      description:
+        'sandbox operators only (else 422 sandbox_only): the session\'s seeds, so that its outcomes are reproducible from nonce 0; the serverSeed is sealed and committed to (serverSeedHash) like a generated one, and clientSeed replaces the top-level one (D35)',
+      properties: {
+        serverSeed: { type: 'string', pattern: SERVER_SEED_PATTERN, description: '64 lower-case hex characters (D2)' },
+        clientSeed: { type: 'string', pattern: CLIENT_SEED_PATTERN, description: '1 to 64 printable ASCII characters, no ":" (D2)' },
+      },
+    },
     requestUuid: { type: 'string', format: 'uuid', nullable: true, ...NOT_NULL, description: 'idempotency key: a retry with it gets the same session (D17)' },
     botChallengeToken: {
       type: 'string',
@@ -85,6 +98,7 @@ export const launchResponseSchema = objectSchema<LaunchResponse>({
   launchUrl: { type: 'string', format: 'uri', description: '{PUBLIC_URL}/play/{gameCode}?token=<sessionToken> (D7)' },
   expiresAt: { ...instant, description: 'creation + 60 minutes (contract 2.3, D7)' },
   serverSeedHash: { ...sha256Hex, description: 'SHA-256 hex of the server seed: the commitment (contract 2.3, D2)' },
+  sandbox: { type: 'boolean', description: 'a sandbox session: its operator is a sandbox operator (D35)' },
 });
 
 // D7

@@ -17,6 +17,8 @@ export type OperatorSettings = {
   frameAncestors?: string[];
   signatureWindowSeconds?: number;
   suspended?: boolean;
+  // D35: a sandbox operator (ten times the rate limits, launches may carry sandboxSeeds)
+  sandbox?: boolean;
   rgMax?: { jurisdiction: string; maxima: Partial<Record<RgField, string>> }[];
 };
 
@@ -29,7 +31,17 @@ const CURRENCY = /^[A-Z0-9]{3,10}$/;
 const JURISDICTION = /^[A-Za-z0-9-]{1,16}$/;
 
 // The CLI's environment (D25): production adds the wallet URL's production rules.
-export type SettingsPolicy = { production?: boolean };
+// sandboxEnabled (D35, SANDBOX_ENABLED): whether an operator may be made a sandbox operator
+// here; absent, as it is everywhere but production by default, it may.
+export type SettingsPolicy = { production?: boolean; sandboxEnabled?: boolean };
+
+// D35: known seeds make outcomes predictable, so a deployment that moves real money (production
+// without SANDBOX_ENABLED=true) has no sandbox operators; the service checks again at launch
+function checkSandbox(settings: OperatorSettings, { sandboxEnabled = true }: SettingsPolicy): void {
+  if (settings.sandbox === true && !sandboxEnabled) {
+    throw new OperatorInputError('a sandbox operator needs a deployment with SANDBOX_ENABLED=true (refused by default with NODE_ENV=production, D35)');
+  }
+}
 
 function checkSettings(settings: OperatorSettings): void {
   if (settings.walletUrl !== undefined) {
@@ -85,11 +97,13 @@ export async function createOperator(
   masterKey: Buffer,
   id: string,
   settings: OperatorSettings & { walletUrl: string },
-  { production = false }: SettingsPolicy = {},
+  policy: SettingsPolicy = {},
   now = new Date(),
 ): Promise<OnboardedOperator> {
+  const { production = false } = policy;
   if (!OPERATOR_ID.test(id)) throw new OperatorInputError('operator id must be 1-64 of A-Z a-z 0-9 _ . -');
   checkSettings(settings);
+  checkSandbox(settings, policy);
   if (production) await checkWalletUrlInProduction(settings.walletUrl, settings.walletUrlPrivateAllowed ?? false);
   const api = sealedCredential(masterKey, 'API', now);
   const wallet = sealedCredential(masterKey, 'WALLET', now);
@@ -105,6 +119,7 @@ export async function createOperator(
         frameAncestors: settings.frameAncestors ?? [],
         signatureWindowSeconds: settings.signatureWindowSeconds,
         suspended: settings.suspended ?? false,
+        sandbox: settings.sandbox ?? false,
         rgMaxima: mergeRgMaxima({}, settings.rgMax),
         credentials: { create: [api.data, wallet.data] },
       },
@@ -124,8 +139,10 @@ export async function createOperator(
   };
 }
 
-export async function updateOperator(db: Db, id: string, settings: OperatorSettings, { production = false }: SettingsPolicy = {}) {
+export async function updateOperator(db: Db, id: string, settings: OperatorSettings, policy: SettingsPolicy = {}) {
+  const { production = false } = policy;
   checkSettings(settings);
+  checkSandbox(settings, policy);
   const existing = await db.operator.findUnique({ where: { id } });
   if (!existing) throw new CredentialError(`operator ${id} does not exist`);
   if (production && (settings.walletUrl !== undefined || settings.walletUrlPrivateAllowed !== undefined)) {
@@ -142,6 +159,7 @@ export async function updateOperator(db: Db, id: string, settings: OperatorSetti
       frameAncestors: settings.frameAncestors,
       signatureWindowSeconds: settings.signatureWindowSeconds,
       suspended: settings.suspended,
+      sandbox: settings.sandbox,
       rgMaxima: settings.rgMax ? mergeRgMaxima(existing.rgMaxima, settings.rgMax) : undefined,
     },
   });
@@ -165,6 +183,7 @@ export function describeOperator(operator: {
   rgMaxima: unknown;
   signatureWindowSeconds: number;
   suspended: boolean;
+  sandbox: boolean;
 }) {
   return {
     operatorId: operator.id,
@@ -177,6 +196,7 @@ export function describeOperator(operator: {
     rgMaxima: operator.rgMaxima,
     signatureWindowSeconds: operator.signatureWindowSeconds,
     suspended: operator.suspended,
+    sandbox: operator.sandbox,
   };
 }
 

@@ -9,6 +9,8 @@ import { FINISHES, finishedWithin, type Finish, type TimeRange } from './finishe
 //   "a voided round reports totalBetsMicro = its stake" is the listing's per-round figure.
 // - a free bet's stake counts 0: no stake was debited (contract 8.4); its payout counts.
 // - ggrMicro = stakesMicro - payoutsMicro, negative when the players won more.
+// - sandbox (D35): rows of sandbox sessions' rounds are apart from the others, so that test
+//   play never mixes with real figures.
 // Sums are exact (numeric) and leave Postgres as text.
 
 export type GgrRow = {
@@ -20,6 +22,7 @@ export type GgrRow = {
   payoutsMicro: string;
   ggrMicro: string;
   voidedRounds: number;
+  sandbox: boolean;
 };
 
 type Aggregate = {
@@ -31,15 +34,16 @@ type Aggregate = {
   payouts: string;
   ggr: string;
   voided: bigint;
+  sandbox: boolean;
 };
 
 export async function ggrReport(db: Db, operatorId: string, range: Required<TimeRange>): Promise<GgrRow[]> {
   const branch = (finish: Finish) => Prisma.sql`
-    SELECT bet_id, game_code, currency, state FROM rounds WHERE ${finishedWithin(operatorId, range, finish)}`;
+    SELECT bet_id, session_id, game_code, currency, state FROM rounds WHERE ${finishedWithin(operatorId, range, finish)}`;
   const rows = await db.$queryRaw<Aggregate[]>`
-    SELECT game_code AS "gameCode", currency, rounds, bets, stakes::text, payouts::text, (stakes - payouts)::text AS ggr, voided
+    SELECT game_code AS "gameCode", currency, rounds, bets, stakes::text, payouts::text, (stakes - payouts)::text AS ggr, voided, sandbox
     FROM (
-      SELECT f.game_code, f.currency,
+      SELECT f.game_code, f.currency, s.sandbox,
         count(*) AS rounds,
         count(*) FILTER (WHERE f.state = 'SETTLED') AS bets,
         coalesce(sum(CASE WHEN b.is_free THEN 0 ELSE b.amount_micro END) FILTER (WHERE f.state = 'SETTLED'), 0) AS stakes,
@@ -47,9 +51,10 @@ export async function ggrReport(db: Db, operatorId: string, range: Required<Time
         count(*) FILTER (WHERE f.state = 'VOIDED') AS voided
       FROM (${Prisma.join(FINISHES.map(branch), ' UNION ALL ')}) AS f
       JOIN bets b ON b.id = f.bet_id
-      GROUP BY f.game_code, f.currency
+      JOIN sessions s ON s.id = f.session_id
+      GROUP BY f.game_code, f.currency, s.sandbox
     ) AS totals
-    ORDER BY game_code, currency`;
+    ORDER BY game_code, currency, sandbox`;
   return rows.map((row) => ({
     gameCode: row.gameCode,
     currency: row.currency,
@@ -59,5 +64,6 @@ export async function ggrReport(db: Db, operatorId: string, range: Required<Time
     payoutsMicro: row.payouts,
     ggrMicro: row.ggr,
     voidedRounds: Number(row.voided),
+    sandbox: row.sandbox,
   }));
 }

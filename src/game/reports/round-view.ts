@@ -4,7 +4,7 @@ import type { RoundVoidedData } from '../../domain/events.js';
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
 
-export type RoundRecord = Round & { session: { playerRef: string }; bet: Bet };
+export type RoundRecord = Round & { session: { playerRef: string; sandbox: boolean }; bet: Bet };
 
 export type RoundTotals = { totalBetsMicro: bigint; totalPayoutsMicro: bigint };
 
@@ -38,6 +38,8 @@ export function roundView(round: RoundRecord) {
     createdAt: round.createdAt.toISOString(),
     settledAt: iso(round.settledAt),
     voidedAt: iso(round.voidedAt),
+    // D35: a round of a sandbox session
+    sandbox: round.session.sandbox,
   };
 }
 
@@ -45,7 +47,7 @@ export function roundView(round: RoundRecord) {
 // out with the debit (contract 2.6): it reads as a round VOIDED for bet_rejected, in the
 // fields of roundView. It has no nonce nor outcome; it was decided (voidedAt) when the
 // wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
-export function rejectedBetRoundView(bet: Bet, decidedAt: Date) {
+export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean) {
   const totals = roundTotals('VOIDED', bet);
   return {
     roundId: bet.roundId,
@@ -63,6 +65,7 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date) {
     createdAt: bet.createdAt.toISOString(),
     settledAt: null,
     voidedAt: decidedAt.toISOString(),
+    sandbox,
   };
 }
 

@@ -6,7 +6,8 @@ import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView,
 
 // GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
 
-const withPlayerAndBet = { session: { select: { playerRef: true } }, bet: true } as const;
+// D35: the session also says whether the round is a sandbox one
+const withPlayerAndBet = { session: { select: { playerRef: true, sandbox: true } }, bet: true } as const;
 
 export async function listFinishedRounds(db: Db, operatorId: string, range: TimeRange, after: ListingPosition | undefined, limit: number) {
   // keyset pagination on (finishing time, id); one row beyond the page tells whether more follow
@@ -56,13 +57,13 @@ export async function findRound(db: Db, operatorId: string, roundId: string) {
 // roundId of a bet whose debit was never sent (a demo bet, a refusal before the call) is
 // unknown to the wallet and stays unknown here.
 export async function findRejectedBetRound(db: Db, operatorId: string, roundId: string) {
-  const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' } });
+  const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' }, include: { session: { select: { sandbox: true } } } });
   if (!bet) return undefined;
   const calls = await walletCallsOf(db, operatorId, bet);
   const debit = calls.filter((call) => call.endpoint === 'bet' && call.transactionUuid === bet.betTransactionUuid).at(-1);
   if (!debit) return undefined;
   return {
-    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt),
+    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt, bet.session.sandbox),
     voidReason: BET_REJECTED,
     demo: bet.demo,
     // a refused debit is never followed by a win

@@ -7,12 +7,14 @@ import {
   badGateway,
   notFound,
   operatorMismatch,
+  sandboxOnly,
   sessionRejected,
   type SessionRejectionReason,
 } from '../../platform/errors.js';
 import { statement } from '../../platform/db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
+import { sandboxInEffect } from '../operators/sandbox.js';
 import { isKnownGame } from '../../domain/games.js';
 import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../../domain/money.js';
@@ -34,6 +36,8 @@ export type LaunchRequest = {
   returnUrl?: string;
   clientSeed?: string;
   rgLimits?: { dailyLossMicro?: string; dailyWagerMicro?: string; sessionTimeSeconds?: number };
+  // D35: a sandbox operator's fixed seeds, so that the session's outcomes are reproducible
+  sandboxSeeds?: { serverSeed: string; clientSeed: string };
 };
 
 export type LaunchResponse = {
@@ -42,11 +46,13 @@ export type LaunchResponse = {
   launchUrl: string;
   expiresAt: string;
   serverSeedHash: string;
+  // D35: launched as a sandbox session
+  sandbox: boolean;
 };
 
 // D25: what the idempotency store keeps of a launch: the answer without the token (neither
 // sessionToken nor the token in launchUrl) and the claims that a replay re-mints it from
-export type StoredLaunch = Omit<LaunchResponse, 'sessionToken'> & { sessionClaims: SessionClaims };
+export type StoredLaunch = Omit<LaunchResponse, 'sessionToken' | 'sandbox'> & { sandbox?: boolean; sessionClaims: SessionClaims };
 
 // The answer to a launch, from what is stored of it: the first answer and every replay
 // (same claims, same key order, same token)
@@ -58,6 +64,8 @@ async function launchResponse(tokens: SessionTokens, stored: StoredLaunch): Prom
     launchUrl: `${stored.launchUrl}?token=${sessionToken}`,
     expiresAt: stored.expiresAt,
     serverSeedHash: stored.serverSeedHash,
+    // a launch stored before D35 was never a sandbox one
+    sandbox: stored.sandbox ?? false,
   };
 }
 
@@ -78,8 +86,8 @@ const CREATE_SESSION = statement(
    idempotency AS (${completeIdempotencySql(20 + AUDIT_PARAM_COUNT)}),
    session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
-                           daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::session_mode, $9, $10, $11, $12, $13, $14, $15)
+                           daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at, sandbox)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::session_mode, $9, $10, $11, $12, $13, $14, $15, $${20 + AUDIT_PARAM_COUNT + 5}::boolean)
      RETURNING id
    )
    INSERT INTO seeds (id, session_id, encrypted_server_seed, server_seed_hash, client_seed, created_at)
@@ -101,6 +109,16 @@ export async function launchSession(
   // stored for replay, D17; only field names and the service's own words appear)
   if (request.operatorId !== operator.id) throw operatorMismatch();
   if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', 'unknown gameCode');
+  // D35: every session of a sandbox operator is a sandbox session; only those may fix their
+  // seeds, and only where sandbox is enabled (production refuses known seeds unless told)
+  const sandbox = sandboxInEffect(operator, ctx.config);
+  if (request.sandboxSeeds !== undefined && !sandbox) {
+    throw sandboxOnly(
+      operator.sandbox
+        ? 'sandboxSeeds are refused: sandbox is not enabled on this deployment (SANDBOX_ENABLED)'
+        : 'sandboxSeeds are accepted from sandbox operators only',
+    );
+  }
   const reject = (reason: SessionRejectionReason, message: string): AppError => {
     ctx.metrics.sessionRejections.inc({ reason });
     return sessionRejected(reason, message);
@@ -129,9 +147,10 @@ export async function launchSession(
   const now = ctx.now();
   const sessionId = randomUUID();
   const seedId = randomUUID();
-  const serverSeed = generateServerSeed();
+  // D35: a fixed seed is sealed and committed to like a generated one, so proofs still verify
+  const serverSeed = request.sandboxSeeds?.serverSeed ?? generateServerSeed();
   const hash = serverSeedHash(serverSeed);
-  const clientSeed = request.clientSeed ?? generateClientSeed();
+  const clientSeed = request.sandboxSeeds?.clientSeed ?? request.clientSeed ?? generateClientSeed();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const expiresAtSeconds = issuedAt + SESSION_LIFETIME_SECONDS;
   const expiresAt = new Date(expiresAtSeconds * 1000);
@@ -157,6 +176,7 @@ export async function launchSession(
     launchUrl: `${ctx.config.publicUrl}/play/${encodeURIComponent(request.gameCode)}`,
     expiresAt: expiresAt.toISOString(),
     serverSeedHash: hash,
+    sandbox,
     sessionClaims,
   };
   const response = await launchResponse(sessionTokens(ctx), stored);
@@ -184,6 +204,7 @@ export async function launchSession(
       clientSeed,
       ...auditParams(balanceAudit ? [balanceAudit] : []),
       ...completionParams(claim, 200, stored),
+      sandbox,
     ])
     // the call's answer is recorded even when the session could not be written
     .catch(async (err: unknown) => {
