@@ -301,6 +301,13 @@ export class WalletLedger {
     return this.balances.get(accountKey(playerRef, currency)) ?? 0n;
   }
 
+  accounts(): { playerRef: string; currency: string; balanceMicro: bigint }[] {
+    return [...this.balances].map(([key, balanceMicro]) => {
+      const [playerRef = '', currency = ''] = key.split('\u0000');
+      return { playerRef, currency, balanceMicro };
+    });
+  }
+
   disablePlayer(playerRef: string, message: string): void {
     this.disabled.set(playerRef, message);
   }

@@ -45,6 +45,9 @@ export type SimulatorOptions = {
   tls?: { key: string | Buffer; cert: string | Buffer };
   // contract rules to break from the start (see breakRule)
   brokenRules?: readonly BrokenRule[];
+  // D35: a request this handler takes (it answers true) is not the wallet's: neither
+  // recorded nor answered by the simulator (the sandbox's admin API, src/simulator/admin.ts)
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 };
 
 export type SentResponse = {
@@ -91,11 +94,14 @@ export class WalletSimulator {
     pathPrefix: string,
     now: (() => Date) | undefined,
     scheme: 'http' | 'https',
+    intercept: SimulatorOptions['intercept'],
   ) {
     this.ledger = new WalletLedger(now);
     this.url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
     this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.receive(req, res));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (!intercept?.(req, res)) this.receive(req, res);
+    });
   }
 
   static async start(options: SimulatorOptions = {}): Promise<WalletSimulator> {
@@ -109,7 +115,8 @@ export class WalletSimulator {
         resolve();
       });
     });
-    const simulator = new WalletSimulator(server, host, (server.address() as AddressInfo).port, pathPrefix, options.now, options.tls ? 'https' : 'http');
+    const port = (server.address() as AddressInfo).port;
+    const simulator = new WalletSimulator(server, host, port, pathPrefix, options.now, options.tls ? 'https' : 'http', options.intercept);
     for (const rule of options.brokenRules ?? []) simulator.breakRule(rule);
     return simulator;
   }
@@ -137,6 +144,21 @@ export class WalletSimulator {
 
   removeCredential(kid: string): void {
     this.credentials.delete(kid);
+  }
+
+  // the kids accepted now (never the secrets)
+  get credentialKids(): string[] {
+    return [...this.credentials.keys()];
+  }
+
+  // every account with a balance, in the order first set or moved
+  get balances(): { playerRef: string; currency: string; balanceMicro: bigint }[] {
+    return this.ledger.accounts();
+  }
+
+  // the faults in force, by endpoint, with the calls left (undefined: until cleared)
+  get activeFaults(): { endpoint: WalletEndpoint; fault: WalletFault; remaining: number | undefined }[] {
+    return [...this.faults].map(([endpoint, active]) => ({ endpoint, fault: active.fault, remaining: active.remaining }));
   }
 
   setBalance(playerRef: string, currency: string, balanceMicro: bigint): void {
