@@ -22,6 +22,7 @@ import {
   rateLimited,
   serviceUnavailable,
   sessionRejected,
+  sandboxOnly,
   signatureError,
 } from '../../src/platform/errors.js';
 import { sessionCreateSchema, sessionTerminateSchema } from '../../src/api/schemas/session.js';
@@ -93,6 +94,10 @@ describe('generated documents (npm run docs)', () => {
       ['a returnUrl that is not http(s)', { ...base, returnUrl: 'ftp://example.com' }],
       ['a clientSeed with ":"', { ...base, clientSeed: 'a:b' }],
       ['a malformed requestUuid', { ...base, requestUuid: 'not-a-uuid' }],
+      ['sandboxSeeds (D35)', { ...base, sandboxSeeds: { serverSeed: 'ab'.repeat(32), clientSeed: 'c' } }],
+      ['sandboxSeeds with an upper-case serverSeed', { ...base, sandboxSeeds: { serverSeed: 'AB'.repeat(32), clientSeed: 'c' } }],
+      ['sandboxSeeds without clientSeed', { ...base, sandboxSeeds: { serverSeed: 'ab'.repeat(32) } }],
+      ['sandboxSeeds null', { ...base, sandboxSeeds: null }],
     ];
     const route = compile(sessionCreateSchema);
     const documented = compileSchema(document.paths['/v1/session'].post.requestBody.content['application/json'].schema);
@@ -130,6 +135,7 @@ describe('generated documents (npm run docs)', () => {
       conflict('webhook_not_configured', 'no endpoint'),
       payloadTooLarge(65536),
       sessionRejected('kyc_required', 'no'),
+      sandboxOnly('no'),
       rateLimited(3),
       internalError(),
       roundNotSettledYet('still played'),
