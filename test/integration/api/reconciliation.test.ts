@@ -85,6 +85,7 @@ describe('reconciliation reads (D10)', () => {
         createdAt: new Date(T0 + minute * MINUTE - 20_000).toISOString(),
         settledAt: null,
         voidedAt: null,
+        sandbox: false,
         ...fields,
       });
       const settledAt = (minute: number) => iso(at(minute));
@@ -298,6 +299,7 @@ describe('reconciliation reads (D10)', () => {
         createdAt: iso(new Date(T0 + MINUTE - 20_000)),
         settledAt: iso(at(1)),
         voidedAt: null,
+        sandbox: false,
         voidReason: null,
         demo: false,
         bets: [
@@ -412,10 +414,10 @@ describe('reconciliation reads (D10)', () => {
         from: iso(at(0)),
         to: iso(at(60)),
         games: [
-          { gameCode: 'dice', currency: 'BTC', rounds: 2, bets: 2, stakesMicro: '18014398509481986', payoutsMicro: '1', ggrMicro: '18014398509481985', voidedRounds: 0 },
-          { gameCode: 'dice', currency: 'EUR', rounds: 5, bets: 4, stakesMicro: '4000000', payoutsMicro: '2522000', ggrMicro: '1478000', voidedRounds: 1 },
-          { gameCode: 'dice', currency: 'GBP', rounds: 2, bets: 1, stakesMicro: '1000000', payoutsMicro: '1940000', ggrMicro: '-940000', voidedRounds: 1 },
-          { gameCode: 'dice-turbo', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '100000', payoutsMicro: '0', ggrMicro: '100000', voidedRounds: 0 },
+          { gameCode: 'dice', currency: 'BTC', rounds: 2, bets: 2, stakesMicro: '18014398509481986', payoutsMicro: '1', ggrMicro: '18014398509481985', voidedRounds: 0, sandbox: false },
+          { gameCode: 'dice', currency: 'EUR', rounds: 5, bets: 4, stakesMicro: '4000000', payoutsMicro: '2522000', ggrMicro: '1478000', voidedRounds: 1, sandbox: false },
+          { gameCode: 'dice', currency: 'GBP', rounds: 2, bets: 1, stakesMicro: '1000000', payoutsMicro: '1940000', ggrMicro: '-940000', voidedRounds: 1, sandbox: false },
+          { gameCode: 'dice-turbo', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '100000', payoutsMicro: '0', ggrMicro: '100000', voidedRounds: 0, sandbox: false },
         ],
       });
 
@@ -437,7 +439,7 @@ describe('reconciliation reads (D10)', () => {
       expect(to).to.be.within(now - 1000, Date.now() + 1000);
       expect(Date.parse(response.body.from)).to.equal(to - 24 * HOUR);
       expect(response.body.games).to.deep.equal([
-        { gameCode: 'dice', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '100000', payoutsMicro: '0', ggrMicro: '100000', voidedRounds: 0 },
+        { gameCode: 'dice', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '100000', payoutsMicro: '0', ggrMicro: '100000', voidedRounds: 0, sandbox: false },
       ]);
       // only `from`: up to now
       const since = await get(operator, `/v1/reports/ggr${query({ from: iso(new Date(now - 30 * HOUR)) })}`);
@@ -479,6 +481,7 @@ describe('reconciliation reads (D10)', () => {
       expect(response.body).to.deep.equal({
         from: iso(at(0)),
         to: iso(at(60)),
+        sandbox: false,
         endpoints: [
           { endpoint: 'balance', calls: 2, ok: 1, failed: 1, p50LatencyMs: 42, p99LatencyMs: 1000, openCircuitRejections: 0, abandonedJobs: 0, circuit: 'closed' },
           { endpoint: 'bet', calls: 11, ok: 8, failed: 3, p50LatencyMs: 50, p99LatencyMs: 100, openCircuitRejections: 0, abandonedJobs: 0, circuit: 'closed' },
@@ -532,7 +535,7 @@ describe('reconciliation reads (D10)', () => {
 
     const ggr = await get(b, `/v1/reports/ggr${HOUR_AFTER_T0}`);
     expect(ggr.body.games).to.deep.equal([
-      { gameCode: 'dice', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '300000', payoutsMicro: '0', ggrMicro: '300000', voidedRounds: 0 },
+      { gameCode: 'dice', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '300000', payoutsMicro: '0', ggrMicro: '300000', voidedRounds: 0, sandbox: false },
     ]);
     const calls = await get(b, `/v1/reports/wallet-calls${HOUR_AFTER_T0}`);
     for (const row of calls.body.endpoints) expect(row, row.endpoint).to.include({ calls: 0, abandonedJobs: 0 });

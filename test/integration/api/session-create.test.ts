@@ -63,7 +63,7 @@ describe('POST /v1/session (contract 4.1, 2.2-2.4; D2, D7, D8, D13)', () => {
       const after = Date.now();
 
       expect(response.status, response.text).to.equal(200);
-      expect(response.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash');
+      expect(response.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox');
       const { sessionId, sessionToken, launchUrl, expiresAt, serverSeedHash } = response.body as Record<string, string>;
       expect(sessionId).to.match(UUID);
       expect(serverSeedHash).to.match(/^[0-9a-f]{64}$/);
@@ -190,7 +190,7 @@ describe('POST /v1/session (contract 4.1, 2.2-2.4; D2, D7, D8, D13)', () => {
       const operator = await h.onboard();
       const response = await operator.launch({ mode: 'demo' });
       expect(response.status, response.text).to.equal(200);
-      expect(response.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash');
+      expect(response.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox');
 
       expect(walletRequestsOf(h, operator)).to.deep.equal([]);
       expect(await walletCallsOf(h, operator)).to.deep.equal([]);
