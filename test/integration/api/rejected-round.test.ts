@@ -75,6 +75,7 @@ describe('a roundId that never became a round (D22)', function () {
       settledAt: null,
       // when the wallet's answer decided the bet
       voidedAt: debit!.respondedAt!.toISOString(),
+      sandbox: false,
       voidReason: 'bet_rejected',
       demo: false,
       bets: [
