@@ -905,6 +905,13 @@ export interface components {
              */
             reason: "self_excluded" | "kyc_required" | "jurisdiction_blocked" | "currency_not_permitted" | "operator_suspended" | "rg_limit_set_too_loose";
         };
+        /** @description the launch carries sandboxSeeds, which only a sandbox operator may send, on a deployment where sandbox is enabled (D35). What to do: leave sandboxSeeds out; a test tenant is made a sandbox operator with `rgs operator update --id ID --sandbox true`. */
+        "Error.sandbox_only": {
+            /** @constant */
+            error: "sandbox_only";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+        };
         /** @description the operator is over its rate limit for this kind of request (contract 8.1, D10). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
         "Error.rate_limited": {
             /** @constant */
@@ -1221,6 +1228,13 @@ export interface operations {
                         dailyWagerMicro?: string;
                         sessionTimeSeconds?: number;
                     };
+                    /** @description sandbox operators only (else 422 sandbox_only): the session's seeds, so that its outcomes are reproducible from nonce 0; the serverSeed is sealed and committed to (serverSeedHash) like a generated one, and clientSeed replaces the top-level one (D35) */
+                    sandboxSeeds?: {
+                        /** @description 64 lower-case hex characters (D2) */
+                        serverSeed: string;
+                        /** @description 1 to 64 printable ASCII characters, no ":" (D2) */
+                        clientSeed: string;
+                    };
                     /**
                      * Format: uuid
                      * @description idempotency key: a retry with it gets the same session (D17)
@@ -1257,6 +1271,8 @@ export interface operations {
                         expiresAt: string;
                         /** @description SHA-256 hex of the server seed: the commitment (contract 2.3, D2) */
                         serverSeedHash: string;
+                        /** @description a sandbox session: its operator is a sandbox operator (D35) */
+                        sandbox: boolean;
                     };
                 };
             };
@@ -1552,6 +1568,8 @@ export interface operations {
                             settledAt: string | null;
                             /** Format: date-time */
                             voidedAt: string | null;
+                            /** @description a round of a sandbox session: its outcomes may come from seeds the operator chose (D35) */
+                            sandbox: boolean;
                         }[];
                         /** @description pass as `cursor` for the next page; null on the last page (D10) */
                         nextCursor: string | null;
@@ -1681,6 +1699,8 @@ export interface operations {
                         settledAt: string | null;
                         /** Format: date-time */
                         voidedAt: string | null;
+                        /** @description a round of a sandbox session: its outcomes may come from seeds the operator chose (D35) */
+                        sandbox: boolean;
                         /** @description "bet_rejected" for a roundId whose bet the wallet refused (D22) */
                         voidReason: string | null;
                         /** @description a demo round (D8) */
@@ -2223,6 +2243,8 @@ export interface operations {
                             /** @description stakesMicro minus payoutsMicro; negative when the players won more */
                             ggrMicro: string;
                             voidedRounds: number;
+                            /** @description the row counts sandbox sessions' rounds, which are never counted with the others (D35) */
+                            sandbox: boolean;
                         }[];
                     };
                 };
@@ -2323,6 +2345,8 @@ export interface operations {
                         from: string;
                         /** Format: date-time */
                         to: string;
+                        /** @description the operator is a sandbox operator: its wallet calls go to a test wallet (D35) */
+                        sandbox: boolean;
                         endpoints: {
                             /** @enum {unknown} */
                             endpoint: "balance" | "bet" | "win" | "rollback";
