@@ -4,7 +4,7 @@ import type { JSONSchemaType } from 'ajv';
 import { AppError, invalidRequest, notFound, payloadTooLarge, type ErrorBody } from '../platform/errors.js';
 import { STORABLE_TEXT, compile, toInvalidRequest } from '../platform/validation.js';
 import { WALLET_ENDPOINTS, type WalletEndpoint } from './ledger.js';
-import type { WalletFault, WalletSimulator } from './wallet-simulator.js';
+import { readBody, type WalletFault, type WalletSimulator } from './wallet-simulator.js';
 
 // The sandbox's admin API (D35, docs/sandbox.md): what an integrator's tests do to the wallet
 // simulator standing in for the operator's wallet, over HTTP on the simulator's own port
@@ -256,16 +256,10 @@ export function adminHandler(wallet: () => WalletSimulator, options: AdminOption
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = (req.url ?? '').split('?', 1)[0] ?? '';
     if (path !== ADMIN_PREFIX && !path.startsWith(`${ADMIN_PREFIX}/`)) return false;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
+    readBody(req, MAX_BODY_BYTES, (raw, size) => {
       let answer: Answer;
       try {
-        answer = route(req, path.slice(ADMIN_PREFIX.length), Buffer.concat(chunks), size);
+        answer = route(req, path.slice(ADMIN_PREFIX.length), raw, size);
       } catch (err) {
         answer = refusal(err);
       }

@@ -207,15 +207,9 @@ export class WalletSimulator {
   }
 
   private receive(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
+    readBody(req, MAX_BODY_BYTES, (body, size) => {
       try {
-        this.dispatch(req, res, Buffer.concat(chunks), size);
+        this.dispatch(req, res, body, size);
       } catch (error) {
         this.violations.push(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
         if (!res.headersSent) res.writeHead(500).end();
@@ -468,4 +462,16 @@ function requestUuidOf(body: unknown): string {
   if (typeof body !== 'object' || body === null) return '';
   const value = (body as Record<string, unknown>).requestUuid;
   return typeof value === 'string' ? value : '';
+}
+
+// A request's body, kept up to `max` bytes (what is past the cap is counted, not kept), and
+// its full size, once it has been read (the wallet's requests and the sandbox's admin's)
+export function readBody(req: IncomingMessage, max: number, done: (body: Buffer, size: number) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= max) chunks.push(chunk);
+  });
+  req.on('end', () => done(Buffer.concat(chunks), size));
 }

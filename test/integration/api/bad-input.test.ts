@@ -475,7 +475,7 @@ describe('bad input on POST /v1/session (D3, D9)', () => {
     });
     const res = await post(op, { body });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash');
+    expect(res.body).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox');
     const token = res.body.sessionToken as string;
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
     const seen = `${res.text}\n${JSON.stringify(claims)}\n${h.wallet.requests.map((request) => request.rawBody).join('\n')}`;

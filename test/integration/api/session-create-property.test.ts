@@ -107,7 +107,7 @@ function expectAnswer(res: ApiResponse, raw: string, where: string): void {
   expect(res.text, where).not.to.match(/\bat \S+ \(|\\n\s+at |\.ts:\d+|\.[cm]?js:\d+|node_modules|Prisma|TypeError|RangeError|SyntaxError/);
   expect(res.body, where).to.be.an('object').and.not.be.an('array');
   if (res.status === 200) {
-    expect(res.body, where).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash');
+    expect(res.body, where).to.have.all.keys('sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox');
   } else {
     expect(res.status, where).to.be.at.least(400);
     expect(res.body.error, where).to.be.a('string').and.not.equal('');

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
+import { dropDatabase } from '../../../src/platform/db/migrate.js';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watch } from '../../support/browser.js';
 import { clearRedisPrefix } from '../../../src/platform/redis.js';
@@ -30,13 +31,7 @@ async function startDemo(suffix: string, env: NodeJS.ProcessEnv = {}): Promise<D
     launchUrl: line.replace(/^.*?(http:\/\/\S+).*$/s, '$1'),
     stop: async () => {
       await demo.stop();
-      const url = new URL(database);
-      const name = url.pathname.slice(1);
-      url.pathname = '/postgres';
-      const admin = new pg.Client({ connectionString: url.toString() });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(database);
     },
   };
 }

@@ -66,7 +66,7 @@ describe('the Python signing example (clients/python/rgs_sign.py)', function () 
       expect(rest).to.deep.equal([]);
       expect(status).to.equal('200');
       const session = JSON.parse(answer!);
-      expect(session).to.have.keys(['sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash']);
+      expect(session).to.have.keys(['sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox']);
       expect(session.sessionToken).to.be.a('string').and.not.equal('');
       const row = await h.svc.db.session.findUniqueOrThrow({ where: { id: session.sessionId } });
       expect([row.operatorId, row.mode]).to.deep.equal([operator.operatorId, 'DEMO']);

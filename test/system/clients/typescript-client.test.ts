@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { dropDatabase } from '../../../src/platform/db/migrate.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { freePort, spawnService, type ServiceProcess } from '../../support/processes.js';
 import { clearRedisPrefix } from '../../../src/platform/redis.js';
@@ -70,13 +70,7 @@ describe('the TypeScript client example (clients/typescript/examples/launch-and-
     });
     after(async () => {
       await demo?.stop();
-      const url = new URL(database);
-      const name = url.pathname.slice(1);
-      url.pathname = '/postgres';
-      const admin = new pg.Client({ connectionString: url.toString() });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(database);
       await clearRedisPrefix(TEST_REDIS_URL, redisKeyPrefix);
     });
 

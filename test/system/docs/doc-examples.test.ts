@@ -77,7 +77,7 @@ describe('the documents’ examples, against a running service', function () {
     const stdout = succeeded(await bash(script.replaceAll(DOCUMENTED_URL, h.baseUrl)));
     const [launched, retried, rounds, ggr, terminated, ...rest] = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(rest).to.deep.equal([]);
-    expect(launched).to.have.keys(['sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash']);
+    expect(launched).to.have.keys(['sessionId', 'sessionToken', 'launchUrl', 'expiresAt', 'serverSeedHash', 'sandbox']);
     // the retry, signed afresh with the same requestUuid, is answered the same session (D17)
     expect(retried.sessionId).to.equal(launched.sessionId);
     expect(rounds).to.deep.equal({ rounds: [], nextCursor: null });
