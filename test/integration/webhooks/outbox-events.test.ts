@@ -8,7 +8,7 @@ import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
 import { revokeCredential, rotateCredential } from '../../../src/wallet/credentials.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
-import { until } from '../../support/game.js';
+import { operatorWith, until } from '../../support/game.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { checkWebhookInvariants } from '../../support/webhook-invariants.js';
 
@@ -46,16 +46,9 @@ describe('the webhook outbox: which changes write which events (D31)', function 
 
   // an operator with an endpoint taking `events`, whose rounds always roll `roll`
   async function operatorWithWebhook(events: readonly EventType[] = EVENT_TYPES, roll: 'LOW' | 'HIGH' = 'LOW'): Promise<TestOperator> {
-    const operator = await h.onboard();
+    const operator = await operatorWith(h, { bettingWindowMs: 600, rollingWindowMs: 200, lowWeight: roll === 'LOW' ? 1n : 0n, highWeight: roll === 'HIGH' ? 1n : 0n });
     receiver.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
     await h.svc.db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: receiver.url, events: [...events] } });
-    await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {
-      bettingWindowMs: 600,
-      rollingWindowMs: 200,
-      cooldownMs: 200,
-      lowWeight: roll === 'LOW' ? 1n : 0n,
-      highWeight: roll === 'HIGH' ? 1n : 0n,
-    });
     return operator;
   }
 
