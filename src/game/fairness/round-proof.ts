@@ -15,13 +15,14 @@ export type RoundProof =
 
 export type ProvableRound = Round & { seed: Seed; session: { expiresAt: Date } };
 
+// D2, D5: a seed is revealable once retired; an expired session retires its seeds even
+// before any process has marked them
+export const seedRevealed = (retiredAt: Date | null, sessionExpiresAt: Date, now: Date): boolean => retiredAt !== null || sessionExpiresAt <= now;
+
 export function roundProof(masterKey: Buffer, now: Date, round: ProvableRound): RoundProof {
   const { outcomeSide, outcomeSum } = round;
   if (outcomeSide === null || outcomeSum === null || (round.state !== 'SETTLED' && round.state !== 'VOIDED')) return { kind: 'no_outcome' };
-  // D2, D5: a seed is revealable once retired; an expired session retires its seeds even
-  // before any process has marked them
-  const revealed = round.seed.retiredAt !== null || round.session.expiresAt <= now;
-  if (!revealed) return { kind: 'not_revealed', serverSeedHash: round.seed.serverSeedHash, revealableAfter: round.session.expiresAt };
+  if (!seedRevealed(round.seed.retiredAt, round.session.expiresAt, now)) return { kind: 'not_revealed', serverSeedHash: round.seed.serverSeedHash, revealableAfter: round.session.expiresAt };
   // a stored side other than LOW or HIGH is a corrupt row: an error, never a proof
   if (!isSide(outcomeSide)) throw new Error(`round ${round.id} has an unknown outcome side`);
   return {

@@ -1,6 +1,7 @@
 import { isMicroAmount } from '../../domain/money.js';
 import { statement, type Queryable } from '../../platform/db/sql.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
+import { seedRevealed } from '../fairness/round-proof.js';
 import { BET_REJECTED } from './round-view.js';
 
 // Game recall (D33): a round as the player lived it, for the recall page an operator's
@@ -196,11 +197,10 @@ function recalled(reader: RecallReader, row: RecallRow): RecalledRound {
   };
 }
 
-// D2, D5: the seed is shown once retired (rotated, or its session ended); an expired session
-// retires its seeds even before any process has marked them (as the proof route reads it)
+// D2, D5: the seed is shown once revealable, by the proof route's rule (round-proof.ts)
 function proofOf(reader: RecallReader, row: RecallRow): RecalledRound['proof'] {
   if (row.seed_id === null || row.nonce === null || row.server_seed_hash === null || row.client_seed === null) return null;
-  const revealed = row.outcome_side !== null && (row.retired_at !== null || row.expires_at <= reader.now());
+  const revealed = row.outcome_side !== null && seedRevealed(row.retired_at, row.expires_at, reader.now());
   return {
     serverSeedHash: row.server_seed_hash,
     clientSeed: row.client_seed,
