@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createDatabase } from './db/client.js';
+import { createReadReplica } from './db/replica.js';
 import { DependencyMonitor } from './dependencies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
@@ -26,6 +27,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   for (const warning of config.warnings) logger.warn(warning);
   const { db, sql } = createDatabase(config.databaseUrl, config.databasePoolSize);
+  const replica = createReadReplica({ db, sql }, config.databaseReplicaUrl, logger);
   // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter
   // take the prefix through their own options
   const redis = createRedis(config.redisUrl, { keyPrefix: `${config.redisKeyPrefix}:` });
@@ -43,7 +45,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = { config, db, sql, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
+  const svc: ServiceContext = { config, db, sql, replica, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -74,5 +76,6 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.wallet.close();
   svc.wallet.circuit.close();
   svc.redis.disconnect();
+  await svc.replica.close();
   await svc.db.$disconnect();
 }

@@ -18,6 +18,9 @@ export type Config = {
   // Postgres connections per process: a bet holds one for its acceptance while the
   // workers' other jobs need theirs
   databasePoolSize: number;
+  // D36: the streaming replica that serves the reports and reconciliation reads (the
+  // primary serves them when unset)
+  databaseReplicaUrl: string | undefined;
   redisUrl: string;
   // namespaces every Redis key, queue and channel of this deployment
   redisKeyPrefix: string;
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/rgs', ['postgresql:', 'postgres:']),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 500),
+    databaseReplicaUrl: env.DATABASE_REPLICA_URL ? url('DATABASE_REPLICA_URL', '', ['postgresql:', 'postgres:']) : undefined,
     redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix,
     port,

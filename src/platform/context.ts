@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { ReadReplica } from './db/replica.js';
 import type { Sql } from './db/sql.js';
 import type { DependencyMonitor } from './dependencies.js';
 import type { Logger } from './logger.js';
@@ -18,6 +19,9 @@ export type ServiceContext = {
   db: Db;
   // raw SQL on the same pool: the hot paths' set-based statements (db/sql.ts)
   sql: Sql;
+  // D36: where the reports and reconciliation reads run (the primary without
+  // DATABASE_REPLICA_URL); money paths never use it
+  replica: ReadReplica;
   redis: Redis;
   queues: Queues;
   emitter: PlayerEmitter;

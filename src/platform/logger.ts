@@ -48,6 +48,7 @@ const SECRET_KEYS = [
   'serverSeed',
   'encryptedServerSeed',
   'databaseUrl',
+  'databaseReplicaUrl',
   'redisUrl',
   // the environment, as it names them
   'MASTER_KEY',
@@ -55,6 +56,7 @@ const SECRET_KEYS = [
   'METRICS_TOKEN',
   'BOT_CHALLENGE_SECRET',
   'DATABASE_URL',
+  'DATABASE_REPLICA_URL',
   'REDIS_URL',
   // headers, in the lower case Node gives them
   'authorization',

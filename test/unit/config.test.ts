@@ -28,6 +28,8 @@ describe('config (D12)', () => {
     expect(config.trustProxy).to.equal(false);
     expect(config.nodeEnv).to.equal('development');
     expect(config.botChallenge).to.equal(undefined);
+    // D36: without a replica, the reports read the primary
+    expect(config.databaseReplicaUrl).to.equal(undefined);
     // a process with the realtime and the bet role debits its own players' bets
     expect(config.betHandoff).to.equal('local');
     // the development master key is a usable 32-byte AES key
@@ -46,6 +48,7 @@ describe('config (D12)', () => {
   it('reads the variables that are set', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@db.example:5433/prod',
+      DATABASE_REPLICA_URL: 'postgresql://u@replica.example:5433/prod',
       REDIS_URL: 'rediss://cache.example:6380',
       PORT: '0',
       WALLET_CALL_TIMEOUT_MS: '1234',
@@ -56,6 +59,7 @@ describe('config (D12)', () => {
       JWT_SECRET: JWT,
     });
     expect(config.databaseUrl).to.equal('postgres://u@db.example:5433/prod');
+    expect(config.databaseReplicaUrl).to.equal('postgresql://u@replica.example:5433/prod');
     expect(config.redisUrl).to.equal('rediss://cache.example:6380');
     expect(config.port).to.equal(0);
     expect(config.walletCallTimeoutMs).to.equal(1234);
@@ -106,6 +110,7 @@ describe('config (D12)', () => {
     expect(problemsOf({ WALLET_CALL_TIMEOUT_MS: '0' }).join()).to.include('WALLET_CALL_TIMEOUT_MS');
     expect(problemsOf({ REDIS_URL: 'http://127.0.0.1:6379' }).join()).to.include('REDIS_URL');
     expect(problemsOf({ DATABASE_URL: 'not a url' }).join()).to.include('DATABASE_URL');
+    expect(problemsOf({ DATABASE_REPLICA_URL: 'mysql://root@replica.example/rgs' }).join()).to.include('DATABASE_REPLICA_URL');
   });
 
   it('the ConfigError message names each problem', () => {

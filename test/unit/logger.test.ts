@@ -70,6 +70,7 @@ function logEverything(logger: ReturnType<typeof createLogger>): void {
     JWT_SECRET: SECRETS.jwtSecret,
     METRICS_TOKEN: SECRETS.metricsToken,
     DATABASE_URL: `postgresql://rgs:${SECRETS.databasePassword}@db.example:5432/rgs`,
+    DATABASE_REPLICA_URL: `postgresql://rgs:${SECRETS.databasePassword}@replica.example:5432/rgs`,
     BOT_CHALLENGE_SECRET: SECRETS.botSecret,
     BOT_CHALLENGE_VERIFY_URL: 'https://challenge.example/siteverify',
   });
@@ -101,7 +102,7 @@ describe('the service logger redacts secrets (D25)', () => {
     expect(lines[2]).to.include({ sessionId: 'session-visible', sessionToken: '[Redacted]', launchUrl: '[Redacted]' });
     expect(lines[3]!.body).to.deep.equal({ requestUuid: 'uuid-visible', botChallengeToken: '[Redacted]' });
     expect(lines[5]!.credential).to.deep.equal({ kid: 'kid-visible', secret: '[Redacted]' });
-    expect(lines[6]!.config).to.include({ masterKey: '[Redacted]', jwtSecret: '[Redacted]', metricsToken: '[Redacted]', databaseUrl: '[Redacted]', port: 3000 });
+    expect(lines[6]!.config).to.include({ masterKey: '[Redacted]', jwtSecret: '[Redacted]', metricsToken: '[Redacted]', databaseUrl: '[Redacted]', databaseReplicaUrl: '[Redacted]', port: 3000 });
     expect(lines[6]!.config.botChallenge).to.include({ secret: '[Redacted]', verifyUrl: 'https://challenge.example/siteverify' });
     expect(lines[9]!.err).to.include({ message: 'boom', token: '[Redacted]' });
   });

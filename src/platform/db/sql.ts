@@ -54,10 +54,23 @@ export type Sql = Queryable & {
   readonly pool: pg.Pool;
 };
 
-export function createPool(databaseUrl: string, poolSize: number): pg.Pool {
+// readOnly: every transaction of the pool's connections is read-only (the read replica's
+// pool, D36: a write sent there by mistake fails loudly, even on a server that is not a
+// standby); applicationName: how the connections show in pg_stat_activity
+export type PoolOptions = { readOnly?: boolean; applicationName?: string };
+
+export function createPool(databaseUrl: string, poolSize: number, options: PoolOptions = {}): pg.Pool {
   // idle connections are kept a minute: a burst of bets every few seconds would otherwise
   // have the pool close and reopen Postgres backends (a process each) between bursts
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 60_000, types: TYPES });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 60_000,
+    types: TYPES,
+    ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+  });
   // an idle connection that Postgres ends (a restart, a failover, an administrator) is an
   // 'error' event on the pool, which would otherwise end the process; the pool drops that
   // connection and the next query opens a new one or reports the outage (D15)
