@@ -34,6 +34,11 @@ export type BenchOptions = {
   playerThreads: number;
   // whether the operators' engines run in step or at independent phases (arrivals.ts)
   engineStarts: EngineStarts;
+  // settled bets of the past twelve months in the database before the run (history.ts);
+  // 0: an empty database
+  history: number;
+  // seed the history's template again even when it exists
+  historyRebuild: boolean;
 };
 
 export class UsageError extends Error {
@@ -60,6 +65,9 @@ const MAX_RUN_SECONDS = 115;
 export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs'>) =>
   FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + (CYCLES_PER_RUN * cycleMs(o.bettingWindowMs)) / 1000;
 
+// --history: a hundred million bets take hours to seed and hundreds of gigabytes
+const MAX_HISTORY_BETS = 100_000_000;
+
 const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 2 };
 const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 1, operators: 2 };
 
@@ -85,6 +93,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --skeleton                      while the players bet, also run the bet path's own steps (statements, queue hop,
                                   wallet call) bare, one at a time on a thread of their own: the least those steps
                                   take at that load; they add load of their own, so not in a run measured for itself
+  --history N                     before the run, N settled bets of the past 12 months (sessions, rounds, audit rows,
+                                  win jobs) in its database, copied from a template seeded once per N; seeding and
+                                  copying come before the run and outside its two minutes (default 0: empty)
+  --history-rebuild               seed the --history template again even when it exists
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
@@ -92,6 +104,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   let smoke = false;
   let traceGc = false;
   let skeleton = false;
+  let historyRebuild = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--smoke') {
@@ -104,6 +117,10 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     }
     if (arg === '--skeleton') {
       skeleton = true;
+      continue;
+    }
+    if (arg === '--history-rebuild') {
+      historyRebuild = true;
       continue;
     }
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
@@ -139,6 +156,8 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   // up to 90 %: a bet sent in the window's last moments arrives after it closed
   const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, 90);
   const playerThreads = int('player-threads', base.playerThreads, 1, 8);
+  const history = int('history', 0, 0, MAX_HISTORY_BETS);
+  if (historyRebuild && history === 0) throw new UsageError('--history-rebuild needs --history N');
   const engineStarts = take('engine-starts') ?? 'staggered';
   if (engineStarts !== 'aligned' && engineStarts !== 'staggered') throw new UsageError(`--engine-starts must be aligned or staggered (got ${engineStarts})`);
   const out = take('out') ?? path.join(root, 'bench-results', `${now.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -180,5 +199,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     betSpread: betSpreadPercent / 100,
     playerThreads,
     engineStarts,
+    history,
+    historyRebuild,
   };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { BetHandoff } from '../src/platform/config.js';
 import type { BetStepsReport } from './bet-steps.js';
 import type { Floors } from './floors.js';
+import type { HistoryInfo } from './history.js';
 import type { BenchOptions } from './options.js';
 import type { StepCounts } from './path-floor.js';
 import type { SkeletonStep } from './skeleton.js';
@@ -31,6 +32,9 @@ export type Report = {
     service: { name: string; roles: string }[];
     // the bets debited by the realtime node that placed them, or through the bet queue
     betHandoff: BetHandoff;
+    // --history: the bets of the past the database held, the template they were copied
+    // from, and how long seeding it (once) and copying it (this run) took; null: an empty database
+    history: HistoryInfo | null;
   };
   floors: Floors;
   // the floors' steps timed while the players bet, and the least a bet ack can take when
@@ -123,6 +127,7 @@ export function formatTable(report: Report, file: string): string {
     `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ${options.players} players on ${options.operators} operators, ` +
       `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
       `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
+    ...historyLines(report.run.history),
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
     `  after ${floors.afterIdle.idleMs} ms idle   postgres commit ${number(floors.afterIdle.postgresCommitMs.p50, 3)} ms   ` +
@@ -165,6 +170,18 @@ export function formatTable(report: Report, file: string): string {
   const relative = path.relative(process.cwd(), file);
   lines.push(`results     ${relative.startsWith('..') ? file : relative}`);
   return `${lines.join('\n')}\n`;
+}
+
+function historyLines(history: HistoryInfo | null): string[] {
+  if (!history) return [];
+  const month = (iso: string) => iso.slice(0, 7);
+  const last = new Date(history.to);
+  last.setUTCMonth(last.getUTCMonth() - 1);
+  return [
+    `history     ${history.bets.toLocaleString('en')} settled bets of ${month(history.from)} to ${month(last.toISOString())}, from template ` +
+      `${history.template} (${(history.templateBytes / 2 ** 30).toFixed(2)} GiB, seeded in ${number(history.seedSeconds)} s` +
+      `${history.reused ? ' by an earlier run, reused' : ''}; copied in ${number(history.copySeconds)} s)`,
+  ];
 }
 
 const number = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));

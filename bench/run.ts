@@ -16,6 +16,7 @@ import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './o
 import { PlayerPool } from './player-pool.js';
 import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
+import { historyDatabase } from './history.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
 import { dropDatabase } from '../src/platform/db/migrate.js';
@@ -60,7 +61,11 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   cleanup.push(() => dropDatabase(databaseUrl), () => clearRedisPrefix(config.redisUrl, redisKeyPrefix));
   // a database left by an earlier run that had this pid and was killed is not reused
   await dropDatabase(databaseUrl);
-  await migrate(databaseUrl);
+  // with --history, a copy of the history's template (seeded first if need be), before
+  // anything is measured
+  const history =
+    options.history > 0 ? await historyDatabase(databaseUrl, options.history, { rebuild: options.historyRebuild, progress, cleanup }) : null;
+  if (!history) await migrate(databaseUrl);
 
   const floors = await measureFloors(databaseUrl, config.redisUrl, options.smoke ? 100 : 300);
   progress(
@@ -186,6 +191,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
       machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage: loadavg() },
       service: service.processes.map(({ name, roles }) => ({ name, roles })),
       betHandoff: handoff,
+      history,
     },
     floors,
     ...measurements,

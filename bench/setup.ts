@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Db } from '../src/platform/db/client.js';
 import { setGameConfig } from '../src/game/operators/game-config.js';
-import { createOperator } from '../src/game/operators/operators.js';
+import { createOperator, updateOperator, type OnboardedOperator } from '../src/game/operators/operators.js';
+import { sealedCredential } from '../src/wallet/credentials.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 
@@ -42,8 +43,12 @@ export async function onboardOperators(
   bettingWindowMs: number,
 ): Promise<BenchOperator[]> {
   const operators: BenchOperator[] = [];
+  const seeded = new Set((await db.operator.findMany({ select: { id: true } })).map(({ id }) => id));
   for (let i = 0; i < count; i++) {
-    const created = await createOperator(db, masterKey, `bench-op-${i}`, { walletUrl: wallet.url, currencies: [CURRENCY] });
+    const id = `bench-op-${i}`;
+    const created = seeded.has(id)
+      ? await adoptOperator(db, masterKey, id, wallet.url)
+      : await createOperator(db, masterKey, id, { walletUrl: wallet.url, currencies: [CURRENCY] });
     wallet.addCredential(created.walletKeyId, created.walletSignatureSecret);
     await setGameConfig(db, created.operatorId, 'dice', CURRENCY, {
       bettingWindowMs,
@@ -53,4 +58,15 @@ export async function onboardOperators(
     operators.push({ operatorId: created.operatorId, key: { kid: created.apiKeyId, secret: created.apiSecret } });
   }
   return operators;
+}
+
+// An operator the history (history.ts) already holds, with its past but without credentials:
+// it gets this run's wallet and a pair of credentials minted as createOperator mints them.
+async function adoptOperator(db: Db, masterKey: Buffer, id: string, walletUrl: string): Promise<OnboardedOperator> {
+  await updateOperator(db, id, { walletUrl, currencies: [CURRENCY] });
+  const now = new Date();
+  const api = sealedCredential(masterKey, 'API', now);
+  const wallet = sealedCredential(masterKey, 'WALLET', now);
+  await db.credential.createMany({ data: [api.data, wallet.data].map((data) => ({ ...data, operatorId: id })) });
+  return { operatorId: id, apiKeyId: api.minted.kid, apiSecret: api.minted.secret, walletKeyId: wallet.minted.kid, walletSignatureSecret: wallet.minted.secret };
 }

@@ -28,6 +28,14 @@ describe('bench options', () => {
     expect(parseOptions(['--skeleton'], '/r').skeleton).to.equal(true);
   });
 
+  it('seeds no history unless asked; --history-rebuild only with --history', () => {
+    expect(parseOptions([], '/r')).to.include({ history: 0, historyRebuild: false });
+    expect(parseOptions(['--history', '10000000'], '/r')).to.include({ history: 10_000_000, historyRebuild: false });
+    expect(parseOptions(['--smoke', '--history', '2000', '--history-rebuild'], '/r')).to.include({ history: 2000, historyRebuild: true });
+    expect(() => parseOptions(['--history', '1e7'], '/r')).to.throw(UsageError, '--history must be an integer from 0 to 100000000 (got 1e7)');
+    expect(() => parseOptions(['--history-rebuild'], '/r')).to.throw(UsageError, '--history-rebuild needs --history N');
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
     expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
