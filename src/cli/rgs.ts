@@ -23,6 +23,8 @@ import { rewrapMasterKey } from './master-key.js';
 import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
 import { WALLET_CHECK_DEFAULTS, WalletCheckUsageError, runWalletCheck, walletCheckOptions, walletCheckTable } from './wallet-check.js';
 import { PACK_KEY, TOKEN_KEY, rotateSigningKey } from '../platform/signing-keys.js';
+import { DEFAULT_MONTHS_AHEAD, applyRetention, archiveMonth, ensurePartitions } from '../platform/db/partitions.js';
+import { isMonth, parseRetentionAge } from '../domain/months.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
 // lays out a table unless --json); a failed command prints a JSON error on stderr and exits
@@ -392,6 +394,43 @@ function buildProgram(answer: (result: unknown) => void): Command {
     };
   });
 
+  // D36: the monthly partitions of the money tables, their archive and their retention
+  const partitions = program.command('partitions').description('the monthly partitions of the money tables (D36)');
+  action(
+    partitions
+      .command('ensure')
+      .description('make the partitions of the coming months (the scheduler leader does it daily), and of past months with --from')
+      .option('--months-ahead <n>', `months after the current one (default ${DEFAULT_MONTHS_AHEAD})`)
+      .option('--from <YYYY-MM>', 'also every month from this one (to load history)'),
+    (values, database) =>
+      ensurePartitions(database().sql, {
+        now: new Date(),
+        monthsAhead: integerOption(values, 'months-ahead') ?? DEFAULT_MONTHS_AHEAD,
+        from: monthOption(values, 'from'),
+      }),
+  );
+  action(
+    program
+      .command('archive')
+      .description("write one month's rows of every partitioned table to a gzip JSON-lines file (before retention drops them)")
+      .requiredOption('--month <YYYY-MM>', 'the month')
+      .requiredOption('--out <file>', 'the file to write'),
+    (values, database) => archiveMonth(database().sql, monthOption(values, 'month')!, required(values, 'out'), new Date()),
+  );
+  const retention = program.command('retention').description('drop whole months of the money tables (D36)');
+  action(
+    retention
+      .command('apply')
+      .description(`detach and drop every month that ended more than --older-than ago (at least 120d) and holds no unfinished money work`)
+      .requiredOption('--older-than <days>', 'an age in days such as 120d; anything under 120d is refused')
+      .option('--dry-run', 'say what would be dropped, drop nothing'),
+    (values, database) => {
+      const age = parseRetentionAge(required(values, 'older-than'));
+      if (!age.ok) throw new UsageError(age.reason);
+      return applyRetention(database().sql, { now: new Date(), days: age.days, dryRun: values['dry-run'] === true });
+    },
+  );
+
   const masterKey = program.command('master-key').description('move what is sealed under MASTER_KEY to a new key');
   action(
     masterKey.command('rewrap').description('re-encrypt every credential and server seed from MASTER_KEY to NEW_MASTER_KEY').addHelpText('after', REWRAP_HELP),
@@ -590,6 +629,13 @@ function integerOption(values: Values, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^[0-9]{1,9}$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer`);
   return Number(value);
+}
+
+function monthOption(values: Values, name: string): string | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isMonth(value)) throw new UsageError(`--${name} must be a month, YYYY-MM`);
+  return value;
 }
 
 function bigintOption(values: Values, name: string): bigint | undefined {

@@ -188,6 +188,8 @@ export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
         payoutMicro: settled ? (betOptions.payoutMicro ?? 0n) : null,
         demo: owner.demo,
         createdAt,
+        // D36: its cycle's start, the month it is kept in
+        cycleCreatedAt: createdAt,
         acceptedAt: createdAt,
         settledAt: state === 'SETTLED' ? at : null,
         voidedAt: state === 'VOIDED' ? at : null,
@@ -213,6 +215,7 @@ export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
         diceValues: outcomeSide === null ? [] : [OUTCOME_FACE[outcomeSide]],
         demo: owner.demo,
         createdAt,
+        cycleCreatedAt: createdAt,
         resultAt: outcomeSide === null ? null : createdAt,
         settledAt: state === 'SETTLED' ? at : (options.settledAt ?? null),
         voidedAt: state === 'VOIDED' ? at : null,

@@ -40,7 +40,7 @@ const ACCEPT = statement(
   `WITH input AS (SELECT * FROM unnest($1::uuid[]) AS u(bet_id)),
    audit AS (${completeAuditsSql(3)}),
    bet AS (
-     SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro
+     SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro, b.cycle_created_at
      FROM bets b JOIN input ON input.bet_id = b.id
      WHERE b.status = 'PENDING'
      FOR NO KEY UPDATE OF b
@@ -68,12 +68,16 @@ const ACCEPT = statement(
    ),
    accepted_bet AS (UPDATE bets SET status = 'ACCEPTED', accepted_at = $2 FROM accepted WHERE bets.id = accepted.id),
    round AS (
-     INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo)
+     INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo,
+                         cycle_created_at)
      SELECT round_id, operator_id, session_id, cycle_id, seed_id, id, game_code, currency, nonce,
-            (CASE WHEN phase = 'BETTING_OPEN' THEN 'BETTING_OPEN' ELSE 'ROLLING' END)::round_state, low_weight, high_weight, demo
+            (CASE WHEN phase = 'BETTING_OPEN' THEN 'BETTING_OPEN' ELSE 'ROLLING' END)::round_state, low_weight, high_weight, demo,
+            cycle_created_at
      FROM accepted
    ),
-   held AS (INSERT INTO pending_round_bets (bet_id, round_id, state) SELECT id, round_id, 'HELD' FROM accepted)
+   held AS (
+     INSERT INTO pending_round_bets (bet_id, round_id, state, cycle_created_at) SELECT id, round_id, 'HELD', cycle_created_at FROM accepted
+   )
    SELECT input.bet_id,
           CASE WHEN accepted.id IS NOT NULL THEN 'accepted' WHEN decided.verdict = 'accept' THEN 'late' ELSE COALESCE(decided.verdict, 'decided') END
             AS outcome,

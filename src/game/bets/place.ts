@@ -6,7 +6,7 @@ import { prepareCall, type AuditedDebit, type PreparedCall } from '../../wallet/
 import { debitAuditRowsSql, walletTargetSql, type WalletTargetRow } from '../../wallet/audit.js';
 import { amountRefusal, rgLimitTripped, rgRefusal, sessionRefusal, type BetRejectReason, type RgState } from '../../domain/bet-rules.js';
 import type { RgLimitTrippedData } from '../../domain/events.js';
-import { outboxInsertSql } from '../../platform/outbox.js';
+import { outboxDedupeCte, outboxInsertSql } from '../../platform/outbox.js';
 import { debitCall, type BetTicket } from './ticket.js';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
@@ -84,20 +84,23 @@ type Facts = {
 };
 
 // 8.2 rule 4 as the index bets_one_live_per_session_cycle words it: a second live bet of the
-// session in the cycle is not written (REJECTED attempts do not count)
+// session in the cycle is not written (REJECTED attempts do not count). D36: a bet's month
+// (its partition) is its cycle's start, cycle_created_at, which the cycle determines, so
+// the rule holds whichever month the second attempt comes in.
 const INSERT_BETS = statement(
   'placement_insert',
   `WITH ${DEFERRED_FLUSH}
    INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                     status, bet_transaction_uuid, client_bet_id, demo, debit_node)
+                     status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
    SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.amount_micro,
-          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text
+          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text, c.created_at
    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
                $10::bigint[], $11::uuid[], $12::text[], $13::bool[])
      AS u(id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
           bet_transaction_uuid, client_bet_id, demo)
+   JOIN cycles c ON c.id = u.cycle_id
    CROSS JOIN deferred_flush
-   ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
+   ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
    RETURNING id`,
 );
 
@@ -126,9 +129,9 @@ const PLACE_PLAIN = statement(
    ),
    placed AS (
      INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                       status, bet_transaction_uuid, client_bet_id, demo, debit_node)
+                       status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
      SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
-            'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text
+            'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text, c.created_at
      FROM u
      CROSS JOIN deferred_flush
      JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
@@ -136,7 +139,7 @@ const PLACE_PLAIN = statement(
      JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
      JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
        AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
-     ON CONFLICT (session_id, cycle_id) WHERE status <> 'REJECTED' DO NOTHING
+     ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
      RETURNING id, cycle_id, operator_id, player_ref, game_code, currency, demo
    ),
    debit AS (
@@ -326,7 +329,8 @@ const RG_TRIPS = statement(
   `WITH trips AS (
      SELECT u.operator_id, u.dedupe_key, u.data, $4::timestamptz AS occurred_at
      FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS u(operator_id, dedupe_key, data)
-   )
+   ),
+   ${outboxDedupeCte('session.rg_limit_tripped', 'trips')}
    ${outboxInsertSql('session.rg_limit_tripped', 'trips', { dedupe: true })}`,
 );
 

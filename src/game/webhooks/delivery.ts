@@ -48,10 +48,11 @@ const CLAIM = statement(
      WHERE ev.id = $1 AND ev.status = 'pending' AND ev.next_attempt_at <= $2 AND (ev.locked_until IS NULL OR ev.locked_until < $2)
        AND w.operator_id = ev.operator_id AND w.enabled
      RETURNING ev.id, ev.operator_id, ev.event_type, ev.occurred_at, ev.data, ev.attempts, ev.locked_until, w.url, w.url_private_allowed,
-       $2::timestamptz AS at
+       $2::timestamptz AS at, ev.created_at AS event_created_at
    ),
    attempt AS (
-     INSERT INTO webhook_attempts (event_id, attempt, url, started_at) SELECT id, attempts, url, at FROM claimed
+     INSERT INTO webhook_attempts (event_id, attempt, url, started_at, event_created_at)
+     SELECT id, attempts, url, at, event_created_at FROM claimed
    ),
    target AS (${walletTargetSql('claimed')})
    SELECT claimed.*, target.kid, target.encrypted_secret, target.wrapped_data_key FROM claimed LEFT JOIN target ON target.id = claimed.id`,

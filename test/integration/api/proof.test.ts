@@ -122,6 +122,7 @@ describe('GET /v1/rounds/{roundId}/proof (contract 2.11, D2, D19)', () => {
           amountMicro: 1000000n,
           status: spec.state === 'SETTLED' ? 'SETTLED' : spec.state === 'VOIDED' ? 'VOIDED' : 'ACCEPTED',
           betTransactionUuid: randomUUID(),
+          cycleCreatedAt: cycle.createdAt,
         },
       });
       await db.round.create({
@@ -132,6 +133,7 @@ describe('GET /v1/rounds/{roundId}/proof (contract 2.11, D2, D19)', () => {
           cycleId: cycle.id,
           seedId,
           betId,
+          cycleCreatedAt: cycle.createdAt,
           nonce,
           state: spec.state,
           settled: spec.state === 'SETTLED',

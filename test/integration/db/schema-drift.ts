@@ -167,6 +167,24 @@ export async function findSchemaDrift(dmmf: Dmmf, client: Queryable): Promise<st
     )
   ).rows;
 
+  // D36: a partitioned table's partition key columns. Postgres enforces a unique rule on a
+  // partitioned table only with its partition key, so there a schema key (cols) is the DB
+  // key (cols, partition key); D36's decision record says how each rule holds across months.
+  const partitionKeys = new Map(
+    (
+      await client.query<{ table_name: string; columns: string[] }>(
+        `SELECT c.relname AS table_name,
+                array(SELECT a.attname::text FROM unnest(p.partattrs::int2[]) WITH ORDINALITY AS k(attnum, ord)
+                        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+                       ORDER BY k.ord) AS columns
+           FROM pg_partitioned_table p
+           JOIN pg_class c ON c.oid = p.partrelid
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = current_schema()`,
+      )
+    ).rows.map((row) => [row.table_name, row.columns]),
+  );
+
   const enumDbName = new Map(enums.map((e) => [e.name, e.dbName ?? e.name]));
   const modelByName = new Map(models.map((m) => [m.name, m]));
 
@@ -238,7 +256,9 @@ export async function findSchemaDrift(dmmf: Dmmf, client: Queryable): Promise<st
       const field = model.fields.find((candidate) => candidate.name === f.name);
       return field ? columnName(field) : f.name;
     });
-    const wantedDesc = index.fields.map((f) => f.sortOrder === 'desc');
+    const partitionKey = (partitionKeys.get(table) ?? []).filter((column) => !wanted.includes(column));
+    if (index.type !== 'normal') wanted.push(...partitionKey);
+    const wantedDesc = [...index.fields.map((f) => f.sortOrder === 'desc'), ...(index.type !== 'normal' ? partitionKey.map(() => false) : [])];
     const method = (index.algorithm ?? 'BTree').toLowerCase();
     const described = `${table}(${list(wanted)})`;
     const onTable = indexRows.filter((row) => row.table_name === table);

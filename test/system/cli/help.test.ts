@@ -14,9 +14,11 @@ const GROUPS: Record<string, string[]> = {
   credential: ['rotate', 'revoke'],
   jobs: ['abandoned'],
   'master-key': ['rewrap'],
+  partitions: ['ensure'],
+  retention: ['apply'],
 };
 // wallet-check's help is read on its own below (D38)
-const COMMANDS = [['migrate'], ['verify'], ...Object.entries(GROUPS).flatMap(([group, commands]) => commands.map((command) => [group, command]))];
+const COMMANDS = [['migrate'], ['verify'], ['archive'], ...Object.entries(GROUPS).flatMap(([group, commands]) => commands.map((command) => [group, command]))];
 
 function usage(result: CliResult, path: string): string {
   expect(result.code, `${path}: ${result.stderr}`).to.equal(0);
@@ -42,7 +44,7 @@ describe('rgs --help and usage errors (D11)', function () {
   it('--help and -h on the tool list every group and command, with the output and environment conventions', async () => {
     for (const result of await Promise.all([rgs('--help'), rgs('-h'), rgs('help')])) {
       const text = usage(result, 'rgs');
-      for (const name of ['migrate', 'verify', 'wallet-check', ...Object.keys(GROUPS)]) expect(text).to.match(new RegExp(`^  ${name}\\b`, 'm'));
+      for (const name of ['migrate', 'verify', 'archive', 'wallet-check', ...Object.keys(GROUPS)]) expect(text).to.match(new RegExp(`^  ${name}\\b`, 'm'));
       expect(text).to.include('MASTER_KEY').and.include('exits 2');
     }
   });
