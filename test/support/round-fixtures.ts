@@ -5,6 +5,8 @@ import { sealServerSeed } from '../../src/game/fairness/seed-vault.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/domain/seeds.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/operators/game-config.js';
 import type { WalletEndpoint } from '../../src/domain/wallet-status.js';
+import { ARCHIVE_ORDER } from '../../src/platform/db/partitions.js';
+import { monthOf } from '../../src/domain/months.js';
 import { uniqueId } from './harness.js';
 
 // Game history written straight to the database, for tests of what reads it (reconciliation,
@@ -102,6 +104,12 @@ const OUTCOME_FACE = { LOW: 2, HIGH: 5 } as const;
 export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
   const { db } = svc;
 
+  // D36: rows of a past month need that month's partitions, which `rgs partitions ensure`
+  // makes in a deployment; the test database starts with the current month's
+  async function partitionsFor(at: Date): Promise<void> {
+    for (const table of ARCHIVE_ORDER) await db.$executeRawUnsafe('SELECT rgs_ensure_month_partition($1, $2::date)', table, `${monthOf(at)}-01`);
+  }
+
   async function session(operatorId: string, options: SessionOptions = {}): Promise<SessionFixture> {
     const gameCode = options.gameCode ?? 'dice';
     const currency = options.currency ?? 'EUR';
@@ -164,6 +172,7 @@ export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
       rollbackTransactionUuid: state === 'VOIDED' ? randomUUID() : null,
     };
 
+    await partitionsFor(createdAt);
     const cycleId = await newCycle(owner, createdAt);
     const { nextNonce } = await db.seed.update({ where: { id: owner.seedId }, data: { nextNonce: { increment: 1 } } });
     const nonce = nextNonce - 1;
@@ -253,11 +262,12 @@ export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
     return id;
   }
 
-  function walletCall(operatorId: string, options: WalletCallOptions): Promise<WalletCall> {
+  async function walletCall(operatorId: string, options: WalletCallOptions): Promise<WalletCall> {
     const status = options.status === undefined ? 'RS_OK' : options.status;
     const latencyMs = options.latencyMs === undefined ? 25 : options.latencyMs;
     const createdAt = options.createdAt ?? new Date();
     const requestUuid = randomUUID();
+    await partitionsFor(createdAt);
     return db.walletCall.create({
       data: {
         id: randomUUID(),
@@ -278,7 +288,8 @@ export function roundFixtures(svc: Pick<ServiceContext, 'db' | 'config'>) {
     });
   }
 
-  function walletJob(operatorId: string, options: WalletJobOptions): Promise<WalletJob> {
+  async function walletJob(operatorId: string, options: WalletJobOptions): Promise<WalletJob> {
+    await partitionsFor(options.createdAt ?? new Date());
     const purpose = options.purpose ?? (options.endpoint === 'win' ? 'win' : options.endpoint === 'rollback' ? 'round_voided' : 'uncertain_bet');
     const transactionUuid = options.transactionUuid ?? randomUUID();
     return db.walletJob.create({

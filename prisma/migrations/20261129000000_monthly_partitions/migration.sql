@@ -115,8 +115,8 @@ DROP TABLE "wallet_calls_unpartitioned";
 DROP TABLE "wallet_jobs_unpartitioned";
 DROP TABLE "webhook_events_unpartitioned";
 
--- bets: every unique rule carries cycle_created_at. The cycle determines it, so the rules
--- keyed by the cycle hold across months; ids and transaction uuids are minted by the
+-- bets: every unique rule carries cycle_created_at. The cycle determines it (the foreign key
+-- below), so the rules keyed by the cycle hold across months; ids and transaction uuids are minted by the
 -- statement that writes the row (D36 "Partitions and uniqueness").
 ALTER TABLE "bets" ADD CONSTRAINT "bets_pkey" PRIMARY KEY ("id", "cycle_created_at");
 CREATE UNIQUE INDEX "bets_round_id_key" ON "bets" ("round_id", "cycle_created_at");
@@ -128,6 +128,10 @@ CREATE UNIQUE INDEX "bets_one_live_per_session_cycle" ON "bets" ("session_id", "
 CREATE INDEX "bets_operator_id_player_ref_currency_created_at_idx" ON "bets" ("operator_id", "player_ref", "currency", "created_at");
 CREATE INDEX "bets_pending" ON "bets" ("created_at") WHERE "status" = 'PENDING';
 ALTER TABLE "bets" ADD CONSTRAINT "bets_session_id_fkey" FOREIGN KEY ("session_id") REFERENCES "sessions"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+-- a bet's cycle_created_at is its cycle's, as the database sees it: so 8.2 rule 4 holds across
+-- months (two bets of one session and cycle always meet in one partition's index)
+CREATE UNIQUE INDEX "cycles_id_created_at_key" ON "cycles" ("id", "created_at");
+ALTER TABLE "bets" ADD CONSTRAINT "bets_cycle_id_cycle_created_at_fkey" FOREIGN KEY ("cycle_id", "cycle_created_at") REFERENCES "cycles"("id", "created_at") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 ALTER TABLE "rounds" ADD CONSTRAINT "rounds_pkey" PRIMARY KEY ("id", "cycle_created_at");
 CREATE UNIQUE INDEX "rounds_bet_id_key" ON "rounds" ("bet_id", "cycle_created_at");

@@ -1,0 +1,445 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { MIGRATIONS_DIR, dropDatabase, migrate } from '../../../src/platform/db/migrate.js';
+import { createPool, createSql, type Sql } from '../../../src/platform/db/sql.js';
+import {
+  ARCHIVE_ORDER,
+  PARTITIONED_TABLES,
+  applyRetention,
+  archiveMonth,
+  ensurePartitions,
+  partitionMonths,
+  readArchive,
+  ArchiveError,
+  type ArchivedRow,
+  type ArchiveHeader,
+} from '../../../src/platform/db/partitions.js';
+import { addMonths, monthOf, monthStart, partitionName, type Month } from '../../../src/domain/months.js';
+import { TEST_DATABASE_URL } from '../../support/env.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../support/game.js';
+import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
+
+// D36: the money tables partitioned by month. Retention, archive and the migration run on
+// databases of their own (dropped at the end), so that no other file's rows are in their
+// months; the straddling bet is played by the real service on the run's database.
+
+const THE_MIGRATION = '20261129000000_monthly_partitions';
+const DAY_MS = 24 * 60 * 60 * 1000;
+const databases: string[] = [];
+
+function freshDatabaseUrl(): string {
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/rgs_partitions_test_${randomBytes(6).toString('hex')}`;
+  databases.push(url.toString());
+  return url.toString();
+}
+
+type Db = { url: string; sql: Sql; pool: pg.Pool };
+async function freshDatabase(migrationsDir = MIGRATIONS_DIR): Promise<Db> {
+  const url = freshDatabaseUrl();
+  await migrate(url, migrationsDir);
+  const pool = createPool(url, 3);
+  return { url, sql: createSql(pool), pool };
+}
+
+const sqlState = async (work: Promise<unknown>): Promise<string | undefined> => {
+  try {
+    await work;
+    return undefined;
+  } catch (err) {
+    return (err as { code?: string }).code ?? (err as Error).message;
+  }
+};
+
+// One bet's rows in the month of `at` (its cycle began then), written as the money path
+// writes them: operator, session, seed and engine once per `ids`, then a cycle, the bet and,
+// unless it was rejected, its round and held stake; its debit's audit row, a win job and a
+// webhook event with an attempt. `partitioned`: the schema after THE_MIGRATION.
+type Owner = { operatorId: string; sessionId: string; seedId: string };
+type Played = { betId: string; roundId: string; cycleId: string; betTransactionUuid: string; eventId: string; jobId: string; callId: string };
+
+async function owner(q: pg.Pool): Promise<Owner> {
+  const operatorId = `op-${randomBytes(4).toString('hex')}`;
+  const sessionId = randomUUID();
+  const seedId = randomUUID();
+  await q.query(`INSERT INTO operators (id, wallet_url, updated_at) VALUES ($1, 'http://127.0.0.1:1/', now())`, [operatorId]);
+  await q.query(`INSERT INTO engines (operator_id, game_code, currency, updated_at) VALUES ($1, 'dice', 'EUR', now())`, [operatorId]);
+  await q.query(
+    `INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, created_at, expires_at)
+     VALUES ($1, $2, 'p1', 'dice', 'EUR', 'en', 'MT', 'REAL', now(), now() + interval '1 hour')`,
+    [sessionId, operatorId],
+  );
+  await q.query(
+    `INSERT INTO seeds (id, session_id, encrypted_server_seed, server_seed_hash, client_seed) VALUES ($1, $2, '\\x00', 'h', 'c')`,
+    [seedId, sessionId],
+  );
+  await q.query(`INSERT INTO webhook_endpoints (operator_id, url, events, updated_at) VALUES ($1, 'http://127.0.0.1:1/', '{}', now())`, [operatorId]);
+  return { operatorId, sessionId, seedId };
+}
+
+let cycleNumber = 0;
+async function play(
+  q: pg.Pool,
+  o: Owner,
+  at: Date,
+  { partitioned, status = 'SETTLED', dedupeKey = null }: { partitioned: boolean; status?: string; dedupeKey?: string | null },
+): Promise<Played> {
+  const p: Played = {
+    betId: randomUUID(),
+    roundId: randomUUID(),
+    cycleId: randomUUID(),
+    betTransactionUuid: randomUUID(),
+    eventId: randomUUID(),
+    jobId: randomUUID(),
+    callId: randomUUID(),
+  };
+  const extra = (column: string) => (partitioned ? `, ${column}` : '');
+  await q.query(
+    `INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms, min_bet_micro,
+                         max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight, created_at, finished_at)
+     VALUES ($1, $2, 'dice', 'EUR', $3, 'FINISHED', 15000, 4000, 3000, 10000, 100000000, 3000, 200000, 1, 1, $4, $4)`,
+    [p.cycleId, o.operatorId, ++cycleNumber, at],
+  );
+  await q.query(
+    `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, status,
+                       bet_transaction_uuid, created_at, payout_micro${extra('cycle_created_at')})
+     VALUES ($1, $2, $3, $4, $5, 'p1', 'dice', 'EUR', 'LOW', 9007199254740993, $6::bet_status, $7, $8, $9${partitioned ? ', $8' : ''})`,
+    [p.betId, o.operatorId, o.sessionId, p.cycleId, p.roundId, status, p.betTransactionUuid, at, status === 'SETTLED' ? 0n : null],
+  );
+  if (status !== 'REJECTED') {
+    const nonce = cycleNumber;
+    await q.query(
+      `INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, settled, low_weight, high_weight,
+                           created_at${extra('cycle_created_at')})
+       VALUES ($1, $2, $3, $4, $5, $6, 'dice', 'EUR', $7, $8::round_state, $9, 1, 1, $10${partitioned ? ', $10' : ''})`,
+      [p.roundId, o.operatorId, o.sessionId, p.cycleId, o.seedId, p.betId, nonce, status === 'SETTLED' ? 'SETTLED' : 'BETTING_OPEN', status === 'SETTLED', at],
+    );
+    await q.query(
+      `INSERT INTO pending_round_bets (bet_id, round_id, state, created_at${extra('cycle_created_at')})
+       VALUES ($1, $2, $3::pending_round_bet_state, $4${partitioned ? ', $4' : ''})`,
+      [p.betId, p.roundId, status === 'SETTLED' ? 'RESOLVED' : 'HELD', at],
+    );
+  }
+  await q.query(
+    `INSERT INTO wallet_calls (id, operator_id, session_id, endpoint, request_uuid, transaction_uuid, attempt, request_body, status, created_at)
+     VALUES ($1, $2, $3, 'bet', $4, $5, 1, '{}', 'RS_OK', $6)`,
+    [p.callId, o.operatorId, o.sessionId, randomUUID(), p.betTransactionUuid, at],
+  );
+  await q.query(
+    `INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, transaction_uuid, bet_id, purpose, payload, completed_at, created_at)
+     VALUES ($1, $2, $3, 'win', $4, $5, 'win', '{}', $6, $7)`,
+    [p.jobId, o.operatorId, o.sessionId, randomUUID(), p.betId, status === 'SETTLED' ? at : null, at],
+  );
+  await q.query(
+    `INSERT INTO webhook_events (id, operator_id, event_type, occurred_at, data, dedupe_key, status, created_at)
+     VALUES ($1, $2, 'round.settled', $3, '{"n": 1}', $4, 'delivered', $3)`,
+    [p.eventId, o.operatorId, at, dedupeKey],
+  );
+  await q.query(
+    `INSERT INTO webhook_attempts (event_id, attempt, url, started_at${extra('event_created_at')}) VALUES ($1, 1, 'http://127.0.0.1:1/', $2${partitioned ? ', $2' : ''})`,
+    [p.eventId, at],
+  );
+  return p;
+}
+
+// the partition a row is in
+const partitionOf = async (q: pg.Pool, table: string, where: string, value: unknown) =>
+  (await q.query<{ p: string }>(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE ${where} = $1`, [value])).rows.map((r) => r.p);
+
+const count = async (q: pg.Pool, table: string) => Number((await q.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+
+// the middle of the month `offset` months from the current one
+const inMonth = (offset: number, now = new Date()) => new Date(monthStart(addMonths(monthOf(now), offset)).getTime() + 14 * DAY_MS);
+
+describe('monthly partitions of the money tables (D36)', function () {
+  this.timeout(120_000);
+  const pools: pg.Pool[] = [];
+  const tempDirs: string[] = [];
+
+  after(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+    for (const url of databases.splice(0)) await dropDatabase(url);
+    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function database(migrationsDir?: string): Promise<Db> {
+    const db = await freshDatabase(migrationsDir);
+    pools.push(db.pool);
+    return db;
+  }
+
+  describe('the migration from unpartitioned tables', () => {
+    it('moves a populated database into monthly partitions, keeping every row, rule and relation', async () => {
+      const before = await mkdtemp(path.join(tmpdir(), 'rgs-migrations-'));
+      tempDirs.push(before);
+      await cp(MIGRATIONS_DIR, before, { recursive: true });
+      await rm(path.join(before, THE_MIGRATION), { recursive: true });
+      const { url, pool } = await database(before);
+
+      // four months of play, among them a bet still in play and one rejected, and an RG event
+      const o = await owner(pool);
+      const months = [-3, -2, -1, 0].map((offset) => inMonth(offset));
+      const played: Played[] = [];
+      for (const [i, at] of months.entries()) {
+        played.push(await play(pool, o, at, { partitioned: false, dedupeKey: i === 0 ? `rg_limit_tripped:${o.sessionId}:dailyLossMicro` : null }));
+      }
+      const inPlay = await play(pool, o, months[3]!, { partitioned: false, status: 'ACCEPTED' });
+      const rejected = await play(pool, o, months[3]!, { partitioned: false, status: 'REJECTED' });
+      const counts = Object.fromEntries(await Promise.all(PARTITIONED_TABLES.map(async (t) => [t, await count(pool, t)] as const)));
+      expect(counts.bets).to.equal(6);
+
+      const applied = await migrate(url);
+      expect(applied.applied).to.deep.equal([THE_MIGRATION]);
+
+      // every row is there, each in its month's partition, and the months ahead exist
+      for (const table of PARTITIONED_TABLES) expect(await count(pool, table), table).to.equal(counts[table]);
+      for (const [i, p] of played.entries()) {
+        const month = monthOf(months[i]!);
+        expect(await partitionOf(pool, 'bets', 'id', p.betId)).to.deep.equal([partitionName('bets', month)]);
+        expect(await partitionOf(pool, 'rounds', 'id', p.roundId)).to.deep.equal([partitionName('rounds', month)]);
+        expect(await partitionOf(pool, 'pending_round_bets', 'bet_id', p.betId)).to.deep.equal([partitionName('pending_round_bets', month)]);
+        expect(await partitionOf(pool, 'wallet_calls', 'id', p.callId)).to.deep.equal([partitionName('wallet_calls', month)]);
+        expect(await partitionOf(pool, 'wallet_jobs', 'id', p.jobId)).to.deep.equal([partitionName('wallet_jobs', month)]);
+        expect(await partitionOf(pool, 'webhook_events', 'id', p.eventId)).to.deep.equal([partitionName('webhook_events', month)]);
+        expect(await partitionOf(pool, 'webhook_attempts', 'event_id', p.eventId)).to.deep.equal([partitionName('webhook_attempts', month)]);
+      }
+      const byTable = await partitionMonths(createSql(pool));
+      for (const table of PARTITIONED_TABLES) {
+        expect(byTable.get(table), table).to.include.members([monthOf(months[0]!), monthOf(new Date()), addMonths(monthOf(new Date()), 3)]);
+      }
+      // money keeps every digit, and the bet carries its cycle's start
+      const { rows } = await pool.query<{ amount_micro: bigint | string; same: boolean }>(
+        `SELECT b.amount_micro::text AS amount_micro, b.cycle_created_at = c.created_at AS same FROM bets b JOIN cycles c ON c.id = b.cycle_id WHERE b.id = $1`,
+        [played[0]!.betId],
+      );
+      expect(rows).to.deep.equal([{ amount_micro: '9007199254740993', same: true }]);
+      // the dedupe key moved to its own table
+      expect((await pool.query('SELECT dedupe_key FROM webhook_dedupe_keys')).rows).to.deep.equal([
+        { dedupe_key: `rg_limit_tripped:${o.sessionId}:dailyLossMicro` },
+      ]);
+
+      // the rules still refuse: a second live bet of the session in a migrated bet's cycle,
+      // a round for a bet that does not exist, an attempt of an event that does not exist
+      const live = await pool.query<{ cycle_id: string; cycle_created_at: Date }>('SELECT cycle_id, cycle_created_at FROM bets WHERE id = $1', [inPlay.betId]);
+      const { cycle_id, cycle_created_at } = live.rows[0]!;
+      expect(
+        await sqlState(
+          pool.query(
+            `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, status,
+                               bet_transaction_uuid, cycle_created_at)
+             VALUES ($1, $2, $3, $4, $5, 'p1', 'dice', 'EUR', 'LOW', 1, 'PENDING', $6, $7)`,
+            [randomUUID(), o.operatorId, o.sessionId, cycle_id, randomUUID(), randomUUID(), cycle_created_at],
+          ),
+        ),
+      ).to.equal('23505');
+      expect(
+        await sqlState(
+          pool.query(
+            `INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, cycle_created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, 'dice', 'EUR', 999, 'BETTING_OPEN', 1, 1, $7)`,
+            [randomUUID(), o.operatorId, o.sessionId, rejected.cycleId, o.seedId, randomUUID(), cycle_created_at],
+          ),
+        ),
+      ).to.equal('23503');
+      expect(
+        await sqlState(pool.query(`INSERT INTO webhook_attempts (event_id, attempt, url, started_at, event_created_at) VALUES ($1, 1, 'u', now(), now())`, [randomUUID()])),
+      ).to.equal('23503');
+      // and new play lands in this month's partitions
+      const fresh = await play(pool, o, new Date(), { partitioned: true });
+      expect(await partitionOf(pool, 'bets', 'id', fresh.betId)).to.deep.equal([partitionName('bets', monthOf(new Date()))]);
+    });
+  });
+
+  describe('rgs partitions ensure', () => {
+    it('makes the coming months of every table once; a second run makes none; --from makes past months', async () => {
+      const { sql } = await database();
+      const now = new Date();
+      const first = await ensurePartitions(sql, { now, monthsAhead: 5 });
+      // the migration made three months ahead; two more per table now
+      expect(first.created).to.have.length(2 * PARTITIONED_TABLES.length);
+      expect(first.created).to.include(partitionName('bets', addMonths(monthOf(now), 5)));
+      const again = await ensurePartitions(sql, { now, monthsAhead: 5 });
+      expect(again).to.deep.equal({ months: first.months, created: [] });
+      // concurrent runs (the leader and an operator's command) make each partition once
+      const racing = await Promise.all([1, 2, 3].map(() => ensurePartitions(sql, { now, monthsAhead: 7 })));
+      expect(racing.flatMap((r) => r.created).sort()).to.have.length(2 * PARTITIONED_TABLES.length);
+      const past = await ensurePartitions(sql, { now, monthsAhead: 0, from: addMonths(monthOf(now), -14) });
+      expect(past.created).to.have.length(14 * PARTITIONED_TABLES.length);
+      const byTable = await partitionMonths(sql);
+      for (const table of PARTITIONED_TABLES) expect(byTable.get(table)).to.have.length(14 + 1 + 7);
+    });
+  });
+
+  describe('rgs retention apply and rgs archive', () => {
+    it('drops only whole months older than the age, keeps younger ones and months with money still in play, and is idempotent', async () => {
+      const { sql, pool } = await database();
+      const now = new Date();
+      await ensurePartitions(sql, { now, from: addMonths(monthOf(now), -8) });
+      const o = await owner(pool);
+      const old = await play(pool, o, inMonth(-7), { partitioned: true });
+      const stuck = await play(pool, o, inMonth(-6), { partitioned: true, status: 'ACCEPTED' });
+      const young = await play(pool, o, inMonth(-3), { partitioned: true });
+      const current = await play(pool, o, now, { partitioned: true });
+
+      const dry = await applyRetention(sql, { now, days: 120, dryRun: true });
+      expect(dry.dropped).to.include(monthOf(inMonth(-7)));
+      expect(await count(pool, 'bets')).to.equal(4);
+
+      const result = await applyRetention(sql, { now, days: 120 });
+      // months -8 and -7 ended more than 120 days ago (at least 181); month -6 is kept for its bet in play
+      expect(result.dropped).to.include.members([addMonths(monthOf(now), -8), monthOf(inMonth(-7))]);
+      expect(result.dropped).to.not.include(monthOf(inMonth(-6)));
+      expect(result.kept).to.deep.equal([{ month: monthOf(inMonth(-6)), reason: 'unfinished money work: 1 bets in play, 1 open wallet jobs' }]);
+      for (const dropped of result.dropped) {
+        expect(new Date(`${addMonths(dropped, 1)}-01T00:00:00Z`).getTime()).to.be.at.most(now.getTime() - 120 * DAY_MS);
+      }
+      const ids = (await pool.query<{ id: string }>('SELECT id FROM bets ORDER BY created_at')).rows.map((r) => r.id);
+      expect(ids).to.deep.equal([stuck.betId, young.betId, current.betId]);
+      expect(await partitionOf(pool, 'rounds', 'id', old.roundId)).to.deep.equal([]);
+      expect(await partitionOf(pool, 'webhook_attempts', 'event_id', old.eventId)).to.deep.equal([]);
+      const byTable = await partitionMonths(sql);
+      for (const table of PARTITIONED_TABLES) expect(byTable.get(table), table).to.not.include(monthOf(inMonth(-7)));
+
+      // again: nothing more to drop
+      const again = await applyRetention(sql, { now, days: 120 });
+      expect(again.dropped).to.deep.equal([]);
+      // the bet settles: its month goes next time
+      await pool.query(`UPDATE bets SET status = 'SETTLED' WHERE id = $1`, [stuck.betId]);
+      await pool.query(`UPDATE wallet_jobs SET completed_at = now() WHERE id = $1`, [stuck.jobId]);
+      expect((await applyRetention(sql, { now, days: 120 })).dropped).to.deep.equal([monthOf(inMonth(-6))]);
+      // a longer age keeps more; under 120 days is refused
+      expect((await applyRetention(sql, { now, days: 400 })).dropped).to.deep.equal([]);
+      expect(await sqlState(applyRetention(sql, { now, days: 119 }))).to.match(/refused/);
+      expect(await count(pool, 'bets')).to.equal(2);
+    });
+
+    it("archives a month's rows of every table to a file that reads back into the same rows", async () => {
+      const { sql, pool } = await database();
+      const now = new Date();
+      const month: Month = addMonths(monthOf(now), -5);
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      await play(pool, o, inMonth(-5), { partitioned: true });
+      await play(pool, o, inMonth(-5), { partitioned: true, status: 'REJECTED' });
+      await play(pool, o, inMonth(-4), { partitioned: true });
+
+      const dir = await mkdtemp(path.join(tmpdir(), 'rgs-archive-'));
+      tempDirs.push(dir);
+      const file = path.join(dir, `${month}.ndjson.gz`);
+      const manifest = await archiveMonth(sql, month, file, now);
+      expect(manifest.counts).to.deep.equal({
+        bets: 2, rounds: 1, pending_round_bets: 1, wallet_calls: 2, wallet_jobs: 2, webhook_events: 2, webhook_attempts: 2,
+      });
+
+      // read back into an empty copy of each partition: the same rows, byte for byte as Postgres compares them
+      let header: ArchiveHeader | undefined;
+      const rows: ArchivedRow[] = [];
+      for await (const item of readArchive(file)) {
+        if ('rgsArchive' in item) header = item;
+        else rows.push(item);
+      }
+      expect(header).to.include({ month, rgsArchive: 1 });
+      expect(header!.tables).to.deep.equal(ARCHIVE_ORDER);
+      for (const table of ARCHIVE_ORDER) {
+        const partition = partitionName(table, month);
+        await pool.query(`CREATE TEMP TABLE restored_${table} (LIKE ${partition})`);
+        for (const { row } of rows.filter((r) => r.table === table)) {
+          await pool.query(`INSERT INTO restored_${table} SELECT * FROM jsonb_populate_record(NULL::restored_${table}, $1::jsonb)`, [row]);
+        }
+        const diff = await pool.query(
+          `(SELECT * FROM ONLY ${partition} EXCEPT ALL SELECT * FROM restored_${table}) UNION ALL (SELECT * FROM restored_${table} EXCEPT ALL SELECT * FROM ONLY ${partition})`,
+        );
+        expect(diff.rowCount, table).to.equal(0);
+      }
+      expect(rows.filter((r) => r.table === 'bets').map((r) => JSON.parse(r.row).amount_micro)).to.have.length(2);
+      expect(rows.find((r) => r.table === 'bets')!.row).to.include('"amount_micro": 9007199254740993');
+
+      // a file cut short is refused
+      const { execFileSync } = await import('node:child_process');
+      const cut = path.join(dir, 'cut.ndjson.gz');
+      execFileSync('sh', ['-c', `gunzip -c ${file} | head -n 3 | gzip > ${cut}`]);
+      const read = async () => {
+        for await (const _ of readArchive(cut)) void _;
+      };
+      expect(await sqlState(read())).to.match(/cut short/);
+      expect(await read().catch((err: unknown) => err)).to.be.instanceOf(ArchiveError);
+    });
+  });
+
+  describe('a bet placed in one month and settled in the next', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+    });
+    after(() => h?.close());
+
+    it("stays in its cycle's month: settled and paid there, the win job in the month it ran", async () => {
+      const operator = await operatorWith(h, { bettingWindowMs: 60_000, lowWeight: 1n, highWeight: 0n });
+      const table = await tableWithBets(h, operator, 1, 10_000_000n);
+      const lastMonth = addMonths(monthOf(new Date()), -1);
+      await ensurePartitions(h.svc.sql, { now: new Date(), from: lastMonth });
+      // the cycle began a moment before this month did: its bet, round and held stake move
+      // with it (the foreign keys cascade the new cycle_created_at)
+      const lastMoment = new Date(monthStart(monthOf(new Date())).getTime() - 1);
+      await h.svc.sql.query('UPDATE cycles SET created_at = $2 WHERE id = $1', [table.cycleId, lastMoment]);
+      const [bet] = await h.svc.sql.query<{ id: string; p: string; bet_transaction_uuid: string; session_id: string }>(
+        `SELECT id, tableoid::regclass::text AS p, bet_transaction_uuid, session_id FROM bets WHERE cycle_id = $1`,
+        [table.cycleId],
+      );
+      expect(bet!.p).to.equal(partitionName('bets', lastMonth));
+
+      await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+      await tick(h, { cycleId: table.cycleId, from: 'ROLLING' });
+      await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+      expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+
+      const [settled] = await h.svc.sql.query<{ p: string; status: string; settled_at: Date; rp: string; rstate: string; hp: string; hstate: string }>(
+        `SELECT b.tableoid::regclass::text AS p, b.status, b.settled_at, r.tableoid::regclass::text AS rp, r.state AS rstate,
+                h.tableoid::regclass::text AS hp, h.state AS hstate
+         FROM bets b JOIN rounds r ON r.bet_id = b.id JOIN pending_round_bets h ON h.bet_id = b.id WHERE b.id = $1`,
+        [bet!.id],
+      );
+      expect(settled).to.deep.include({
+        p: partitionName('bets', lastMonth),
+        status: 'SETTLED',
+        rp: partitionName('rounds', lastMonth),
+        rstate: 'SETTLED',
+        hp: partitionName('pending_round_bets', lastMonth),
+        hstate: 'RESOLVED',
+      });
+      expect(monthOf(settled!.settled_at)).to.equal(monthOf(new Date()));
+      const jobs = await h.svc.sql.query<{ p: string }>(`SELECT tableoid::regclass::text AS p FROM wallet_jobs WHERE bet_id = $1 AND endpoint = 'win'`, [bet!.id]);
+      expect(jobs).to.deep.equal([{ p: partitionName('wallet_jobs', monthOf(new Date())) }]);
+
+      // 8.2 rule 4 across months: another live bet of the session in that cycle is refused,
+      // whichever month it claims to be in
+      const again = (cycleCreatedAt: Date) =>
+        h.svc.sql.query(
+          `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, status,
+                             bet_transaction_uuid, cycle_created_at)
+           SELECT $1, operator_id, session_id, cycle_id, $2, player_ref, game_code, currency, side, amount_micro, 'PENDING', $3, $4
+           FROM bets WHERE id = $5`,
+          [randomUUID(), randomUUID(), randomUUID(), cycleCreatedAt, bet!.id],
+        );
+      expect(await sqlState(again(lastMoment))).to.equal('23505');
+      expect(await sqlState(again(new Date()))).to.equal('23503');
+      // the same bet_transaction_uuid again in its own month is refused by the index
+      expect(
+        await sqlState(
+          h.svc.sql.query(
+            `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, status,
+                               bet_transaction_uuid, cycle_created_at)
+             SELECT $1, operator_id, session_id, cycle_id, $2, player_ref, game_code, currency, side, amount_micro, 'REJECTED', bet_transaction_uuid, cycle_created_at
+             FROM bets WHERE id = $3`,
+            [randomUUID(), randomUUID(), bet!.id],
+          ),
+        ),
+      ).to.equal('23505');
+    });
+  });
+});
