@@ -3,6 +3,7 @@ import type { ServiceContext } from '../platform/context.js';
 import { SupersededError } from '../game/rounds/clock.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
 import { finishedInTime } from '../platform/shutdown.js';
+import { ensurePartitions } from '../platform/db/partitions.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
 import { closeWorker, startWorker, workerConnection, type RunningWorkers } from './pools.js';
 
@@ -22,6 +23,10 @@ const SELF_DEBITED_SWEEP_MS = 1000;
 // a failed recovery on election is tried again after this, doubling up to the cap
 const RECOVERY_RETRY_MS = 500;
 const RECOVERY_RETRY_CAP_MS = 5000;
+// D36: the leader makes the coming months' partitions of the money tables when elected and
+// then daily (a month's rows have nowhere to go without its partition; ensure makes three
+// months ahead, so a leader that misses days loses nothing)
+const PARTITIONS_EVERY_MS = 24 * 60 * 60 * 1000;
 
 export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): RunningWorkers & { lease: LeaderLease } {
   const leader = new LeaderLease(svc.redis, svc.logger, lease);
@@ -57,10 +62,21 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
     return timer;
   };
 
+  const ensureMonths = () =>
+    ensurePartitions(svc.sql, { now: svc.now() })
+      .then(({ created }) => {
+        if (created.length > 0) svc.logger.info({ created }, 'partitions made');
+      })
+      .catch((err: unknown) => svc.logger.error({ err }, 'making partitions failed'));
+
   const startTicks = (epoch: bigint) => {
     const worker = startWorker(svc, 'engine', { svc, epoch }, connection);
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
+    void ensureMonths();
+    const partitions = setInterval(() => void ensureMonths(), PARTITIONS_EVERY_MS);
+    partitions.unref();
     const sweeps = [
+      partitions,
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),
       every(SELF_DEBITED_SWEEP_MS, async () => ({ orphanBets: await resolveOrphanBets(svc, 'self-debited') })),
     ];

@@ -21,7 +21,7 @@ import {
 import { addMonths, monthOf, monthStart, partitionName, type Month } from '../../../src/domain/months.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../support/game.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick, until } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
 
 // D36: the money tables partitioned by month. Retention, archive and the migration run on
@@ -368,6 +368,28 @@ describe('monthly partitions of the money tables (D36)', function () {
       };
       expect(await sqlState(read())).to.match(/cut short/);
       expect(await read().catch((err: unknown) => err)).to.be.instanceOf(ArchiveError);
+    });
+  });
+
+  describe('the scheduler leader', () => {
+    it('makes the coming months it finds missing when it is elected', async () => {
+      // the furthest month ahead, gone from every table of the run's database
+      const far = addMonths(monthOf(new Date()), 3);
+      const pool = createPool(TEST_DATABASE_URL, 1);
+      pools.push(pool);
+      for (const table of PARTITIONED_TABLES) {
+        await pool.query(`ALTER TABLE ${table} DETACH PARTITION ${partitionName(table, far)}`);
+        await pool.query(`DROP TABLE ${partitionName(table, far)}`);
+      }
+      const h = await startHarness({}, ['scheduler']);
+      try {
+        await until('the partitions', async () => {
+          const byTable = await partitionMonths(createSql(pool));
+          return PARTITIONED_TABLES.every((table) => byTable.get(table)!.includes(far));
+        });
+      } finally {
+        await h.close();
+      }
     });
   });
 
