@@ -4,6 +4,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { dropDatabase, migrate, MIGRATIONS_DIR } from '../src/platform/db/migrate.js';
+import { monthOf } from '../src/domain/months.js';
+import { ensurePartitions } from '../src/platform/db/partitions.js';
 import { createPool, createSql, type Sql } from '../src/platform/db/sql.js';
 import {
   HISTORY_CYCLE_MS,
@@ -165,11 +167,12 @@ async function copyDatabase(template: string, databaseUrl: string): Promise<void
   });
 }
 
-// The months the history's rows fall in, from `from` through the month of `now`, are ready
-// for rows before the rows are written. If the money tables are partitioned by month (D36),
-// the partitions of these months must exist before the inserts; with unpartitioned tables
-// there is nothing to prepare.
-export async function prepareHistoryMonths(_sql: Sql, _months: { from: Date; now: Date }): Promise<void> {}
+// D36: the money tables are partitioned by month, so the partitions of the months the
+// history's rows fall in, from `from` through the month of `now` (and the coming ones, as the
+// leader keeps them), must exist before the rows are written.
+export async function prepareHistoryMonths(sql: Sql, months: { from: Date; now: Date }): Promise<void> {
+  await ensurePartitions(sql, { now: months.now, from: monthOf(months.from) });
+}
 
 // Writes the history into the (migrated, empty) database at databaseUrl.
 export async function seedHistory(databaseUrl: string, layout: HistoryLayout, progress: Progress, now: Date): Promise<void> {
@@ -282,22 +285,23 @@ async function writeChunk(client: pg.Client, L: HistoryLayout, chunk: HistoryChu
   await client.query(`CREATE TEMP TABLE history_chunk AS ${betsOfChunk(L, chunk.firstBet, chunk.endBet)}`);
   await client.query(
     `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, is_free,
-                       status, bet_transaction_uuid, win_transaction_uuid, payout_micro, demo, created_at, accepted_at, settled_at)
+                       status, bet_transaction_uuid, win_transaction_uuid, payout_micro, demo, created_at, accepted_at, settled_at,
+                       cycle_created_at)
      SELECT bet_id, operator_id, session_id, cycle_id, round_id, player_ref, '${GAME_CODE}', '${CURRENCY}', side, amount_micro, false,
             'SETTLED', bet_tx, CASE WHEN won THEN win_tx END, payout_micro, false, placed_at, accepted_at,
-            CASE WHEN won THEN win_completed_at ELSE round_settled_at END
+            CASE WHEN won THEN win_completed_at ELSE round_settled_at END, cycle_at
      FROM history_chunk`,
   );
   await client.query(
     `INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, settled, low_weight,
-                         high_weight, outcome_side, outcome_sum, dice_values, demo, created_at, result_at, settled_at)
+                         high_weight, outcome_side, outcome_sum, dice_values, demo, created_at, result_at, settled_at, cycle_created_at)
      SELECT round_id, operator_id, session_id, cycle_id, seed_id, bet_id, '${GAME_CODE}', '${CURRENCY}', nonce, 'SETTLED', true,
-            ${game.lowWeight}, ${game.highWeight}, outcome_side, face, ARRAY[face], false, accepted_at, result_at, round_settled_at
+            ${game.lowWeight}, ${game.highWeight}, outcome_side, face, ARRAY[face], false, accepted_at, result_at, round_settled_at, cycle_at
      FROM history_chunk`,
   );
   await client.query(
-    `INSERT INTO pending_round_bets (bet_id, round_id, state, created_at, resolved_at)
-     SELECT bet_id, round_id, 'RESOLVED', accepted_at, CASE WHEN won THEN win_completed_at ELSE round_settled_at END
+    `INSERT INTO pending_round_bets (bet_id, round_id, state, created_at, resolved_at, cycle_created_at)
+     SELECT bet_id, round_id, 'RESOLVED', accepted_at, CASE WHEN won THEN win_completed_at ELSE round_settled_at END, cycle_at
      FROM history_chunk`,
   );
   // contract 2.13: every debit's audit row, and every win's, with the bytes sent and the

@@ -114,6 +114,14 @@ describe('npm run bench -- --smoke --history N', function () {
               (SELECT count(*)::int FROM wallet_jobs WHERE completed_at IS NULL) AS jobs, (SELECT count(*)::int FROM cycles WHERE phase <> 'FINISHED') AS cycles`,
     );
     expect(open).to.deep.equal({ sessions: 0, rounds: 0, jobs: 0, cycles: 0 });
+    // D36: the seeding skips foreign-key checks, so the rows' partition key is checked here:
+    // each bet, round and held stake carries its cycle's start, and sits in that month's partition
+    const [misplaced] = await read<{ bets: number; rounds: number; held: number }>(
+      `SELECT (SELECT count(*)::int FROM bets b LEFT JOIN cycles c ON c.id = b.cycle_id AND c.created_at = b.cycle_created_at WHERE c.id IS NULL) AS bets,
+              (SELECT count(*)::int FROM rounds r JOIN bets b ON b.id = r.bet_id WHERE r.cycle_created_at <> b.cycle_created_at) AS rounds,
+              (SELECT count(*)::int FROM pending_round_bets p JOIN bets b ON b.id = p.bet_id WHERE p.cycle_created_at <> b.cycle_created_at) AS held`,
+    );
+    expect(misplaced).to.deep.equal({ bets: 0, rounds: 0, held: 0 });
     // D1: each round's nonce is its seed's, in order, and the seed's next nonce follows the last
     const seeds = await read<{ wrong: number }>(
       `SELECT count(*)::int AS wrong FROM seeds s
