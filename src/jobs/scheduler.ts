@@ -4,6 +4,7 @@ import { SupersededError } from '../game/rounds/clock.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { ensurePartitions } from '../platform/db/partitions.js';
+import { dropExpiredIdempotencyKeys } from '../platform/idempotency.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
 import { closeWorker, startWorker, workerConnection, type RunningWorkers } from './pools.js';
 
@@ -27,6 +28,9 @@ const RECOVERY_RETRY_CAP_MS = 5000;
 // then daily (a month's rows have nowhere to go without its partition; ensure makes three
 // months ahead, so a leader that misses days loses nothing)
 const PARTITIONS_EVERY_MS = 24 * 60 * 60 * 1000;
+// D17: inbound idempotency keys expire after 24 hours; the leader drops the expired ones
+// this often, so the table holds at most a day and an hour of keys
+const IDEMPOTENCY_SWEEP_MS = 60 * 60 * 1000;
 
 export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): RunningWorkers & { lease: LeaderLease } {
   const leader = new LeaderLease(svc.redis, svc.logger, lease);
@@ -68,15 +72,25 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
         if (created.length > 0) svc.logger.info({ created }, 'partitions made');
       })
       .catch((err: unknown) => svc.logger.error({ err }, 'making partitions failed'));
+  const dropExpiredKeys = () =>
+    dropExpiredIdempotencyKeys(svc.sql, svc.now())
+      .then((dropped) => {
+        if (dropped > 0) svc.logger.info({ dropped }, 'expired idempotency keys dropped');
+      })
+      .catch((err: unknown) => svc.logger.warn({ err }, 'dropping expired idempotency keys failed'));
 
   const startTicks = (epoch: bigint) => {
     const worker = startWorker(svc, 'engine', { svc, epoch }, connection);
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
     void ensureMonths();
+    void dropExpiredKeys();
     const partitions = setInterval(() => void ensureMonths(), PARTITIONS_EVERY_MS);
+    const expiredKeys = setInterval(() => void dropExpiredKeys(), IDEMPOTENCY_SWEEP_MS);
     partitions.unref();
+    expiredKeys.unref();
     const sweeps = [
       partitions,
+      expiredKeys,
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),
       every(SELF_DEBITED_SWEEP_MS, async () => ({ orphanBets: await resolveOrphanBets(svc, 'self-debited') })),
     ];

@@ -391,6 +391,32 @@ describe('monthly partitions of the money tables (D36)', function () {
         await h.close();
       }
     });
+    it('drops the expired idempotency keys (D17: kept 24 hours) and keeps the live ones', async () => {
+      const pool = createPool(TEST_DATABASE_URL, 1);
+      pools.push(pool);
+      const insert = (requestUuid: string, expiresAt: Date) =>
+        pool.query(
+          `INSERT INTO idempotency_entries (operator_id, request_uuid, endpoint, body_hash, state, locked_until, created_at, expires_at)
+           VALUES ('op-sweep', $1, 'POST /v1/session', 'h', 'COMPLETED', $2, $2, $2)`,
+          [requestUuid, expiresAt],
+        );
+      const expired = [randomUUID(), randomUUID()];
+      const live = randomUUID();
+      for (const id of expired) await insert(id, new Date(Date.now() - 60_000));
+      await insert(live, new Date(Date.now() + 24 * 60 * 60 * 1000));
+      const keys = async () =>
+        (await pool.query<{ request_uuid: string }>(`SELECT request_uuid FROM idempotency_entries WHERE operator_id = 'op-sweep'`)).rows.map(
+          (r) => r.request_uuid,
+        );
+      expect((await keys()).sort()).to.deep.equal([...expired, live].sort());
+      const h = await startHarness({}, ['scheduler']);
+      try {
+        await until('the expired keys dropped', async () => (await keys()).length === 1);
+        expect(await keys()).to.deep.equal([live]);
+      } finally {
+        await h.close();
+      }
+    });
   });
 
   describe('a bet placed in one month and settled in the next', () => {
