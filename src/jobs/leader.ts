@@ -36,6 +36,11 @@ const RAISE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return false`;
 
+// D36: the lease, its epoch counter and its handover marker share a hash tag, so that one
+// script can touch all three on a Redis Cluster
+export const LEASE_KEY = '{scheduler}:leader';
+
+// key: the lease's; the epoch and the marker are named after it, and share its hash tag
 export type LeaseOptions = { key?: string; ttlMs?: number; renewEveryMs?: number };
 
 // One election: its epoch (grows with every election), its own id and, after a clean
@@ -59,7 +64,7 @@ export class LeaderLease extends EventEmitter {
     options: LeaseOptions = {},
   ) {
     super();
-    this.key = options.key ?? 'scheduler:leader';
+    this.key = options.key ?? LEASE_KEY;
     this.epochKey = `${this.key}:epoch`;
     this.markerKey = `${this.key}:handover`;
     // a dead leader's lease lapses within 3 s and a candidate asks every 750 ms, so a

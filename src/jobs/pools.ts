@@ -3,7 +3,7 @@ import type { ServiceContext } from '../platform/context.js';
 import { BetDesk } from '../game/bets/debit.js';
 import { WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
 import { SWEEP_INTERVAL_MS, WebhookDeliverer } from '../game/webhooks/delivery.js';
-import { QUEUES, type QueueKey } from '../platform/queues.js';
+import { QUEUES, queuePrefix, type QueueKey } from '../platform/queues.js';
 import { createRedis, type Redis } from '../platform/redis.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { POOLS, processorFor, type WorkerScope } from './registry.js';
@@ -17,7 +17,7 @@ export type RunningWorkers = { close: () => Promise<void> };
 
 // Worker connections must not give up on a command (BullMQ: maxRetriesPerRequest null).
 export const workerConnection = (svc: ServiceContext): Redis =>
-  createRedis(svc.config.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
+  createRedis(svc.config, { maxRetriesPerRequest: null, enableOfflineQueue: true });
 
 // A killed worker's job is handed to another worker once its lock
 // lapses (3 s, renewed every 1.5 s while the worker lives; checked every second), so work in
@@ -39,7 +39,7 @@ export function startWorker<Q extends QueueKey>(svc: ServiceContext, queue: Q, s
   const { concurrency, settings } = POOLS[queue];
   return new Worker(QUEUES[queue].name, processorFor(queue, scope), {
     connection,
-    prefix: svc.config.redisKeyPrefix,
+    prefix: queuePrefix(svc.config.redisKeyPrefix, queue),
     concurrency,
     ...LOCKING,
     ...(settings ? { settings } : {}),

@@ -9,7 +9,7 @@ import { createQueues } from './queues.js';
 import { walletJobCounts } from '../game/wallet-jobs/wallet-jobs.js';
 import { webhookPendingCounts } from '../game/webhooks/delivery.js';
 import { PlayerEmitter } from '../game/players/emitter.js';
-import { createRedis } from './redis.js';
+import { createRedis, redisAddress, redisReady } from './redis.js';
 import { statement } from './db/sql.js';
 import { CircuitBreaker } from '../wallet/circuit.js';
 import { WalletClient } from '../wallet/client.js';
@@ -30,20 +30,19 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const replica = createReadReplica({ db, sql }, config.databaseReplicaUrl, logger);
   // keys of this connection are namespaced by ioredis; BullMQ and the Socket.IO adapter
   // take the prefix through their own options
-  const redis = createRedis(config.redisUrl, { keyPrefix: `${config.redisKeyPrefix}:` });
-  await new Promise<void>((resolve, reject) => {
-    redis.once('ready', () => resolve());
-    redis.once('error', (err: Error) => reject(new Error(`Redis at ${config.redisUrl} did not answer: ${err.message}`)));
+  const redis = createRedis(config, { keyPrefix: `${config.redisKeyPrefix}:` });
+  await redisReady(redis).catch((err: Error) => {
+    throw new Error(`Redis at ${redisAddress(config)} did not answer: ${err.message}`);
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const metrics = createMetrics();
   const circuit = new CircuitBreaker(redis, logger, config.walletCallTimeoutMs + 5000, () =>
-    createRedis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
+    createRedis(config, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
   );
   // the service clock as the context holds it (tests move it)
   const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), config.nodeEnv === 'production');
-  const queues = createQueues(config.redisUrl, config.redisKeyPrefix);
-  const emitter = new PlayerEmitter(config.redisUrl, config.redisKeyPrefix);
+  const queues = createQueues(config, config.redisKeyPrefix);
+  const emitter = new PlayerEmitter(config, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
   const svc: ServiceContext = { config, db, sql, replica, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
   registerStateGauges(metrics, {

@@ -22,6 +22,9 @@ export type Config = {
   // primary serves them when unset)
   databaseReplicaUrl: string | undefined;
   redisUrl: string;
+  // D36: a Redis Cluster, reached through any of these nodes, in place of REDIS_URL's server
+  // (whose user, password and TLS still apply); undefined: the one server of REDIS_URL
+  redisClusterNodes: RedisNode[] | undefined;
   // namespaces every Redis key, queue and channel of this deployment
   redisKeyPrefix: string;
   port: number;
@@ -56,6 +59,8 @@ export type Config = {
   // warnings to print once a logger exists (development defaults in use)
   warnings: string[];
 };
+
+export type RedisNode = { host: string; port: number };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -155,6 +160,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const redisKeyPrefix = env.REDIS_KEY_PREFIX || 'rgs';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisKeyPrefix)) problems.push('REDIS_KEY_PREFIX must be 1 to 32 of A-Z a-z 0-9 _ -');
 
+  const redisClusterNodes = env.REDIS_CLUSTER_NODES ? parseRedisNodes(env.REDIS_CLUSTER_NODES) : undefined;
+  if (redisClusterNodes === null) problems.push(`REDIS_CLUSTER_NODES must be host:port pairs separated by commas (got "${env.REDIS_CLUSTER_NODES}")`);
+  // a cluster has database 0 only; REDIS_URL lends it no more than its credentials and TLS
+  if (redisClusterNodes && /^rediss?:\/\/[^/]*\/[1-9]/.test(env.REDIS_URL ?? '')) {
+    problems.push('REDIS_URL names a database other than 0, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have');
+  }
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const logFormat = (env.LOG_FORMAT || 'json') as LogFormat;
@@ -187,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 500),
     databaseReplicaUrl: env.DATABASE_REPLICA_URL ? url('DATABASE_REPLICA_URL', '', ['postgresql:', 'postgres:']) : undefined,
     redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisClusterNodes: redisClusterNodes ?? undefined,
     redisKeyPrefix,
     port,
     publicUrl: url('PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
@@ -213,6 +226,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 // D25: compared as bytes: the same key in upper-case hex or in base64 is the same key
 export const isDevelopmentMasterKey = (key: Buffer): boolean => DEVELOPMENT_MASTER_KEYS.some((known) => parseMasterKey(known)!.equals(key));
+
+// D36: "host:port,host:port" (an IPv6 host in brackets); null when any entry is not one
+export function parseRedisNodes(text: string): RedisNode[] | null {
+  const nodes: RedisNode[] = [];
+  for (const entry of text.split(',').map((part) => part.trim())) {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(entry);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) return null;
+    nodes.push({ host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) });
+  }
+  return nodes;
+}
 
 // 32 bytes as 64 hex characters or base64 (MASTER_KEY, and the new key of `rgs master-key rewrap`)
 export function parseMasterKey(text: string): Buffer | undefined {

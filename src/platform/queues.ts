@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { BetTicket } from '../game/bets/ticket.js';
-import { createRedis } from './redis.js';
+import { createRedis, type RedisTarget } from './redis.js';
 
 // The queues and the jobs each carries: the enqueue side of the job registry, which the
 // game and realtime modules add jobs through. Every name here has exactly one handler in
@@ -105,12 +105,18 @@ type TypedQueue<Q extends QueueKey> = Queue<JobData<Q>, unknown, JobName<Q>>;
 
 export type Queues = { [Q in QueueKey]: TypedQueue<Q> } & { close: () => Promise<void> };
 
+// D36: the BullMQ prefix of a queue: the deployment's (REDIS_KEY_PREFIX), then the queue's
+// name as a hash tag, so that every key of one queue is in one slot of a Redis Cluster (its
+// scripts touch several at once) while the queues spread over the cluster's masters. The
+// producers and the workers of a queue both use it.
+export const queuePrefix = (prefix: string, queue: QueueKey): string => `${prefix}:{${QUEUES[queue].name}}`;
+
 // Producers share one connection that fails fast instead of buffering while Redis is away.
-export function createQueues(redisUrl: string, prefix: string): Queues {
-  const connection = createRedis(redisUrl, { maxRetriesPerRequest: null });
+export function createQueues(target: RedisTarget, prefix: string): Queues {
+  const connection = createRedis(target, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
   const open = <Q extends QueueKey>(key: Q): TypedQueue<Q> =>
-    new Queue<JobData<Q>, unknown, JobName<Q>>(QUEUES[key].name, { connection, prefix, defaultJobOptions: QUEUES[key].options });
+    new Queue<JobData<Q>, unknown, JobName<Q>>(QUEUES[key].name, { connection, prefix: queuePrefix(prefix, key), defaultJobOptions: QUEUES[key].options });
   const queues = { engine: open('engine'), bet: open('bet'), settle: open('settle'), rollback: open('rollback'), webhooks: open('webhooks') };
   return {
     ...queues,

@@ -55,12 +55,15 @@ return {allowed, wait_ms}
 
 export type BucketVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
-// holder: the operator id, or for an unsigned route `ip:` and the caller IP
+// holder: the operator id, or for an unsigned route `ip:` and the caller IP. D36: every
+// bucket shares the hash tag of the feature.
+export const bucketKey = (bucket: Pick<BucketSpec, 'name'>, holder: string) => `{rate}:${bucket.name}:${holder}`;
+
 export async function takeToken(redis: Redis, holder: string, bucket: BucketSpec): Promise<BucketVerdict> {
   const [allowed, waitMs] = (await redis.eval(
     TOKEN_BUCKET,
     1,
-    `rate:${bucket.name}:${holder}`,
+    bucketKey(bucket, holder),
     bucket.burst,
     bucket.perSecond,
   )) as [number, number];

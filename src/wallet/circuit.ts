@@ -1,5 +1,5 @@
 import type { Logger } from '../platform/logger.js';
-import type { Redis } from '../platform/redis.js';
+import { scanKeys, type Redis } from '../platform/redis.js';
 
 // The circuit breaker per (operator, endpoint) (contract 3.4, 8.1; D13), shared by every
 // process through Redis: it opens after 5 consecutive uncertain answers, refuses calls at
@@ -59,7 +59,11 @@ export type Admission = 'closed' | 'open' | 'probe';
 export type CircuitState = 'closed' | 'open' | 'half_open' | 'unknown';
 export type CircuitStatus = { operatorId: string; endpoint: string; state: CircuitState };
 
-const KEY_PATTERN = 'circuit:*';
+// D36: every circuit's keys share the feature's hash tag: a script touches a circuit's state
+// and its probe together, which a Redis Cluster allows only within one slot
+const STATE_KEY = '{circuit}:state:';
+const PROBE_KEY = '{circuit}:probe:';
+export const circuitKey = (operatorId: string, endpoint: string) => `${STATE_KEY}${operatorId}:${endpoint}`;
 
 export class CircuitBreaker {
   // "<operatorId>:<endpoint>" of every circuit that holds failures (or is open)
@@ -96,7 +100,7 @@ export class CircuitBreaker {
     });
     // on every (re)connection: subscribe first, then read what Redis holds, so that no
     // announcement falls between the two
-    subscriber.on('ready', () => {
+    const resync = () => {
       subscriber
         .subscribe(this.announcements)
         .then(() => this.tracked())
@@ -106,6 +110,13 @@ export class CircuitBreaker {
           this.synced = subscriber.status === 'ready';
         })
         .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'circuit announcements unavailable'));
+    };
+    subscriber.on('ready', resync);
+    // D36: a Redis Cluster connection stays ready when one of its nodes is lost, and moves
+    // its subscription to another node; what was announced meanwhile is read back
+    subscriber.on('-node', () => {
+      this.synced = false;
+      resync();
     });
   }
 
@@ -119,7 +130,7 @@ export class CircuitBreaker {
   }
 
   private keys(operatorId: string, endpoint: string): [string, string] {
-    return [`circuit:${operatorId}:${endpoint}`, `circuit-probe:${operatorId}:${endpoint}`];
+    return [circuitKey(operatorId, endpoint), `${PROBE_KEY}${operatorId}:${endpoint}`];
   }
 
   // Whether a call may go out. Without Redis the breaker cannot decide and lets calls
@@ -148,18 +159,16 @@ export class CircuitBreaker {
   async tracked(): Promise<CircuitStatus[]> {
     const prefix = this.redis.options.keyPrefix ?? '';
     const found: CircuitStatus[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${KEY_PATTERN}`, 'COUNT', 200);
-      cursor = next;
+    // SCAN's pattern is a glob: the tag's braces match themselves
+    for await (const keys of scanKeys(this.redis, `${prefix}${STATE_KEY}*`, 200)) {
       for (const key of keys) {
-        // circuit:<operatorId>:<endpoint>; the endpoint never holds a colon
-        const name = key.slice(prefix.length + 'circuit:'.length);
+        // <STATE_KEY><operatorId>:<endpoint>; the endpoint never holds a colon
+        const name = key.slice(prefix.length + STATE_KEY.length);
         const split = name.lastIndexOf(':');
         const [operatorId, endpoint] = [name.slice(0, split), name.slice(split + 1)];
         if (split > 0) found.push({ operatorId, endpoint, state: await this.state(operatorId, endpoint) });
       }
-    } while (cursor !== '0');
+    }
     return found;
   }
 

@@ -13,6 +13,8 @@ import { freePort } from './processes.js';
 export type RedisServer = {
   port: number;
   url: string;
+  // the server's working directory (a cluster node keeps its nodes.conf there)
+  dir: string;
   // kill -9 and wait for the exit; the port is refused until start again
   stop: () => Promise<void>;
   // kill -9, then start again on the same port, with nothing kept
@@ -24,7 +26,8 @@ const READY_TIMEOUT_MS = 10_000;
 // what a failed start reports of the server's own output
 const OUTPUT_KEPT_CHARS = 4_000;
 
-export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
+// args: more of redis-server's options (a cluster node's, redis-cluster.ts)
+export async function startRedisServer(options: { port?: number; args?: string[] } = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'rgs-redis-'));
   let child: ChildProcess | undefined;
@@ -40,7 +43,7 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     let output = '';
     const spawned = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...(options.args ?? [])],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const keep = (chunk: Buffer) => {
@@ -94,6 +97,7 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    dir,
     stop,
     restart: async () => {
       await stop();

@@ -82,9 +82,10 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
   // marker outlives the window on either side, after which the timestamp check refuses it.
   // It is keyed on the canonical encoding of the MAC (`expected`, equal in bytes to what was
   // presented), so that re-spelling the same MAC (no padding, base64url, spaces) is still a replay.
+  // The markers share the feature's hash tag (D36).
   if (ctx.method === 'POST') {
     const fresh = await redis
-      .set(`replay:${kid}:${timestamp}:${expected}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
+      .set(`{replay}:${kid}:${timestamp}:${expected}`, '1', 'PX', (2 * window + 1) * 1000, 'NX')
       .catch(() => {
         throw serviceUnavailable('replay protection is unavailable (Redis)');
       });

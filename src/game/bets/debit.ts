@@ -303,7 +303,8 @@ export function ackOf(bet: Pick<Bet, 'id' | 'status' | 'rejectReason' | 'roundId
 const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 3000;
 
-const heartbeatKey = (node: string) => `debit-node:${node}`;
+// D36: the heartbeats share a hash tag, so that recovery reads many in one MGET
+const heartbeatKey = (node: string) => `{debit-node}:${node}`;
 
 // the nodes among these whose heartbeat lives (keys under the deployment's prefix)
 export async function liveDebitNodes(redis: Redis, nodes: string[]): Promise<Set<string>> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createAdapter } from '@socket.io/redis-adapter';
+import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
-import { createRedis, type Redis } from '../../platform/redis.js';
+import { createRedis, type Redis, type RedisTarget } from '../../platform/redis.js';
 import { connectBalanceKey } from './session-sockets.js';
 
 // How every role reaches players (D4). Each process has one Socket.IO server
@@ -46,11 +46,16 @@ export class PlayerEmitter {
   private balances = new Map<string, string>();
 
   constructor(
-    redisUrl: string,
+    target: RedisTarget,
     private readonly prefix: string,
   ) {
-    this.pub = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.sub = createRedis(redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const cluster = Boolean(target.redisClusterNodes?.length);
+    this.pub = createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.sub = createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null }, { shardedSubscribers: true });
+    // the adapter's connections reconnect by themselves; a cluster's raises its errors as
+    // events, which must have a listener
+    this.pub.on('error', () => undefined);
+    this.sub.on('error', () => undefined);
     this.io = new Server({
       path: '/socket.io',
       // the launch page loads the client from here: no request leaves the service
@@ -61,8 +66,14 @@ export class PlayerEmitter {
       // D24: a player's message is a few hundred bytes; a larger one closes its connection
       // before it is read (the default, 1 MB, let one socket make the node parse megabytes)
       maxHttpBufferSize: 8 * 1024,
-      // channels namespaced by the deployment's key prefix
-      adapter: createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
+      // channels namespaced by the deployment's key prefix. D36: on a Redis Cluster, sharded
+      // pub/sub (Redis 7): a message goes to the one master that serves its channel, not to
+      // every node of the cluster. 'static': the two channels of the namespace only, since
+      // every message travels as one serverSideEmit (a channel per room would mean a
+      // subscription per session).
+      adapter: cluster
+        ? createShardedAdapter(this.pub, this.sub, { channelPrefix: `${prefix}:{socket.io}`, subscriptionMode: 'static' })
+        : createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
     });
     this.io.on(DELIVER, (batch: Outgoing[]) => this.deliverHere(batch));
   }

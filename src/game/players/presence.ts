@@ -7,7 +7,8 @@ import type { EngineKey } from '../../domain/engine-key.js';
 export const PRESENCE_TTL_MS = 30_000;
 export const PRESENCE_REFRESH_MS = 10_000;
 
-const presenceKey = (engine: EngineKey) => `presence:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
+// D36: every engine's presence shares the feature's hash tag
+const presenceKey = (engine: EngineKey) => `{presence}:${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
 
 // one round trip for all of a node's sockets at an engine
 export async function markPresent(redis: Redis, engine: EngineKey, ...socketIds: string[]): Promise<void> {

@@ -12,7 +12,9 @@ import { PRESENCE_TTL_MS } from './presence.js';
 export const SOCKETS_PER_SESSION = 3;
 export const SOCKET_TTL_MS = PRESENCE_TTL_MS;
 
-const socketsKey = (sessionId: string) => `session-sockets:${sessionId}`;
+// D36: the sessions' keys share the feature's hash tag: a node refreshes all of its
+// sockets' entries in one pipeline, which a Redis Cluster takes only within one slot
+export const socketsKey = (sessionId: string) => `{session-sockets}:${sessionId}`;
 const socketIdOf = (entry: string) => entry.slice(entry.indexOf(':') + 1);
 
 export type Admitted = { entry: string; replaced: string[] };
@@ -60,7 +62,8 @@ export async function forgetSocket(redis: Redis, sessionId: string, entry: strin
 // balance; none (null, unknown) while the call is in flight or when it could not be read.
 export const CONNECT_BALANCE_WINDOW_MS = 5000;
 
-export const connectBalanceKey = (sessionId: string) => `connect-balance:${sessionId}`;
+// D36: one hash tag for every session's window (the emitter writes a turn's in one pipeline)
+export const connectBalanceKey = (sessionId: string) => `{connect-balance}:${sessionId}`;
 const UNKNOWN = '-';
 const MICRO = /^[0-9]{1,20}$/;
 

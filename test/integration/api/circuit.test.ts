@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send } from '../../support/signed-client.js';
+import { circuitKey } from '../../../src/wallet/circuit.js';
 
 // The wallet circuit breaker (contract 3.4, 8.1, D13), seen through session launches, whose
 // balance call is the simplest wallet call: 5 consecutive uncertain answers open it, an open
@@ -16,7 +17,7 @@ describe('wallet circuit breaker per (operator, endpoint)', () => {
   const requestsOf = (operator: TestOperator) =>
     h.wallet.requests.filter((r) => (r.body as { operatorId?: string } | null)?.operatorId === operator.operatorId).length;
   // the 30 s of contract 3.4 pass: the circuit's open-until moves into the past
-  const elapseOpenTime = (operator: TestOperator) => h.svc.redis.hset(`circuit:${operator.operatorId}:balance`, 'openUntil', '1');
+  const elapseOpenTime = (operator: TestOperator) => h.svc.redis.hset(circuitKey(operator.operatorId, 'balance'), 'openUntil', '1');
 
   async function openCircuit(operator: TestOperator) {
     h.wallet.setFault('balance', { kind: 'http', httpStatus: 500 }, 5);

@@ -6,6 +6,7 @@ import { createOperator, updateOperator, OperatorInputError } from '../../../src
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
+import { BUCKETS, bucketKey } from '../../../src/platform/rate-limit.js';
 
 // D35: sandbox operators. Their launches may fix the session's seeds (sandboxSeeds), so that
 // the outcomes are exactly those D2 derives from them; anyone else sending the field is 422
@@ -138,7 +139,7 @@ describe('sandbox operators (D35)', function () {
   describe('rate limits', () => {
     // the bucket a request took its token from, as the middleware left it in Redis: a full
     // bucket less one token (plus what refilled in between, never above the burst)
-    const tokensLeft = async (bucket: string, operatorId: string) => Number(await h.svc.redis.hget(`rate:${bucket}:${operatorId}`, 'tokens'));
+    const tokensLeft = async (bucket: string, operatorId: string) => Number(await h.svc.redis.hget(bucketKey({ name: bucket }, operatorId), 'tokens'));
 
     it('a sandbox operator has ten times the burst of every bucket; an ordinary one the contract 8.1 figures', async () => {
       const sandbox = await h.onboard({ sandbox: true });
@@ -197,7 +198,7 @@ describe('sandbox operators (D35)', function () {
         const launch = await operator.launch({ mode: 'demo' });
         expect(launch.status, launch.text).to.equal(200);
         expect(launch.body.sandbox).to.equal(false);
-        expect(Number(await h.svc.redis.hget(`rate:session:${operator.operatorId}`, 'tokens'))).to.be.at.most(10);
+        expect(Number(await h.svc.redis.hget(bucketKey(BUCKETS.session, operator.operatorId), 'tokens'))).to.be.at.most(10);
       } finally {
         h.svc.config.sandboxEnabled = true;
       }

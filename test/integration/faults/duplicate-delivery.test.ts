@@ -3,7 +3,7 @@ import { Worker, type Job, type WorkerOptions } from 'bullmq';
 import { BetDesk } from '../../../src/game/bets/debit.js';
 import { WalletJobDesk } from '../../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
-import { QUEUES } from '../../../src/platform/queues.js';
+import { QUEUES, queuePrefix } from '../../../src/platform/queues.js';
 import { startBetWorkers, workerConnection } from '../../../src/jobs/pools.js';
 import { POOLS, processorFor } from '../../../src/jobs/registry.js';
 import { bettingWindowWithRoom, seatPlayer, until } from '../../support/game.js';
@@ -95,7 +95,7 @@ describe('faults: the same job delivered twice', function () {
         deliveries.push(delivery);
         return delivery;
       },
-      { connection, prefix: h.svc.config.redisKeyPrefix, concurrency: POOLS.bet.concurrency, ...locking },
+      { connection, prefix: queuePrefix(h.svc.config.redisKeyPrefix, 'bet'), concurrency: POOLS.bet.concurrency, ...locking },
     );
     // once its lock or its connection is gone it cannot record the job's end
     worker.on('error', () => undefined);

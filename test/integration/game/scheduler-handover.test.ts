@@ -3,6 +3,7 @@ import { startScheduler } from '../../../src/jobs/scheduler.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, until } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
+import { LEASE_KEY } from '../../../src/jobs/leader.js';
 
 // D30: a leader that stops cleanly hands its clocks over and its successor voids nothing;
 // only a leader lost without handing over (killed, lease lapsed, Redis emptied) is a crash
@@ -32,7 +33,7 @@ describe('scheduler handover (D30)', function () {
     const a = scheduler({ ttlMs: 60_000, renewEveryMs: 60_000 });
     await leads(a, 'A');
     // A stalls, its lease lapses and B takes over
-    await h.svc.redis.del('scheduler:leader');
+    await h.svc.redis.del(LEASE_KEY);
     const b = scheduler();
     await leads(b, 'B');
     // A is stopped (SIGTERM) while it still believes it leads: it is no one's predecessor

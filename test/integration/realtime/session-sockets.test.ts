@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket } from '../../../src/game/players/session-sockets.js';
+import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket, socketsKey } from '../../../src/game/players/session-sockets.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
@@ -114,7 +114,7 @@ describe('sockets per session (D24)', function () {
     expect((await admitSocket(h.svc.redis, sessionId, 'alive-5', now + 3)).replaced).to.deep.equal([]);
     expect((await admitSocket(h.svc.redis, sessionId, 'alive-6', now + 4)).replaced).to.deep.equal(['alive-2']);
     // the key itself expires with its entries
-    const ttl = await h.svc.redis.pttl(`session-sockets:${sessionId}`);
+    const ttl = await h.svc.redis.pttl(socketsKey(sessionId));
     expect(ttl).to.be.within(1, SOCKET_TTL_MS);
   });
 });

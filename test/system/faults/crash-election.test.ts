@@ -3,6 +3,7 @@ import { createRedis, type Redis } from '../../../src/platform/redis.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../../support/deployment.js';
 import { until } from '../../support/game.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { LEASE_KEY } from '../../../src/jobs/leader.js';
 
 // D29: crash recovery wins over a dead leader's timers. The scheduler is killed with bets
 // accepted in BETTING_OPEN; the tick that would close betting is left in Redis and falls due
@@ -29,7 +30,7 @@ describe('faults: a leader killed in BETTING_OPEN, its tick overdue at the elect
 
   const STAKE = 1_000_000n;
   const FUNDS = 10_000_000n;
-  const LEASE = 'scheduler:leader';
+  const LEASE = LEASE_KEY;
 
   it('voids the interrupted rounds and rolls the stakes back; the overdue tick settles nothing', async () => {
     // a rolling window of 1 ms: a tick that closed this betting window would roll and settle

@@ -9,6 +9,7 @@ import { bettingWindowWithRoom, until } from '../../support/game.js';
 import type { Player } from '../../support/player.js';
 import { signedRequest } from '../../support/signed-client.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { circuitKey } from '../../../src/wallet/circuit.js';
 
 // Every wallet fault on the three movements of a round (contract 3.2, 3.4, 4.2, 4.3,
 // 7.1; D6, D13), against one all-in-one service process: a timeout, HTTP 5xx, a body that is
@@ -414,7 +415,7 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
         const found: string[] = [];
         let cursor = '0';
         do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `*circuit:${operatorId}:bet`, 'COUNT', 1000);
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `*${circuitKey(operatorId, 'bet')}`, 'COUNT', 1000);
           cursor = next;
           found.push(...keys);
         } while (cursor !== '0');
