@@ -57,6 +57,7 @@ export class LeaderLease extends EventEmitter {
   private readonly renewEveryMs: number;
   private timer: NodeJS.Timeout | undefined;
   private leading = false;
+  private ticking = false;
 
   constructor(
     private readonly redis: Redis,
@@ -83,9 +84,14 @@ export class LeaderLease extends EventEmitter {
   }
 
   private async tick(): Promise<void> {
+    // one check at a time: a slow answer (a Redis Cluster failing over retries its commands
+    // for a while) is not overtaken by the next check, whose answer could come first
+    if (this.ticking) return;
+    this.ticking = true;
     try {
+      // a renewal keeps a term or ends it, never starts one: only a claim carries an epoch
       if (this.leading) {
-        this.become((await this.redis.eval(RENEW, 1, this.key, this.holder, this.ttlMs)) === 1);
+        if ((await this.redis.eval(RENEW, 1, this.key, this.holder, this.ttlMs)) !== 1) this.become(false);
         return;
       }
       const claimed = (await this.redis.eval(CLAIM, 3, this.key, this.epochKey, this.markerKey, this.holder, this.ttlMs)) as [number, string | null] | null;
@@ -94,6 +100,8 @@ export class LeaderLease extends EventEmitter {
       // unable to reach Redis: the lease may lapse, so stop acting as leader
       this.logger.warn({ err: (err as Error).message }, 'scheduler lease check failed');
       this.become(false);
+    } finally {
+      this.ticking = false;
     }
   }
 
