@@ -115,8 +115,13 @@ export const queuePrefix = (prefix: string, queue: QueueKey): string => `${prefi
 export function createQueues(target: RedisTarget, prefix: string): Queues {
   const connection = createRedis(target, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
-  const open = <Q extends QueueKey>(key: Q): TypedQueue<Q> =>
-    new Queue<JobData<Q>, unknown, JobName<Q>>(QUEUES[key].name, { connection, prefix: queuePrefix(prefix, key), defaultJobOptions: QUEUES[key].options });
+  const open = <Q extends QueueKey>(key: Q): TypedQueue<Q> => {
+    const queue = new Queue<JobData<Q>, unknown, JobName<Q>>(QUEUES[key].name, { connection, prefix: queuePrefix(prefix, key), defaultJobOptions: QUEUES[key].options });
+    // the connection's errors, repeated: the add() that fails reports them (without a
+    // listener BullMQ prints each to the console)
+    queue.on('error', () => undefined);
+    return queue;
+  };
   const queues = { engine: open('engine'), bet: open('bet'), settle: open('settle'), rollback: open('rollback'), webhooks: open('webhooks') };
   return {
     ...queues,
