@@ -30,6 +30,8 @@ export type DeploymentOptions = {
   // points the processes at another Postgres / Redis (a proxy, a private server)
   databaseUrl?: (direct: string) => string;
   redisUrl?: string;
+  // D36: a private Redis Cluster (REDIS_CLUSTER_NODES), in place of the Redis of redisUrl
+  redisClusterNodes?: string;
   walletCallTimeoutMs?: number;
 };
 
@@ -86,6 +88,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       ROLES: roles,
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
+      ...(options.redisClusterNodes ? { REDIS_CLUSTER_NODES: options.redisClusterNodes } : {}),
       REDIS_KEY_PREFIX: prefix,
       WALLET_CALL_TIMEOUT_MS: String(options.walletCallTimeoutMs ?? 2000),
       ...(port === undefined ? {} : { PORT: String(port) }),
@@ -164,9 +167,9 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       await webhooks.close();
       await db.$disconnect();
       await dropDatabase(direct.toString());
-      // a private Redis (options.redisUrl) ends with its suite; on the shared one the
-      // deployment's keys are removed
-      if (!options.redisUrl) await clearRedisPrefix(redisUrl, prefix);
+      // a private Redis (options.redisUrl) or cluster ends with its suite; on the shared one
+      // the deployment's keys are removed
+      if (!options.redisUrl && !options.redisClusterNodes) await clearRedisPrefix(redisUrl, prefix);
     },
   };
   return deployment;

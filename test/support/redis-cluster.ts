@@ -20,6 +20,8 @@ export type RedisCluster = {
   // kill -9 the master serving `key`'s slot, then wait until its replica serves the slot
   // and the cluster is whole again; answers the port killed, which stays down
   failOver: (key: string) => Promise<number>;
+  // every node killed (kill -9); the ports refuse connections until restartEmpty
+  stop: () => Promise<void>;
   // every node killed and started again with nothing kept (no data, no cluster
   // configuration), then the cluster created anew on the same ports
   restartEmpty: () => Promise<void>;
@@ -95,6 +97,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         return true;
       });
       return port;
+    },
+    stop: async () => {
+      await Promise.all(servers.map((server) => server.stop()));
     },
     restartEmpty: async () => {
       for (const server of servers) {
