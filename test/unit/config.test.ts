@@ -103,6 +103,21 @@ describe('config (D12)', () => {
     expect(problems).to.have.length(6);
   });
 
+  it('reads REDIS_CLUSTER_NODES: a Redis Cluster in place of REDIS_URL\'s server, none by default (D36)', () => {
+    expect(loadConfig({}).redisClusterNodes).to.equal(undefined);
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1.example:7000, 10.0.0.2:7001,[::1]:7002' }).redisClusterNodes).to.deep.equal([
+      { host: 'redis-1.example', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    for (const bad of ['redis-1.example', 'redis-1.example:0', 'a:7000,', 'a:70000', 'redis://a:7000', 'a:7000;b:7001']) {
+      expect(problemsOf({ REDIS_CLUSTER_NODES: bad }).join(), bad).to.include('REDIS_CLUSTER_NODES');
+    }
+    // a cluster has database 0 only
+    expect(problemsOf({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://:pw@a:7000/2' }).join()).to.include('database other than 0');
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'rediss://user:pw@a:7000/0' }).redisClusterNodes).to.have.length(1);
+  });
+
   it('refuses out-of-range and non-integer numbers', () => {
     expect(problemsOf({ PORT: '65536' }).join()).to.include('PORT');
     expect(problemsOf({ PORT: '-1' }).join()).to.include('PORT');
