@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { parseRedisNodes } from '../../../src/platform/config.js';
+import { createLogger } from '../../../src/platform/logger.js';
+import { clearRedisPrefix, createRedis, scanKeys, type Redis, type RedisTarget } from '../../../src/platform/redis.js';
+import { createQueues, QUEUE_KEYS } from '../../../src/platform/queues.js';
+import { BUCKETS, takeToken } from '../../../src/platform/rate-limit.js';
+import { LeaderLease, type Term } from '../../../src/jobs/leader.js';
+import { CircuitBreaker, CIRCUIT_THRESHOLD, circuitKey } from '../../../src/wallet/circuit.js';
+import { PlayerEmitter } from '../../../src/game/players/emitter.js';
+import { admitSocket, connectBalance, refreshSockets, SOCKETS_PER_SESSION } from '../../../src/game/players/session-sockets.js';
+import { countPresent, markPresent } from '../../../src/game/players/presence.js';
+import { liveDebitNodes } from '../../../src/game/bets/debit.js';
+import { until } from '../../support/game.js';
+import { uniqueId } from '../../support/harness.js';
+import { TEST_REDIS_URL } from '../../support/env.js';
+import { startRedisCluster, type RedisCluster } from '../../support/redis-cluster.js';
+
+// D36: each Redis use of the service, on a Redis Cluster of three masters. A command or
+// script whose keys fall in more than one slot is refused by the cluster (CROSSSLOT), so
+// each use here is one whose keys must share a hash tag: the lease's three keys, a
+// circuit's two, a queue's, the pipelines over many sessions, the heartbeats read in one
+// MGET. The scans (circuits tracked, a deployment's keys removed) walk every master.
+describe('Redis Cluster (D36): every Redis use', function () {
+  this.timeout(60_000);
+  const logger = createLogger({ level: 'silent' });
+  const prefix = uniqueId('cluster-uses');
+  let cluster: RedisCluster;
+  let target: RedisTarget;
+  let redis: Redis;
+  const closing: (() => unknown)[] = [];
+
+  before(async () => {
+    cluster = await startRedisCluster();
+    target = { redisUrl: TEST_REDIS_URL, redisClusterNodes: parseRedisNodes(cluster.nodes)! };
+    redis = createRedis(target, { keyPrefix: `${prefix}:`, enableOfflineQueue: true });
+    closing.push(() => redis.disconnect());
+  });
+  after(async () => {
+    for (const close of closing.reverse()) await close();
+    await cluster?.close();
+  });
+
+  it('the scheduler lease: claimed with its epoch, raised, handed over to the next leader', async () => {
+    const first = new LeaderLease(redis, logger);
+    const elected = new Promise<Term>((resolve) => first.once('elected', resolve));
+    first.start();
+    // a lease check that fails is only logged: the lease is never claimed
+    await until('the lease to be claimed', async () => first.isLeader);
+    const term = await elected;
+    expect(await first.raiseEpoch(term.epoch + 10n)).to.equal(term.epoch + 11n);
+    expect(await first.handOver(term.epoch + 11n)).to.equal(true);
+
+    const next = new LeaderLease(redis, logger);
+    closing.push(() => next.stop());
+    const successor = new Promise<Term>((resolve) => next.once('elected', resolve));
+    next.start();
+    await until('the next lease to be claimed', async () => next.isLeader);
+    expect((await successor).handedOverBy).to.equal(term.epoch + 11n);
+  });
+
+  it('the circuit breaker: opened in one process, seen open in another, tracked, closed by a probe', async () => {
+    const follower = () => createRedis(target, { keyPrefix: `${prefix}:`, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const [a, b] = [new CircuitBreaker(redis, logger, 1000, follower), new CircuitBreaker(redis, logger, 1000, follower)];
+    closing.push(() => a.close(), () => b.close());
+    for (let i = 0; i < CIRCUIT_THRESHOLD; i++) await a.record('op-1', 'bet', false);
+    expect(await b.admit('op-1', 'bet')).to.equal('open');
+    expect(await b.tracked()).to.deep.equal([{ operatorId: 'op-1', endpoint: 'bet', state: 'open' }]);
+    // the open period over: exactly one probe, whose success closes the circuit for both
+    await redis.hset(circuitKey('op-1', 'bet'), 'openUntil', '1');
+    expect([await a.admit('op-1', 'bet'), await b.admit('op-1', 'bet')]).to.deep.equal(['probe', 'open']);
+    await a.record('op-1', 'bet', true);
+    expect(await b.state('op-1', 'bet')).to.equal('closed');
+    expect(await b.tracked()).to.deep.equal([]);
+  });
+
+  it('the rate limits: a burst, then refusals with Retry-After', async () => {
+    const verdicts = [];
+    for (let i = 0; i <= BUCKETS.session.burst; i++) verdicts.push(await takeToken(redis, 'op-1', BUCKETS.session));
+    expect(verdicts.slice(0, -1).every((v) => v.allowed)).to.equal(true);
+    expect(verdicts.at(-1)).to.deep.equal({ allowed: false, retryAfterSeconds: 1 });
+  });
+
+  it('the sockets of sessions, presence, the connect-balance window and the debit heartbeats', async () => {
+    const admitted = [];
+    for (let i = 0; i <= SOCKETS_PER_SESSION; i++) admitted.push(await admitSocket(redis, 'session-1', `socket-${i}`, 1000 + i));
+    expect(admitted.at(-1)!.replaced).to.deep.equal(['socket-0']);
+    const other = await admitSocket(redis, 'session-2', 'socket-x');
+    // one pipeline over both sessions' keys
+    await refreshSockets(redis, [{ sessionId: 'session-1', entry: admitted.at(-1)!.entry }, { sessionId: 'session-2', entry: other.entry }]);
+
+    const engine = { operatorId: 'op-1', gameCode: 'dice', currency: 'EUR' };
+    await markPresent(redis, engine, 'socket-1', 'socket-2');
+    expect(await countPresent(redis, engine)).to.equal(2);
+
+    expect(await connectBalance(redis, 'session-1', async () => '5000000')).to.equal('5000000');
+    expect(await connectBalance(redis, 'session-1', async () => expect.fail('one wallet call per window'))).to.equal('5000000');
+
+    // no heartbeat lives: one MGET over several nodes' keys
+    expect([...(await liveDebitNodes(redis, ['node-1', 'node-2', 'node-3']))]).to.deep.equal([]);
+  });
+
+  it('the queues: every queue takes a job and counts it', async () => {
+    const queues = createQueues(target, prefix);
+    closing.push(() => queues.close());
+    await queues.engine.add('tick', { cycleId: 'c-1', from: 'BETTING_OPEN' }, { delay: 60_000 });
+    await queues.bet.add('bets', { node: 'n-1', tickets: [] });
+    await queues.settle.add('batch', { walletJobIds: ['w-1'] });
+    await queues.rollback.add('rollback', { walletJobIds: ['w-2'] });
+    await queues.webhooks.add('deliver', { eventId: 'e-1' });
+    const counts = await Promise.all(QUEUE_KEYS.map(async (key) => Object.values(await queues[key].getJobCounts('waiting', 'delayed')).reduce((a, b) => a + b, 0)));
+    expect(counts).to.deep.equal([1, 1, 1, 1, 1]);
+  });
+
+  it('the player channel: messages between nodes on sharded pub/sub', async () => {
+    const [a, b] = [new PlayerEmitter(target, prefix), new PlayerEmitter(target, prefix)];
+    closing.push(() => a.close(), () => b.close());
+    const received: unknown[] = [];
+    b.onVerdict((betId, verdict) => received.push({ betId, verdict }));
+    // the subscriptions are made as the nodes connect: sent until the first one arrives
+    await until('a verdict from the other node', async () => {
+      a.verdict(b.nodeId, 'bet-1', { ok: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return received.length > 0;
+    });
+    expect(received[0]).to.deep.equal({ betId: 'bet-1', verdict: { ok: true } });
+  });
+
+  it('removing a deployment\'s keys walks every master', async () => {
+    const found = async () => {
+      const keys: string[] = [];
+      for await (const batch of scanKeys(redis, `${prefix}:*`)) keys.push(...batch);
+      return keys;
+    };
+    const before = await found();
+    // the keys above fell on more than one master
+    const masters = new Set(await Promise.all(before.map((key) => cluster.masterOf(key))));
+    expect(masters.size).to.be.greaterThan(1);
+    await clearRedisPrefix(target, prefix);
+    expect(await found()).to.deep.equal([]);
+  });
+});
