@@ -70,7 +70,8 @@ export class PlayerEmitter {
       // pub/sub (Redis 7): a message goes to the one master that serves its channel, not to
       // every node of the cluster. 'static': the two channels of the namespace only, since
       // every message travels as one serverSideEmit (a channel per room would mean a
-      // subscription per session).
+      // subscription per session). The channels share a hash tag: the adapter unsubscribes
+      // them in one command, which a cluster takes only within one slot.
       adapter: cluster
         ? createShardedAdapter(this.pub, this.sub, { channelPrefix: `${prefix}:{socket.io}`, subscriptionMode: 'static' })
         : createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),

@@ -7,7 +7,7 @@ import { BUCKETS, takeToken } from '../../../src/platform/rate-limit.js';
 import { LeaderLease, type Term } from '../../../src/jobs/leader.js';
 import { CircuitBreaker, CIRCUIT_THRESHOLD, circuitKey } from '../../../src/wallet/circuit.js';
 import { PlayerEmitter } from '../../../src/game/players/emitter.js';
-import { admitSocket, connectBalance, refreshSockets, SOCKETS_PER_SESSION } from '../../../src/game/players/session-sockets.js';
+import { admitSocket, connectBalance, connectBalanceKey, refreshSockets, SOCKETS_PER_SESSION } from '../../../src/game/players/session-sockets.js';
 import { countPresent, markPresent } from '../../../src/game/players/presence.js';
 import { liveDebitNodes } from '../../../src/game/bets/debit.js';
 import { until } from '../../support/game.js';
@@ -123,6 +123,14 @@ describe('Redis Cluster (D36): every Redis use', function () {
       return received.length > 0;
     });
     expect(received[0]).to.deep.equal({ betId: 'bet-1', verdict: { ok: true } });
+
+    // a turn's balances go to the sessions' open connect-balance windows in one pipeline
+    expect(await connectBalance(redis, 'session-3', async () => '1000000')).to.equal('1000000');
+    expect(await connectBalance(redis, 'session-4', async () => '2000000')).to.equal('2000000');
+    a.toSession('session-3', 'balance_update', { balanceMicro: '3000000' });
+    a.toSession('session-4', 'balance_update', { balanceMicro: '4000000' });
+    await until('the balances kept', async () => (await redis.get(connectBalanceKey('session-4'))) === '4000000');
+    expect(await connectBalance(redis, 'session-3', async () => expect.fail('the window is open'))).to.equal('3000000');
   });
 
   it('removing a deployment\'s keys walks every master', async () => {
