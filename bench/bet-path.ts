@@ -14,7 +14,10 @@ export type BetPathRow = {
   acceptedAt: number;
 };
 
-export async function readBetPaths(databaseUrl: string): Promise<BetPathRow[]> {
+// since: the run's start; with --history the database also holds millions of earlier bets,
+// which are not this run's (every cycle of the run began after it, so the months before are
+// pruned: D36)
+export async function readBetPaths(databaseUrl: string, since: Date): Promise<BetPathRow[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -29,7 +32,8 @@ export async function readBetPaths(databaseUrl: string): Promise<BetPathRow[]> {
       `SELECT b.id AS bet_id, w.request_uuid, b.created_at, w.created_at AS audit_at, w.responded_at, b.accepted_at
        FROM bets b
        JOIN wallet_calls w ON w.transaction_uuid = b.bet_transaction_uuid AND w.endpoint = 'bet' AND w.attempt = 1
-       WHERE b.accepted_at IS NOT NULL AND w.responded_at IS NOT NULL`,
+       WHERE b.cycle_created_at >= $1 AND w.created_at >= $1 AND b.accepted_at IS NOT NULL AND w.responded_at IS NOT NULL`,
+      [since],
     );
     return rows.map((row) => ({
       betId: row.bet_id,

@@ -157,7 +157,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const seen = await players.collect();
   await players.close();
   await service.stop();
-  const betPaths = await readBetPaths(databaseUrl);
+  const betPaths = await readBetPaths(databaseUrl, startedAt);
   // the service wrote its last steps when it stopped
   const betStepTimes = options.traceBetsDir ? await readBetSteps(options.traceBetsDir) : null;
 
