@@ -328,9 +328,10 @@ async function writeChunk(client: pg.Client, L: HistoryLayout, chunk: HistoryChu
   );
   // contract 2.13: the win job behind every credit, completed
   await client.query(
-    `INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, transaction_uuid, bet_id, purpose, payload, attempts, created_at,
-                              completed_at)
-     SELECT win_job_id, operator_id, session_id, 'win', win_tx, bet_id, 'win', win_payload::jsonb, 1, round_settled_at, win_completed_at
+    `INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, transaction_uuid, bet_id, bet_cycle_created_at, purpose, payload, attempts,
+                              created_at, completed_at)
+     SELECT win_job_id, operator_id, session_id, 'win', win_tx, bet_id, cycle_at, 'win', win_payload::jsonb, 1, round_settled_at,
+            win_completed_at
      FROM history_chunk WHERE won`,
   );
   await client.query('COMMIT');

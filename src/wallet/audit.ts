@@ -1,6 +1,6 @@
 import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
 import type { Db } from '../platform/db/client.js';
-import { statement, type Sql } from '../platform/db/sql.js';
+import { keyRange, statement, type Sql } from '../platform/db/sql.js';
 import type { RsStatus, WalletEndpoint } from '../domain/wallet-status.js';
 
 // The audit trail of wallet calls (contract 2.13): every statement that writes or reads
@@ -22,6 +22,9 @@ export type AuditCompletion = {
   error: string | null;
   respondedAt: Date;
   responseBody: string | null;
+  // when the row was written: its month, the wallet_calls partition key (D36), so that the
+  // completion reads that month's partition alone
+  createdAt: Date;
 };
 
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
@@ -34,11 +37,11 @@ export const completeAuditsSql = (first: number) =>
    SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at,
        response_body = a.response_body
    FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::int[], $${first + 4}::text[],
-               $${first + 5}::timestamptz[], $${first + 6}::text[])
-     AS a(id, http_status, status, latency_ms, error, responded_at, response_body)
-   WHERE w.id = a.id`;
+               $${first + 5}::timestamptz[], $${first + 6}::text[], $${first + 7}::timestamptz[])
+     AS a(id, http_status, status, latency_ms, error, responded_at, response_body, created_at)
+   WHERE w.id = a.id AND w.created_at = a.created_at AND w.created_at BETWEEN $${first + 8}::timestamptz AND $${first + 9}::timestamptz`;
 
-export const AUDIT_PARAM_COUNT = 7;
+export const AUDIT_PARAM_COUNT = 10;
 
 export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.id),
@@ -48,6 +51,8 @@ export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.error),
   audits.map((a) => a.respondedAt),
   audits.map((a) => a.responseBody),
+  audits.map((a) => a.createdAt),
+  ...keyRange(audits.map((a) => a.createdAt)),
 ];
 
 // The operator's wallet address and the newest credential valid at the row's moment (D6: a
@@ -74,7 +79,8 @@ export type WalletTargetRow = { wallet_url: string; wallet_url_private_allowed: 
 export const debitAuditRowsSql = (rows: string, target: string) =>
   `INSERT INTO wallet_calls (id, operator_id, session_id, direction, endpoint, request_uuid, transaction_uuid, attempt, request_body)
    SELECT ${rows}.id, ${rows}.operator_id, ${rows}.session_id, 'OUT', 'bet', ${rows}.request_uuid, ${rows}.bet_transaction_uuid, 1, ${rows}.request_body
-   FROM ${rows} JOIN ${target} ON ${target}.id = ${rows}.id`;
+   FROM ${rows} JOIN ${target} ON ${target}.id = ${rows}.id
+   RETURNING id, created_at`;
 
 // contract 2.13: the audit row, before the call, with its wallet's target
 const INSERT_AUDIT_ROWS = statement(
@@ -90,9 +96,9 @@ const INSERT_AUDIT_ROWS = statement(
      SELECT u.id, u.operator_id, u.session_id, 'OUT', u.endpoint, u.request_uuid, u.transaction_uuid, u.attempt, u.request_body
      FROM u JOIN target ON target.id = u.id
      WHERE u.pending_bet_id IS NULL OR EXISTS (SELECT 1 FROM bets b WHERE b.id = u.pending_bet_id AND b.status = 'PENDING')
-     RETURNING id
+     RETURNING id, created_at
    )
-   SELECT target.*, written.id IS NOT NULL AS written FROM target LEFT JOIN written ON written.id = target.id`,
+   SELECT target.*, written.id IS NOT NULL AS written, written.created_at FROM target LEFT JOIN written ON written.id = target.id`,
 );
 
 // ... and completed with the response
@@ -115,9 +121,9 @@ export type AuditRow = {
 
 // the row is written (and the call may go out to `target`), it is not (its bet is no
 // longer PENDING), or it cannot be (the operator has no valid wallet credential)
-export type AuditWrite = { kind: 'written'; target: WalletTargetRow } | { kind: 'not_pending' } | { kind: 'no_target' };
+export type AuditWrite = { kind: 'written'; target: WalletTargetRow; createdAt: Date } | { kind: 'not_pending' } | { kind: 'no_target' };
 
-type TargetRow = WalletTargetRow & { id: string; written: boolean };
+type TargetRow = WalletTargetRow & { id: string; written: boolean; created_at: Date | null };
 
 // The audit rows of the calls of one process, written and completed in batches.
 export class AuditLog {
@@ -147,7 +153,11 @@ export class AuditLog {
         if (!row) return { kind: 'no_target' };
         if (!row.written) return { kind: 'not_pending' };
         const { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key } = row;
-        return { kind: 'written', target: { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key } };
+        return {
+          kind: 'written',
+          target: { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key },
+          createdAt: row.created_at!,
+        };
       });
     }, HOT_PATH_BATCH);
     this.completions = new Batcher(async (rows) => {

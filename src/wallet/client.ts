@@ -94,9 +94,12 @@ export function prepareCall(input: Pick<WalletCallInput, 'fields' | 'retryOf'>):
   };
 }
 
+// A call whose audit row is written, and when (the row's month, D36: its completion names it)
+type WrittenCall = PreparedCall & { auditCreatedAt: Date };
+
 // a debit whose audit row the statement that placed its bet wrote (place.ts), with the
 // wallet target that statement read (walletTargetSql)
-export type AuditedDebit = PreparedCall & { target: WalletTargetRow };
+export type AuditedDebit = WrittenCall & { target: WalletTargetRow };
 
 // the outbound path's outcome (outbound.ts), or the open circuit's refusal (nothing sent)
 type SendOutcome = OutboundOutcome | { kind: 'circuit_open'; error: string };
@@ -154,25 +157,29 @@ export class WalletClient {
   }
 
   private async perform(input: WalletCallInput, { whilePending, audited }: CallOptions): Promise<WalletAnswer | 'not_pending'> {
-    const call = audited ?? prepareCall(input);
+    let call: WrittenCall;
     let target: WalletTargetRow;
-    if (audited) target = audited.target;
-    else {
+    if (audited) {
+      call = audited;
+      target = audited.target;
+    } else {
+      const prepared = prepareCall(input);
       const written = await this.audit.write({
-        id: call.auditId,
+        id: prepared.auditId,
         operatorId: input.operatorId,
         sessionId: input.sessionId ?? null,
         endpoint: input.endpoint,
-        requestUuid: call.requestUuid,
+        requestUuid: prepared.requestUuid,
         transactionUuid: input.transactionUuid ?? null,
-        attempt: call.attempt,
-        requestBody: call.bytes,
+        attempt: prepared.attempt,
+        requestBody: prepared.bytes,
         pendingBetId: whilePending ?? null,
         at: this.now(),
       });
       if (written.kind === 'not_pending') return 'not_pending';
       if (written.kind === 'no_target') throw new WalletTargetError(`operator ${input.operatorId} has no valid wallet credential`);
       target = written.target;
+      call = { ...prepared, auditCreatedAt: written.createdAt };
       if (whilePending) betStep(whilePending, 'audited');
     }
     // D24: the row is written; one operator's unreadable credential fails only its own call
@@ -195,18 +202,27 @@ export class WalletClient {
   // why (no status: nothing answered), and the misconfiguration is logged to alert on.
   private async unsent(
     input: WalletCallInput,
-    call: PreparedCall,
+    call: WrittenCall,
     error: string,
     Refusal: new (message: string) => WalletTargetError,
     latencyMs = 0,
   ): Promise<never> {
     this.logger.error({ endpoint: input.endpoint, operatorId: input.operatorId, requestUuid: call.requestUuid, error }, 'wallet call not sent');
-    await this.audit.complete({ id: call.auditId, httpStatus: null, status: null, latencyMs, error, respondedAt: new Date(), responseBody: null });
+    await this.audit.complete({
+      id: call.auditId,
+      httpStatus: null,
+      status: null,
+      latencyMs,
+      error,
+      respondedAt: new Date(),
+      responseBody: null,
+      createdAt: call.auditCreatedAt,
+    });
     throw new Refusal(`operator ${input.operatorId}: ${error}; the call was not sent`);
   }
 
   // the call whose audit row is written: sent (unless the circuit is open), answered and classified
-  private async exchange(input: WalletCallInput, call: PreparedCall, target: WalletTarget): Promise<WalletAnswer> {
+  private async exchange(input: WalletCallInput, call: WrittenCall, target: WalletTarget): Promise<WalletAnswer> {
     const { auditId, requestUuid, attempt, bytes } = call;
     const url = new URL(`${target.walletUrl}/wallet/${input.endpoint}`);
 
@@ -238,6 +254,7 @@ export class WalletClient {
       respondedAt: new Date(),
       // D32, D33: kept as received (never more than the cap, D24)
       responseBody: outcome.kind === 'response' ? outcome.text : null,
+      createdAt: call.auditCreatedAt,
     };
     this.metrics.walletCallDuration.observe({ endpoint: input.endpoint, status }, latencyMs / 1000);
     if (error) {

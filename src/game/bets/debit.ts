@@ -3,10 +3,10 @@ import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
-import { statement } from '../../platform/db/sql.js';
+import { keyRange, statement } from '../../platform/db/sql.js';
 import { endSession } from '../sessions/end.js';
 import { WalletTargetError, type AuditedDebit, type WalletAnswer } from '../../wallet/client.js';
-import { auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
+import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
 import { debitCall, type BetTicket } from './ticket.js';
 import { finishedInTime } from '../../platform/shutdown.js';
@@ -37,12 +37,12 @@ export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false;
 // The outcome per bet: accepted, decided (not PENDING), late, demo_funds_short.
 const ACCEPT = statement(
   'bets_accept',
-  `WITH input AS (SELECT * FROM unnest($1::uuid[]) AS u(bet_id)),
+  `WITH input AS (SELECT * FROM unnest($1::uuid[], $${3 + AUDIT_PARAM_COUNT}::timestamptz[]) AS u(bet_id, cycle_created_at)),
    audit AS (${completeAuditsSql(3)}),
    bet AS (
      SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro, b.cycle_created_at
-     FROM bets b JOIN input ON input.bet_id = b.id
-     WHERE b.status = 'PENDING'
+     FROM bets b JOIN input ON input.bet_id = b.id AND input.cycle_created_at = b.cycle_created_at
+     WHERE b.status = 'PENDING' AND b.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
      FOR NO KEY UPDATE OF b
    ),
    cycle AS (SELECT id, phase, low_weight, high_weight FROM cycles WHERE id IN (SELECT cycle_id FROM bet) FOR SHARE),
@@ -66,7 +66,11 @@ const ACCEPT = statement(
      UPDATE sessions SET demo_balance_micro = sessions.demo_balance_micro - accepted.amount_micro
      FROM accepted WHERE sessions.id = accepted.session_id AND accepted.demo
    ),
-   accepted_bet AS (UPDATE bets SET status = 'ACCEPTED', accepted_at = $2 FROM accepted WHERE bets.id = accepted.id),
+   accepted_bet AS (
+     UPDATE bets SET status = 'ACCEPTED', accepted_at = $2
+     FROM accepted WHERE bets.id = accepted.id AND bets.cycle_created_at = accepted.cycle_created_at
+       AND bets.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
+   ),
    round AS (
      INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo,
                          cycle_created_at)
@@ -94,6 +98,8 @@ async function acceptBets(svc: ServiceContext, items: Accepting[]): Promise<Acce
     items.map((item) => item.ticket.betId),
     svc.now(),
     ...auditParams(audits),
+    items.map((item) => item.ticket.cycleCreatedAt),
+    ...keyRange(items.map((item) => item.ticket.cycleCreatedAt)),
   ]);
   const byBet = new Map(rows.map((row) => [row.bet_id, row]));
   return items.map(({ ticket }) => {
@@ -226,12 +232,13 @@ const REJECT = statement(
    rejected AS (
      UPDATE bets b SET status = 'REJECTED', reject_reason = u.reason, rollback_transaction_uuid = u.rollback_transaction_uuid
      FROM u WHERE b.id = u.bet_id AND b.status = 'PENDING'
-     RETURNING b.id, b.operator_id, b.session_id
+     RETURNING b.id, b.operator_id, b.session_id, b.cycle_created_at
    ),
    jobs AS (
-     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, transaction_uuid, next_attempt_at, payload)
-     SELECT u.job_id, rejected.operator_id, rejected.session_id, 'rollback', u.purpose, u.bet_id, u.rollback_transaction_uuid, $7,
-            u.payload::jsonb
+     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, bet_cycle_created_at, transaction_uuid, next_attempt_at,
+                              payload)
+     SELECT u.job_id, rejected.operator_id, rejected.session_id, 'rollback', u.purpose, u.bet_id, rejected.cycle_created_at,
+            u.rollback_transaction_uuid, $7, u.payload::jsonb
      FROM u JOIN rejected ON rejected.id = u.bet_id
      WHERE u.job_id IS NOT NULL
    )

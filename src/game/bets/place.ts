@@ -45,7 +45,7 @@ const FACTS = statement(
   'placement_facts',
   `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency,
           s.mode, s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds,
-          c.id AS cycle_id, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, rg.lost, rg.wagered
+          c.id AS cycle_id, c.created_at AS cycle_created_at, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, rg.lost, rg.wagered
    FROM unnest($1::uuid[]) WITH ORDINALITY AS u(session_id, n)
    LEFT JOIN sessions s ON s.id = u.session_id
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
@@ -57,6 +57,9 @@ const FACTS = statement(
      WHERE (s.daily_loss_micro IS NOT NULL OR s.daily_wager_micro IS NOT NULL)
        AND b.operator_id = s.operator_id AND b.player_ref = s.player_ref AND b.currency = s.currency
        AND NOT b.is_free AND b.created_at > $2
+       -- D36: a bet's cycle began before the bet, by less than a cycle (windows of seconds),
+       -- so the months before the window's are not read
+       AND b.cycle_created_at > $2::timestamptz - interval '1 hour'
    ) rg ON true
    ORDER BY u.n`,
 );
@@ -75,6 +78,7 @@ type Facts = {
   daily_wager_micro: bigint | null;
   session_time_seconds: number | null;
   cycle_id: string | null;
+  cycle_created_at: Date | null;
   phase: string | null;
   phase_ends_at: Date | null;
   min_bet_micro: bigint;
@@ -140,7 +144,7 @@ const PLACE_PLAIN = statement(
      JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
        AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
      ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
-     RETURNING id, cycle_id, operator_id, player_ref, game_code, currency, demo
+     RETURNING id, cycle_id, cycle_created_at, operator_id, player_ref, game_code, currency, demo
    ),
    debit AS (
      SELECT u.audit_id AS id, placed.operator_id, u.session_id, u.request_uuid, u.bet_transaction_uuid, u.request_body, placed.id AS bet_id,
@@ -152,14 +156,21 @@ const PLACE_PLAIN = statement(
    ),
    target AS (${walletTargetSql('debit')}),
    audit AS (${debitAuditRowsSql('debit', 'target')})
-   SELECT placed.*, target.wallet_url, target.wallet_url_private_allowed, target.kid, target.encrypted_secret, target.wrapped_data_key
-   FROM placed LEFT JOIN debit ON debit.bet_id = placed.id LEFT JOIN target ON target.id = debit.id`,
+   SELECT placed.*, target.wallet_url, target.wallet_url_private_allowed, target.kid, target.encrypted_secret, target.wrapped_data_key,
+          audit.created_at AS audit_created_at
+   FROM placed LEFT JOIN debit ON debit.bet_id = placed.id LEFT JOIN target ON target.id = debit.id LEFT JOIN audit ON audit.id = debit.id`,
 );
 
-type Written = { id: string; cycle_id: string; operator_id: string; player_ref: string; game_code: string; currency: string; demo: boolean } & (
-  | WalletTargetRow
-  | { [K in keyof WalletTargetRow]: null }
-);
+type Written = {
+  id: string;
+  cycle_id: string;
+  cycle_created_at: Date;
+  operator_id: string;
+  player_ref: string;
+  game_code: string;
+  currency: string;
+  demo: boolean;
+} & ((WalletTargetRow & { audit_created_at: Date }) | { [K in keyof WalletTargetRow | 'audit_created_at']: null });
 
 // the player a session's token names, as the debit's request names them (contract 2.6)
 export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode'>;
@@ -199,7 +210,7 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'logge
     if (row.wallet_url === null) return { ok: true, ticket };
     const { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key } = row;
     const target = { wallet_url, wallet_url_private_allowed, kid, encrypted_secret, wrapped_data_key };
-    return { ok: true, ticket, audited: { ...debits[i]!, target } };
+    return { ok: true, ticket, audited: { ...debits[i]!, target, auditCreatedAt: row.audit_created_at } };
   });
 }
 
@@ -213,11 +224,12 @@ const freshIds = () => ({ betId: randomUUID(), roundId: randomUUID(), betTransac
 const ticketFor = (
   placement: Placement,
   ids: Pick<BetTicket, 'betId' | 'roundId' | 'betTransactionUuid'>,
-  bet: Pick<Written, 'cycle_id' | 'operator_id' | 'player_ref' | 'game_code' | 'currency' | 'demo'>,
+  bet: Pick<Written, 'cycle_id' | 'cycle_created_at' | 'operator_id' | 'player_ref' | 'game_code' | 'currency' | 'demo'>,
 ): BetTicket => ({
   ...ids,
   sessionId: placement.sessionId,
   cycleId: bet.cycle_id,
+  cycleCreatedAt: bet.cycle_created_at.toISOString(),
   operatorId: bet.operator_id,
   playerRef: bet.player_ref,
   gameCode: bet.game_code,
@@ -265,7 +277,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
     const fact = facts[i]!;
     const refusal = refuse(placement, fact, now);
     if (refusal) return { ok: false, reason: refusal };
-    return { ok: true, ticket: ticketFor(placement, freshIds(), { ...fact, cycle_id: fact.cycle_id!, demo: fact.mode === 'DEMO' }) };
+    return { ok: true, ticket: ticketFor(placement, freshIds(), { ...fact, cycle_id: fact.cycle_id!, cycle_created_at: fact.cycle_created_at!, demo: fact.mode === 'DEMO' }) };
   });
   await recordRgTrips(svc, placements, facts, verdicts, now);
   const tickets = verdicts.flatMap((v) => (v.ok ? [v.ticket] : []));

@@ -10,6 +10,9 @@ export type BetTicket = {
   roundId: string;
   sessionId: string;
   cycleId: string;
+  // D36: the cycle's start (ISO), the month of the bet's partition, named when the debit
+  // updates the bet
+  cycleCreatedAt: string;
   operatorId: string;
   playerRef: string;
   gameCode: string;
@@ -48,6 +51,7 @@ export function ticketOf(bet: Bet): BetTicket {
     roundId: bet.roundId,
     sessionId: bet.sessionId,
     cycleId: bet.cycleId,
+    cycleCreatedAt: bet.cycleCreatedAt.toISOString(),
     operatorId: bet.operatorId,
     playerRef: bet.playerRef,
     gameCode: bet.gameCode,

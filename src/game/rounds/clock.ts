@@ -37,10 +37,12 @@ export type ClockCycle = EngineKey & {
   cooldownMs: number;
   payoutMultiplierScaled: bigint;
   commissionMicro: bigint;
+  // D36: its rounds' and bets' month (their partition key)
+  createdAt: Date;
 };
 
 const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
-  payout_multiplier_scaled, commission_micro`;
+  payout_multiplier_scaled, commission_micro, created_at`;
 
 // D29: the term $n is current, and the cycle runs under it and is its engine's current cycle
 const inTerm = (n: number) => `cycles.leader_epoch = $${n}::bigint AND ${termIsCurrent(n)} AND ${isEngineCycle}`;
@@ -88,6 +90,7 @@ type CycleRow = {
   cooldown_ms: number;
   payout_multiplier_scaled: bigint;
   commission_micro: bigint;
+  created_at: Date;
 };
 
 const clockCycle = (row: CycleRow): ClockCycle => ({
@@ -102,6 +105,7 @@ const clockCycle = (row: CycleRow): ClockCycle => ({
   cooldownMs: row.cooldown_ms,
   payoutMultiplierScaled: row.payout_multiplier_scaled,
   commissionMicro: row.commission_micro,
+  createdAt: row.created_at,
 });
 
 export const roundState = (cycle: Pick<ClockCycle, 'id' | 'phase' | 'phaseEndsAt'>): RoundStatePayload => ({
@@ -245,7 +249,11 @@ const MOVE = statement(
 // holding the cycle FOR SHARE committed while the move waited for it. `NOT settled` (true
 // of every round still in play) is what lets the partial index rounds_unsettled find a
 // cycle's rounds; without it the rounds table is read whole, every cycle.
-const ROUNDS_ROLL = statement('cycle_rounds_rolling', `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND NOT settled AND state = 'BETTING_OPEN'`);
+// cycle_created_at names the rounds' month (D36).
+const ROUNDS_ROLL = statement(
+  'cycle_rounds_rolling',
+  `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND cycle_created_at = $2 AND NOT settled AND state = 'BETTING_OPEN'`,
+);
 
 // `announce`: round_state of the new phase at once (the default), or left to the caller;
 // `after` is a phase not yet announced, announced just before the new one
@@ -265,7 +273,7 @@ async function move(
       ? await svc.sql.transaction(async (tx) => {
           const [rolling] = await tx.query<CycleRow>(MOVE, params);
           // the cycle's rounds follow it (D1)
-          if (rolling) await tx.query(ROUNDS_ROLL, [cycleId]);
+          if (rolling) await tx.query(ROUNDS_ROLL, [cycleId, rolling.created_at]);
           return [rolling];
         })
       : await svc.sql.query<CycleRow>(MOVE, params);

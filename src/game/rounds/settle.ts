@@ -25,8 +25,8 @@ const ROLLING_ROUNDS = statement(
   `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id,
           sd.encrypted_server_seed, sd.client_seed, b.side, b.amount_micro, b.player_ref, b.currency, b.game_code,
           b.bet_transaction_uuid
-   FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id
-   WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'ROLLING'`,
+   FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING'`,
 );
 
 type RollingRound = Omit<ResultRound, 'outcome_side' | 'side'> & {
@@ -44,7 +44,7 @@ const PERSIST_OUTCOMES = statement(
   `UPDATE rounds r
    SET state = 'RESULT', outcome_side = u.side, outcome_sum = u.sum, dice_values = u.dice::int[], result_at = $5
    FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS u(id, side, sum, dice)
-   WHERE r.id = u.id AND r.state = 'ROLLING'
+   WHERE r.id = u.id AND r.cycle_created_at = $6 AND r.state = 'ROLLING'
    RETURNING r.id`,
 );
 
@@ -57,7 +57,7 @@ export async function rollRounds(
   cycle: PricedCycle,
   beforeResults: () => void = () => undefined,
 ): Promise<ResultRound[]> {
-  const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id]);
+  const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id, cycle.createdAt]);
   const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
   for (const round of rounds) {
     try {
@@ -87,6 +87,7 @@ export async function rollRounds(
         derived.map((d) => d.outcome.outcomeSum),
         derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
         svc.now(),
+        cycle.createdAt,
       ])
     ).map((row) => row.id),
   );
@@ -132,13 +133,14 @@ const RESULT_ROUNDS = statement(
   'settle_rounds',
   `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,
           b.currency, b.game_code, b.bet_transaction_uuid
-   FROM rounds r JOIN bets b ON b.id = r.bet_id
-   WHERE r.cycle_id = $1 AND NOT r.settled AND r.state = 'RESULT'`,
+   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT'`,
 );
 
-// what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id and the
-// payout terms of its snapshot
-export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint };
+// what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, the
+// payout terms of its snapshot, and its start: its bets', rounds' and held stakes' month
+// (D36), named in every statement so that only that month's partitions are read
+export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint; createdAt: Date };
 
 export type ResultRound = {
   id: string;
@@ -165,7 +167,7 @@ const SETTLE = statement(
    ),
    settled AS (
      UPDATE rounds r SET state = 'SETTLED', settled = true, settled_at = $10
-     FROM input WHERE r.id = input.round_id AND r.state = 'RESULT'
+     FROM input WHERE r.id = input.round_id AND r.cycle_created_at = $11 AND r.state = 'RESULT'
      RETURNING r.id, r.game_code, r.currency, r.outcome_side, r.outcome_sum, r.demo
    ),
    done AS (SELECT input.* FROM input JOIN settled ON settled.id = input.round_id),
@@ -178,17 +180,17 @@ const SETTLE = statement(
                   'currency', settled.currency, 'totalBetsMicro', (CASE WHEN b.is_free THEN 0 ELSE b.amount_micro END)::text,
                   'totalPayoutsMicro', done.payout_micro::text, 'settledAt', ${isoSql('$10::timestamptz')},
                   'rngVersion', '${DICE_RNG_VERSION}', 'outcomeSide', settled.outcome_side, 'outcomeSum', settled.outcome_sum) AS data
-         FROM done JOIN settled ON settled.id = done.round_id JOIN bets b ON b.id = done.bet_id
+         FROM done JOIN settled ON settled.id = done.round_id JOIN bets b ON b.id = done.bet_id AND b.cycle_created_at = $11
          WHERE NOT settled.demo)`,
      )}
    ),
    closed AS (
      UPDATE bets b SET status = 'SETTLED', payout_micro = done.payout_micro, settled_at = $10
-     FROM done WHERE b.id = done.bet_id AND done.kind <> 'win' AND b.status = 'ACCEPTED'
+     FROM done WHERE b.id = done.bet_id AND b.cycle_created_at = $11 AND done.kind <> 'win' AND b.status = 'ACCEPTED'
    ),
    resolved AS (
      UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $10
-     FROM done WHERE p.bet_id = done.bet_id AND done.kind <> 'win' AND p.state = 'HELD'
+     FROM done WHERE p.bet_id = done.bet_id AND p.cycle_created_at = $11 AND done.kind <> 'win' AND p.state = 'HELD'
    ),
    demo AS (
      UPDATE sessions s SET demo_balance_micro = s.demo_balance_micro + done.payout_micro
@@ -197,11 +199,12 @@ const SETTLE = statement(
    ),
    winning AS (
      UPDATE bets b SET win_transaction_uuid = done.win_transaction_uuid, payout_micro = done.payout_micro
-     FROM done WHERE b.id = done.bet_id AND done.kind = 'win'
+     FROM done WHERE b.id = done.bet_id AND b.cycle_created_at = $11 AND done.kind = 'win'
    ),
    jobs AS (
-     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, transaction_uuid, next_attempt_at, payload)
-     SELECT job_id, operator_id, session_id, 'win', 'win', bet_id, win_transaction_uuid, $10, payload::jsonb FROM done WHERE kind = 'win'
+     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, bet_cycle_created_at, transaction_uuid, next_attempt_at,
+                              payload)
+     SELECT job_id, operator_id, session_id, 'win', 'win', bet_id, $11, win_transaction_uuid, $10, payload::jsonb FROM done WHERE kind = 'win'
    )
    SELECT done.round_id, done.kind, done.job_id, demo.demo_balance_micro, demo.currency
    FROM done LEFT JOIN demo ON demo.id = done.session_id AND done.kind = 'demo_win'`,
@@ -216,7 +219,7 @@ export async function settleRounds(
   cycle: PricedCycle,
   rolled?: ResultRound[],
 ): Promise<void> {
-  const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id]));
+  const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]));
   if (rounds.length === 0) return;
   const plans = rounds.map((round) => {
     const won = round.side === round.outcome_side;
@@ -258,6 +261,7 @@ export async function settleRounds(
     plans.map((p) => p.jobId),
     plans.map((p) => p.payload),
     svc.now(),
+    cycle.createdAt,
   ]);
   await enqueueWalletJobs(
     svc,

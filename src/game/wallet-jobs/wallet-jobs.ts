@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
-import { statement } from '../../platform/db/sql.js';
-import { auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
+import { keyRange, statement } from '../../platform/db/sql.js';
+import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
@@ -31,7 +31,7 @@ export const rollbackPayload = (bet: RolledBack, rollbackTransactionUuid: string
 });
 
 export function rollbackJobData(
-  bet: RolledBack & Pick<Bet, 'id' | 'sessionId'>,
+  bet: RolledBack & Pick<Bet, 'id' | 'sessionId' | 'cycleCreatedAt'>,
   rollbackTransactionUuid: string,
   purpose: RollbackPurpose,
   now: Date,
@@ -43,6 +43,7 @@ export function rollbackJobData(
     endpoint: 'rollback',
     purpose,
     betId: bet.id,
+    betCycleCreatedAt: bet.cycleCreatedAt,
     transactionUuid: rollbackTransactionUuid,
     nextAttemptAt: now,
     payload: rollbackPayload(bet, rollbackTransactionUuid),
@@ -125,8 +126,8 @@ export async function walletJobCounts(db: Db, now: Date): Promise<{ endpoint: st
 
 const READ_JOBS = statement(
   'wallet_jobs_read',
-  `SELECT id, operator_id, session_id, endpoint, transaction_uuid, bet_id, payload, last_request_uuid, last_bytes, last_timed_out,
-          attempts, completed_at, abandoned_at, created_at
+  `SELECT id, operator_id, session_id, endpoint, transaction_uuid, bet_id, bet_cycle_created_at, payload, last_request_uuid, last_bytes,
+          last_timed_out, attempts, completed_at, abandoned_at, created_at
    FROM wallet_jobs WHERE id = ANY($1::uuid[])`,
 );
 
@@ -137,6 +138,7 @@ type JobRow = {
   endpoint: WalletEndpoint;
   transaction_uuid: string;
   bet_id: string | null;
+  bet_cycle_created_at: Date | null;
   payload: Record<string, unknown>;
   last_request_uuid: string | null;
   last_bytes: string | null;
@@ -153,15 +155,16 @@ type JobRow = {
 // ended as abandoned, a ticket for a human like one abandoned after 24 hours (D23).
 const COMPLETE_JOBS = statement(
   'wallet_jobs_complete',
-  `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS u(id, attempts, unmatched)),
+  `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[], $${5 + AUDIT_PARAM_COUNT}::timestamptz[]) AS u(id, attempts, unmatched, created_at)),
    audit AS (${completeAuditsSql(5)}),
    done AS (
      UPDATE wallet_jobs j SET attempts = input.attempts, next_attempt_at = NULL, last_timed_out = false,
        completed_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN NULL ELSE $4::timestamptz END,
        abandoned_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN $4::timestamptz END,
        last_error = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN '${UNMATCHED_WIN_ERROR}' END
-     FROM input WHERE j.id = input.id AND j.completed_at IS NULL AND j.abandoned_at IS NULL
-     RETURNING j.id, j.endpoint, j.bet_id, j.operator_id, j.transaction_uuid, j.payload, input.unmatched
+     FROM input WHERE j.id = input.id AND j.created_at = input.created_at AND j.created_at BETWEEN $${6 + AUDIT_PARAM_COUNT}::timestamptz AND $${7 + AUDIT_PARAM_COUNT}::timestamptz
+       AND j.completed_at IS NULL AND j.abandoned_at IS NULL
+     RETURNING j.id, j.endpoint, j.bet_id, j.bet_cycle_created_at, j.operator_id, j.transaction_uuid, j.payload, input.unmatched
    ),
    -- D31, D23: a win the wallet did not know is a discrepancy the operator hears of
    not_found AS (
@@ -175,16 +178,20 @@ const COMPLETE_JOBS = statement(
    ),
    settled AS (
      UPDATE bets b SET status = 'SETTLED', settled_at = $4, payout_micro = CASE WHEN done.unmatched THEN 0 ELSE b.payout_micro END
-     FROM done WHERE done.endpoint = 'win' AND b.id = done.bet_id AND b.status = 'ACCEPTED'
+     FROM done WHERE done.endpoint = 'win' AND b.id = done.bet_id AND b.cycle_created_at = done.bet_cycle_created_at
+       AND b.cycle_created_at BETWEEN $${8 + AUDIT_PARAM_COUNT}::timestamptz AND $${9 + AUDIT_PARAM_COUNT}::timestamptz AND b.status = 'ACCEPTED'
    ),
    resolved AS (
      UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $4
-     FROM done WHERE done.endpoint = 'win' AND p.bet_id = done.bet_id AND p.state = 'HELD'
+     FROM done WHERE done.endpoint = 'win' AND p.bet_id = done.bet_id AND p.cycle_created_at = done.bet_cycle_created_at
+       AND p.cycle_created_at BETWEEN $${8 + AUDIT_PARAM_COUNT}::timestamptz AND $${9 + AUDIT_PARAM_COUNT}::timestamptz AND p.state = 'HELD'
    )
    SELECT id FROM done`,
 );
 
-type Completion = { id: string; attempts: number; unmatched: boolean; audit: AuditCompletion };
+// createdAt, betCycleCreatedAt: the job's and its bet's months (D36: the statement reads those
+// partitions alone)
+type Completion = { id: string; attempts: number; unmatched: boolean; audit: AuditCompletion; createdAt: Date; betCycleCreatedAt: Date | null };
 
 // The settle and rollback pools' desk: runs wallet jobs, the rows read and the completions
 // written for many jobs at once.
@@ -210,6 +217,9 @@ export class WalletJobDesk {
               items.map((i) => i.unmatched),
               svc.now(),
               ...auditParams(items.map((i) => i.audit)),
+              items.map((i) => i.createdAt),
+              ...keyRange(items.map((i) => i.createdAt)),
+              ...keyRange(items.map((i) => i.betCycleCreatedAt)),
             ])
           ).map((row) => row.id),
         );
@@ -251,7 +261,14 @@ export class WalletJobDesk {
         svc.logger.error({ walletJobId, endpoint, transactionUuid: job.transaction_uuid }, 'wallet does not know the referenced transaction; treated as settled');
       }
       const unmatched = result.statusClass === 'treat_as_settled';
-      const done = await this.completions.add({ id: job.id, attempts, unmatched, audit });
+      const done = await this.completions.add({
+        id: job.id,
+        attempts,
+        unmatched,
+        audit,
+        createdAt: job.created_at,
+        betCycleCreatedAt: job.bet_cycle_created_at,
+      });
       svc.metrics.walletJobAttempts.inc({ endpoint, outcome: unmatched ? 'treated_as_settled' : 'completed' });
       if (done && unmatched && endpoint === 'win') {
         winFailed(svc, { sessionId: job.session_id, betId: job.bet_id, payload: job.payload }, `wallet_rejected:${UNMATCHED_WIN_ERROR}`);

@@ -111,3 +111,20 @@ export function createSql(pool: pg.Pool): Sql {
 // SQLSTATE of a unique violation (a constraint that makes a second effect impossible)
 export const UNIQUE_VIOLATION = '23505';
 export const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown })?.code === UNIQUE_VIOLATION;
+
+// D36: the least and the greatest of a batch's partition keys (a cycle's start, a row's
+// creation), as two scalar parameters: `key BETWEEN $lo AND $hi` lets Postgres leave out,
+// when the statement starts, every month outside the batch's (a key compared with an array
+// parameter, `= ANY($n)`, does not). Nulls are skipped; an empty batch gives [null, null],
+// which reads no month.
+export function keyRange(keys: readonly (Date | string | null | undefined)[]): [Date | null, Date | null] {
+  let lo: Date | null = null;
+  let hi: Date | null = null;
+  for (const key of keys) {
+    if (key === null || key === undefined) continue;
+    const at = typeof key === 'string' ? new Date(key) : key;
+    if (lo === null || at < lo) lo = at;
+    if (hi === null || at > hi) hi = at;
+  }
+  return [lo, hi];
+}

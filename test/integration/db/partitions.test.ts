@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -178,7 +178,8 @@ describe('monthly partitions of the money tables (D36)', function () {
       const before = await mkdtemp(path.join(tmpdir(), 'rgs-migrations-'));
       tempDirs.push(before);
       await cp(MIGRATIONS_DIR, before, { recursive: true });
-      await rm(path.join(before, THE_MIGRATION), { recursive: true });
+      // the database as it was before the partitions: this migration and every later one undone
+      for (const name of await readdir(before)) if (name >= THE_MIGRATION && !name.endsWith('.toml')) await rm(path.join(before, name), { recursive: true });
       const { url, pool } = await database(before);
 
       // four months of play, among them a bet still in play and one rejected, and an RG event
@@ -194,7 +195,15 @@ describe('monthly partitions of the money tables (D36)', function () {
       expect(counts.bets).to.equal(6);
 
       const applied = await migrate(url);
-      expect(applied.applied).to.deep.equal([THE_MIGRATION]);
+      expect(applied.applied[0]).to.equal(THE_MIGRATION);
+      // D36: every wallet job knows its bet's month once migrated
+      const [{ unknown }] = (
+        await pool.query<{ unknown: number }>(
+          `SELECT count(*)::int AS unknown FROM wallet_jobs j JOIN bets b ON b.id = j.bet_id
+           WHERE j.bet_cycle_created_at IS DISTINCT FROM b.cycle_created_at`,
+        )
+      ).rows as [{ unknown: number }];
+      expect(unknown).to.equal(0);
 
       // every row is there, each in its month's partition, and the months ahead exist
       for (const table of PARTITIONED_TABLES) expect(await count(pool, table), table).to.equal(counts[table]);

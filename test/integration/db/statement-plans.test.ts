@@ -57,6 +57,40 @@ function unindexedReads(node: PlanNode, indexes: Map<string, IndexInfo>, found: 
   return found;
 }
 
+// D36: the statements every bet runs name the month of each partitioned table they read (the
+// cycle's start, the audit row's or the wallet job's creation), so that a year of history
+// adds no index probe to them: planned with their parameters unknown, such a statement keeps
+// at most one partition of each table, or none (a month named by a parameter is chosen when
+// it runs). A statement that found its rows by id alone would read every month's index.
+const PER_BET_STATEMENTS = [
+  'wallet_audit_insert',
+  'wallet_audit_complete',
+  'bets_accept',
+  'cycle_rounds_rolling',
+  'roll_rounds',
+  'roll_persist',
+  'settle_rounds',
+  'settle_apply',
+  'wallet_jobs_complete',
+  'placement_facts',
+  'session_create',
+];
+const MONTH_PARTITION = /^(.*)_\d{4}_\d{2}$/;
+
+function partitionsRead(node: PlanNode, indexes: Map<string, IndexInfo>, read = new Map<string, Set<string>>()): Map<string, Set<string>> {
+  const match = node['Relation Name'] && MONTH_PARTITION.exec(node['Relation Name']);
+  const index = node['Index Name'] && indexes.get(node['Index Name']);
+  // an empty partial index (a month with no bet in play) costs one page; any other read of a
+  // month costs a descent of its index
+  if (match && !(index && index.partial)) {
+    const table = match[1]!;
+    if (!read.has(table)) read.set(table, new Set());
+    read.get(table)!.add(node['Relation Name']!);
+  }
+  for (const child of node.Plans ?? []) partitionsRead(child, indexes, read);
+  return read;
+}
+
 describe('hot-path statements read growing tables through indexes', () => {
   let client: pg.Client;
   let statements: Statement[];
@@ -101,6 +135,43 @@ describe('hot-path statements read growing tables through indexes', () => {
         const args = count > 0 ? `(${Array.from({ length: count }, () => 'NULL').join(', ')})` : '';
         const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE ${prepared}${args}`);
         for (const read of unindexedReads(rows[0]!['QUERY PLAN'][0].Plan, indexes)) problems.push(`${name}: ${read}`);
+      } finally {
+        await client.query(`DEALLOCATE ${prepared}`);
+      }
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('reads one month of each partitioned table in the statements every bet runs (D36)', async () => {
+    // a year of months, as a database in service has them
+    await client.query(
+      `SELECT rgs_ensure_month_partition(t, (date_trunc('month', now()) - m * interval '1 month')::date)
+       FROM generate_series(1, 12) m,
+            unnest(ARRAY['bets', 'rounds', 'pending_round_bets', 'wallet_calls', 'wallet_jobs', 'webhook_events', 'webhook_attempts']) t`,
+    );
+    const { rows: partial } = await client.query<IndexInfo & { name: string }>(
+      `SELECT c.relname AS name, t.relname AS table, i.indpred IS NOT NULL AS partial, '' AS leading
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid`,
+    );
+    const allIndexes = new Map(partial.map(({ name, ...info }) => [name, info]));
+    const problems: string[] = [];
+    for (const name of PER_BET_STATEMENTS) {
+      const found = statements.find((s) => s.name === name);
+      if (!found) {
+        problems.push(`${name}: no such statement`);
+        continue;
+      }
+      const prepared = `month_probe_${name}`;
+      await client.query(`PREPARE ${prepared} AS ${found.text}`);
+      try {
+        const [{ count }] = (
+          await client.query<{ count: number }>('SELECT cardinality(parameter_types) AS count FROM pg_prepared_statements WHERE name = $1', [prepared])
+        ).rows as [{ count: number }];
+        const args = count > 0 ? `(${Array.from({ length: count }, () => 'NULL').join(', ')})` : '';
+        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE ${prepared}${args}`);
+        for (const [table, months] of partitionsRead(rows[0]!['QUERY PLAN'][0].Plan, allIndexes)) {
+          if (months.size > 1) problems.push(`${name}: reads ${months.size} months of ${table}`);
+        }
       } finally {
         await client.query(`DEALLOCATE ${prepared}`);
       }
