@@ -45,7 +45,27 @@ export const debitCall = (
   },
 });
 
-export function ticketOf(bet: Bet): BetTicket {
+// what a ticket is made of
+export type TicketedBet = Pick<
+  Bet,
+  | 'id'
+  | 'roundId'
+  | 'sessionId'
+  | 'cycleId'
+  | 'cycleCreatedAt'
+  | 'operatorId'
+  | 'playerRef'
+  | 'gameCode'
+  | 'currency'
+  | 'side'
+  | 'amountMicro'
+  | 'isFree'
+  | 'demo'
+  | 'betTransactionUuid'
+  | 'clientBetId'
+>;
+
+export function ticketOf(bet: TicketedBet): BetTicket {
   return {
     betId: bet.id,
     roundId: bet.roundId,

@@ -4,7 +4,7 @@ import type { WalletJobRef } from '../../platform/queues.js';
 import type { CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
 import { liveDebitNodes, rejectWithRollback } from '../bets/debit.js';
-import { ticketOf } from '../bets/ticket.js';
+import { ticketOf, type TicketedBet } from '../bets/ticket.js';
 import { SupersededError, resumeClocks, scheduleTick, stopClock } from './clock.js';
 import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
@@ -199,12 +199,26 @@ const STALE_BET_MARGIN_MS = 30_000;
 // booked is answered TRANSACTION_DOES_NOT_EXIST, which completes it).
 // which: 'all', or only the bets their own node debits ('self-debited'), whose check is one
 // Redis read where the others' reads every live job of the bet queue
+// The PENDING bets, through the partial index of bets still PENDING (the status is a literal:
+// an ORM's parameter for it would not match the index's predicate, and the sweep, run every
+// second, read every month of bets whole: seen at 10M bets of history, D36).
+const ORPHAN_CANDIDATES = statement(
+  'recovery_pending_bets',
+  `SELECT id, round_id AS "roundId", session_id AS "sessionId", cycle_id AS "cycleId", cycle_created_at AS "cycleCreatedAt",
+          operator_id AS "operatorId", player_ref AS "playerRef", game_code AS "gameCode", currency, side, amount_micro AS "amountMicro",
+          is_free AS "isFree", demo, bet_transaction_uuid AS "betTransactionUuid", client_bet_id AS "clientBetId",
+          debit_node AS "debitNode", created_at AS "createdAt"
+   FROM bets
+   WHERE status = 'PENDING' AND created_at < $1 AND ($2::bool OR debit_node IS NOT NULL)`,
+);
+
 export async function resolveOrphanBets(svc: ServiceContext, which: 'all' | 'self-debited' = 'all'): Promise<number> {
   // real time, not the service clock: what went stale is a real HTTP call and a real lock
   const now = Date.now();
-  const pending = await svc.db.bet.findMany({
-    where: { status: 'PENDING', createdAt: { lt: new Date(now - ORPHAN_AFTER_MS) }, ...(which === 'self-debited' ? { debitNode: { not: null } } : {}) },
-  });
+  const pending = await svc.sql.query<TicketedBet & { debitNode: string | null; createdAt: Date }>(ORPHAN_CANDIDATES, [
+    new Date(now - ORPHAN_AFTER_MS),
+    which === 'all',
+  ]);
   if (pending.length === 0) return 0;
   const queued = pending.some((bet) => bet.debitNode === null) ? await liveBetIds(svc) : new Set<string>();
   const liveNodes = await liveDebitNodes(svc.redis, [...new Set(pending.flatMap((bet) => (bet.debitNode ? [bet.debitNode] : [])))]);
