@@ -124,11 +124,14 @@ export async function walletJobCounts(db: Db, now: Date): Promise<{ endpoint: st
   });
 }
 
+// Only open jobs run (a finished one is skipped), so only they are read: through the index of
+// open jobs by id (wallet_jobs_open_id), empty in the months whose jobs are all finished,
+// instead of every month's primary key (D36)
 const READ_JOBS = statement(
   'wallet_jobs_read',
   `SELECT id, operator_id, session_id, endpoint, transaction_uuid, bet_id, bet_cycle_created_at, payload, last_request_uuid, last_bytes,
           last_timed_out, attempts, completed_at, abandoned_at, created_at
-   FROM wallet_jobs WHERE id = ANY($1::uuid[])`,
+   FROM wallet_jobs WHERE id = ANY($1::uuid[]) AND completed_at IS NULL AND abandoned_at IS NULL`,
 );
 
 type JobRow = {

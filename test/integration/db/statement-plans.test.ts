@@ -71,6 +71,7 @@ const PER_BET_STATEMENTS = [
   'roll_persist',
   'settle_rounds',
   'settle_apply',
+  'wallet_jobs_read',
   'wallet_jobs_complete',
   'placement_facts',
   'session_create',
