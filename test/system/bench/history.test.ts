@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { historyHash } from '../../../bench/history.js';
 import { HISTORY_OPERATORS, historyMonths, historyTemplateName } from '../../../bench/history-layout.js';
 import type { Report } from '../../../bench/report.js';
+import { runBench } from '../../support/bench-run.js';
 import { payout } from '../../../src/domain/payout.js';
 import { dropDatabase } from '../../../src/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
@@ -16,24 +15,7 @@ import { TEST_DATABASE_URL } from '../../support/env.js';
 // months before the service starts, seeded once into a template that later runs copy. Runs
 // the bench's smoke load on top of a small history, twice, and reads the template's rows.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BETS = 2000;
-
-type Run = { code: number; stdout: string; stderr: string };
-
-function bench(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', ...args],
-      { cwd: ROOT, env: process.env, timeout: 110_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 const databaseUrl = (name: string) => {
   const url = new URL(TEST_DATABASE_URL);
@@ -71,7 +53,7 @@ describe('npm run bench -- --smoke --history N', function () {
 
   it('seeds the template, runs on a copy of it, and says so', async () => {
     const out = path.join(dir, 'first.json');
-    const run = await bench('--smoke', '--history', String(BETS), '--history-rebuild', '--out', out);
+    const run = await runBench('--smoke', '--history', String(BETS), '--history-rebuild', '--out', out);
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stderr).to.include(`template ${template} seeded with ${BETS} bets`);
     expect(run.stdout).to.match(new RegExp(`history +2,000 settled bets of [0-9-]+ to [0-9-]+, from template ${template} `));
@@ -182,7 +164,7 @@ describe('npm run bench -- --smoke --history N', function () {
 
   it('reuses the template on the next run', async () => {
     const out = path.join(dir, 'second.json');
-    const run = await bench('--smoke', '--history', String(BETS), '--out', out);
+    const run = await runBench('--smoke', '--history', String(BETS), '--out', out);
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stderr).to.include(`history: reusing template ${template}`);
     expect(run.stderr).not.to.include('seeded with');

@@ -1,33 +1,14 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Report } from '../../../bench/report.js';
+import { runBench } from '../../support/bench-run.js';
 import { p99IntervalRanks, type Summary } from '../../../bench/stats.js';
 
 // The benchmark is not a test and nothing here is timed: this runs it with a tiny
 // load, as a real child process against the real Postgres and Redis, so that it cannot rot.
 // It must finish, and its results file must hold every section, measured.
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-type Run = { code: number; stdout: string; stderr: string };
-
-function bench(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', ...args],
-      { cwd: ROOT, env: process.env, timeout: 110_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 // every leaf under the value, with its path
 function leaves(value: unknown, at: string): [string, unknown][] {
@@ -56,7 +37,7 @@ describe('npm run bench -- --smoke', function () {
 
   it('runs a tiny load to the end and reports every section with measured numbers', async () => {
     const out = path.join(dir, 'smoke.json');
-    const run = await bench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'), '--skeleton');
+    const run = await runBench('--smoke', '--out', out, '--trace-bets', path.join(dir, 'steps'), '--skeleton');
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout).to.include('bet ack');
     expect(run.stdout).to.include('bet ack step by step');
