@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import type { ServiceContext } from '../platform/context.js';
 import { SupersededError } from '../game/rounds/clock.js';
-import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets, type Recovered } from '../game/rounds/recovery.js';
+import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets } from '../game/rounds/recovery.js';
 import { finishedInTime } from '../platform/shutdown.js';
 import { ensurePartitions } from '../platform/db/partitions.js';
 import { dropExpiredIdempotencyKeys } from '../platform/idempotency.js';
@@ -47,50 +47,44 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   let wake = () => {};
   const connection = workerConnection(svc);
 
-  // each sweep runs again only once its previous run is done
-  const every = (ms: number, sweep: () => Promise<Partial<Recovered>>) => {
+  // each sweep runs again only once its previous run is done; what it did is logged under
+  // `done` when it did anything. `atOnce`: a first run now, not only after `ms`.
+  type Sweep = { done: string; failed: string; atOnce?: boolean };
+  const RECOVERY: Sweep = { done: 'pending work recovered', failed: 'recovering pending work failed' };
+  const every = (ms: number, sweep: () => Promise<Record<string, number>>, { done, failed, atOnce = false }: Sweep = RECOVERY) => {
     let running = false;
-    const timer = setInterval(() => {
+    const run = () => {
       if (running) return;
       running = true;
       sweep()
         .then((found) => {
-          if (Object.values(found).some((count) => count > 0)) svc.logger.info(found, 'pending work recovered');
+          if (Object.values(found).some((count) => count > 0)) svc.logger.info(found, done);
         })
-        .catch((err: unknown) => svc.logger.error({ err }, 'recovering pending work failed'))
+        .catch((err: unknown) => svc.logger.error({ err }, failed))
         .finally(() => {
           running = false;
         });
-    }, ms);
+    };
+    const timer = setInterval(run, ms);
     timer.unref();
+    if (atOnce) run();
     return timer;
   };
-
-  const ensureMonths = () =>
-    ensurePartitions(svc.sql, { now: svc.now() })
-      .then(({ created }) => {
-        if (created.length > 0) svc.logger.info({ created }, 'partitions made');
-      })
-      .catch((err: unknown) => svc.logger.error({ err }, 'making partitions failed'));
-  const dropExpiredKeys = () =>
-    dropExpiredIdempotencyKeys(svc.sql, svc.now())
-      .then((dropped) => {
-        if (dropped > 0) svc.logger.info({ dropped }, 'expired idempotency keys dropped');
-      })
-      .catch((err: unknown) => svc.logger.warn({ err }, 'dropping expired idempotency keys failed'));
 
   const startTicks = (epoch: bigint) => {
     const worker = startWorker(svc, 'engine', { svc, epoch }, connection);
     worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
-    void ensureMonths();
-    void dropExpiredKeys();
-    const partitions = setInterval(() => void ensureMonths(), PARTITIONS_EVERY_MS);
-    const expiredKeys = setInterval(() => void dropExpiredKeys(), IDEMPOTENCY_SWEEP_MS);
-    partitions.unref();
-    expiredKeys.unref();
     const sweeps = [
-      partitions,
-      expiredKeys,
+      every(PARTITIONS_EVERY_MS, async () => ({ partitionsMade: (await ensurePartitions(svc.sql, { now: svc.now() })).created.length }), {
+        done: 'partitions made',
+        failed: 'making partitions failed',
+        atOnce: true,
+      }),
+      every(IDEMPOTENCY_SWEEP_MS, async () => ({ expiredIdempotencyKeys: await dropExpiredIdempotencyKeys(svc.sql, svc.now()) }), {
+        done: 'expired idempotency keys dropped',
+        failed: 'dropping expired idempotency keys failed',
+        atOnce: true,
+      }),
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),
       every(SELF_DEBITED_SWEEP_MS, async () => ({ orphanBets: await resolveOrphanBets(svc, 'self-debited') })),
     ];
