@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { Command, CommanderError, Option } from 'commander';
 import { isDevelopmentMasterKey, loadConfig, parseMasterKey, type Config } from '../platform/config.js';
-import { createDatabase, type Db } from '../platform/db/client.js';
-import type { Sql } from '../platform/db/sql.js';
+import { createDatabase, type Database } from '../platform/db/client.js';
 import { migrate } from '../platform/db/migrate.js';
 import { verifyDiceProof } from '../domain/proof.js';
 import { addPublicKeyCredential, rotateCredential, revokeCredential } from '../wallet/credentials.js';
@@ -53,7 +52,6 @@ class TextAnswer {
 }
 
 type Values = Record<string, string | boolean | string[] | undefined>;
-type Database = { db: Db; sql: Sql };
 type Run = (values: Values, database: () => Database) => Promise<unknown>;
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -206,9 +204,7 @@ function buildProgram(answer: (result: unknown) => void): Command {
         if (err instanceof UsageError) self.error(err.message, { exitCode: 2, code: 'rgs.usage' });
         throw err;
       } finally {
-        await database?.db.$disconnect();
-        // Prisma ends the pool only if it used it; a command that ran raw SQL alone ends it here
-        if (database && !database.sql.pool.ending) await database.sql.pool.end();
+        await database?.close();
       }
     });
 

@@ -77,4 +77,5 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.redis.disconnect();
   await svc.replica.close();
   await svc.db.$disconnect();
+  if (!svc.sql.pool.ending) await svc.sql.pool.end();
 }

@@ -16,7 +16,8 @@ export type Config = {
   nodeEnv: string;
   databaseUrl: string;
   // Postgres connections per process: a bet holds one for its acceptance while the
-  // workers' other jobs need theirs
+  // workers' other jobs need theirs; shared between the statements' and Prisma's pools
+  // (db/client.ts poolShares)
   databasePoolSize: number;
   // D36: the streaming replica that serves the reports and reconciliation reads (the
   // primary serves them when unset)

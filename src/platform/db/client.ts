@@ -5,11 +5,31 @@ import { createPool, createSql, type PoolOptions, type Sql } from './sql.js';
 export type Db = PrismaClient;
 
 // Prisma 7 with the pg driver adapter: no native query engine is needed at run time. The
-// raw-SQL helper (sql.ts) runs on the same pool, so a process holds one set of connections.
-export function createDatabase(databaseUrl: string, poolSize = 10, options: PoolOptions = {}): { db: Db; sql: Sql } {
-  const pool = createPool(databaseUrl, poolSize, options);
-  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  return { db, sql: createSql(pool) };
+// raw-SQL helper (sql.ts, the hot paths) and Prisma (administration, reports, rare paths)
+// share the process's poolSize connections between two pools, because the raw statements
+// run with generic plans and Prisma's must not (sql.ts, GENERIC_PLANS): Prisma gets a
+// quarter of them (at least one), the statements the rest (at least one). Connections open
+// on demand, so an idle pool holds none.
+export function poolShares(poolSize: number): { statements: number; prisma: number } {
+  const prisma = Math.max(1, Math.ceil(poolSize / 4));
+  return { statements: Math.max(1, poolSize - prisma), prisma };
+}
+
+export type Database = { db: Db; sql: Sql; close(): Promise<void> };
+
+export function createDatabase(databaseUrl: string, poolSize = 10, options: PoolOptions = {}): Database {
+  const shares = poolShares(poolSize);
+  const prismaPool = createPool(databaseUrl, shares.prisma, options);
+  const db = new PrismaClient({ adapter: new PrismaPg(prismaPool, { disposeExternalPool: true }) });
+  const sql = createSql(createPool(databaseUrl, shares.statements, { ...options, genericPlans: true }));
+  return {
+    db,
+    sql,
+    close: async () => {
+      await db.$disconnect();
+      if (!sql.pool.ending) await sql.pool.end();
+    },
+  };
 }
 
 export function createDb(databaseUrl: string, poolSize = 10): Db {

@@ -78,7 +78,7 @@ export function createReadReplica(primary: { db: Db; sql: Sql }, replicaUrl: str
         throw serviceUnavailable('the read replica cancelled the read; retry shortly');
       }
     },
-    close: () => replica.db.$disconnect(),
+    close: () => replica.close(),
   };
 }
 

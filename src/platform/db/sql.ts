@@ -56,8 +56,21 @@ export type Sql = Queryable & {
 
 // readOnly: every transaction of the pool's connections is read-only (the read replica's
 // pool, D36: a write sent there by mistake fails loudly, even on a server that is not a
-// standby); applicationName: how the connections show in pg_stat_activity
-export type PoolOptions = { readOnly?: boolean; applicationName?: string };
+// standby); applicationName: how the connections show in pg_stat_activity; genericPlans:
+// see GENERIC_PLANS
+export type PoolOptions = { readOnly?: boolean; applicationName?: string; genericPlans?: boolean };
+
+// The pool that runs this module's statements plans each named statement once per
+// connection and keeps that plan (plan_cache_mode force_generic_plan). Left to choose,
+// Postgres plans a statement again on most executions: a plan built for the parameters'
+// values prunes the month partitions (D36) when it is made, so it looks cheaper than the
+// generic plan, and the planning cost grows with the number of months attached. The generic
+// plan leaves out the months outside the parameters' range when it starts (keyRange), and
+// it is the plan test/integration/db/statement-plans.test.ts checks against the indexes.
+// Prisma's queries keep Postgres's own choice, on a pool of their own (client.ts): their
+// texts are not checked that way.
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+const READ_ONLY = '-c default_transaction_read_only=on';
 
 export function createPool(databaseUrl: string, poolSize: number, options: PoolOptions = {}): pg.Pool {
   // idle connections are kept a minute: a burst of bets every few seconds would otherwise
@@ -69,7 +82,9 @@ export function createPool(databaseUrl: string, poolSize: number, options: PoolO
     idleTimeoutMillis: 60_000,
     types: TYPES,
     ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
-    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+    ...(options.readOnly || options.genericPlans
+      ? { options: [options.readOnly ? READ_ONLY : '', options.genericPlans ? GENERIC_PLANS : ''].filter(Boolean).join(' ') }
+      : {}),
   });
   // an idle connection that Postgres ends (a restart, a failover, an administrator) is an
   // 'error' event on the pool, which would otherwise end the process; the pool drops that
