@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from './config.js';
 import type { ServiceContext } from './context.js';
-import { createDatabase } from './db/client.js';
+import { closeDatabase, createDatabase } from './db/client.js';
 import { createReadReplica } from './db/replica.js';
 import { DependencyMonitor } from './dependencies.js';
 import { createLogger } from './logger.js';
@@ -76,6 +76,5 @@ export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.wallet.circuit.close();
   svc.redis.disconnect();
   await svc.replica.close();
-  await svc.db.$disconnect();
-  if (!svc.sql.pool.ending) await svc.sql.pool.end();
+  await closeDatabase(svc);
 }

@@ -22,14 +22,13 @@ export function createDatabase(databaseUrl: string, poolSize = 10, options: Pool
   const prismaPool = createPool(databaseUrl, shares.prisma, options);
   const db = new PrismaClient({ adapter: new PrismaPg(prismaPool, { disposeExternalPool: true }) });
   const sql = createSql(createPool(databaseUrl, shares.statements, { ...options, genericPlans: true }));
-  return {
-    db,
-    sql,
-    close: async () => {
-      await db.$disconnect();
-      if (!sql.pool.ending) await sql.pool.end();
-    },
-  };
+  return { db, sql, close: () => closeDatabase({ db, sql }) };
+}
+
+// ends both pools (Prisma's through Prisma, which owns it)
+export async function closeDatabase({ db, sql }: { db: Db; sql: Sql }): Promise<void> {
+  await db.$disconnect();
+  if (!sql.pool.ending) await sql.pool.end();
 }
 
 export function createDb(databaseUrl: string, poolSize = 10): Db {

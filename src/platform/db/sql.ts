@@ -75,6 +75,7 @@ const READ_ONLY = '-c default_transaction_read_only=on';
 export function createPool(databaseUrl: string, poolSize: number, options: PoolOptions = {}): pg.Pool {
   // idle connections are kept a minute: a burst of bets every few seconds would otherwise
   // have the pool close and reopen Postgres backends (a process each) between bursts
+  const settings = [options.readOnly ? READ_ONLY : '', options.genericPlans ? GENERIC_PLANS : ''].filter(Boolean).join(' ');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
@@ -82,9 +83,7 @@ export function createPool(databaseUrl: string, poolSize: number, options: PoolO
     idleTimeoutMillis: 60_000,
     types: TYPES,
     ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
-    ...(options.readOnly || options.genericPlans
-      ? { options: [options.readOnly ? READ_ONLY : '', options.genericPlans ? GENERIC_PLANS : ''].filter(Boolean).join(' ') }
-      : {}),
+    ...(settings ? { options: settings } : {}),
   });
   // an idle connection that Postgres ends (a restart, a failover, an administrator) is an
   // 'error' event on the pool, which would otherwise end the process; the pool drops that
