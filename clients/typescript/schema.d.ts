@@ -953,9 +953,24 @@ export interface components {
              */
             walletStatus: "RS_OK" | "RS_ERROR_UNKNOWN" | "RS_ERROR_INVALID_TOKEN" | "RS_ERROR_INVALID_SIGNATURE" | "RS_ERROR_INVALID_PARTNER" | "RS_ERROR_NOT_ENOUGH_MONEY" | "RS_ERROR_USER_DISABLED" | "RS_ERROR_TOKEN_EXPIRED" | "RS_ERROR_WRONG_CURRENCY" | "RS_ERROR_WRONG_SYNTAX" | "RS_ERROR_WRONG_TYPES" | "RS_ERROR_DUPLICATE_TRANSACTION" | "RS_ERROR_TRANSACTION_DOES_NOT_EXIST" | "RS_ERROR_LIMIT_REACHED" | "RS_ERROR_TIMEOUT";
         };
+        /** @description the service is past its load bound for the moment and refused the request before doing any of it (D37). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
+        "Error.service_busy": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error: "service_busy";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+            /** @description the Retry-After value as a number */
+            retryAfterSeconds: number;
+        };
         /** @description a dependency of the service (Postgres or Redis) is unavailable for the moment. What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
         "Error.service_unavailable": {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             error: "service_unavailable";
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
@@ -1368,15 +1383,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.wallet_unavailable"] | components["schemas"]["Error.wallet_rejected"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -1495,15 +1510,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -1632,15 +1647,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -1835,15 +1850,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -1962,15 +1977,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2081,15 +2096,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2189,15 +2204,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2305,15 +2320,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2424,15 +2439,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2539,15 +2554,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2663,15 +2678,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };
@@ -2790,15 +2805,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable` */
+            /** @description `service_unavailable`, `service_busy` */
             503: {
                 headers: {
-                    /** @description seconds to wait before retrying */
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"];
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };

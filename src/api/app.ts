@@ -3,6 +3,7 @@ import compose from 'koa-compose';
 import type { ServiceContext } from '../platform/context.js';
 import { createBotChallenge } from './bot-challenge.js';
 import { errorBodies } from './middleware/errors.js';
+import { serviceBusy } from '../platform/errors.js';
 import { ipAllowList } from './middleware/ip-allow-list.js';
 import { rawBody } from './middleware/raw-body.js';
 import { requestLog } from './middleware/request-log.js';
@@ -59,6 +60,12 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
     const path = ctx.path.toLowerCase();
     if (path !== '/v1' && !path.startsWith('/v1/')) return next() as Promise<void>;
     try {
+      // D37: past the process's bound an operator call is refused before its signature
+      // is checked (the most expensive step of a refusal)
+      if (svc.overload.busy()) {
+        svc.metrics.overloadRefusals.inc({ kind: 'operator_call' });
+        throw serviceBusy();
+      }
       await signed(ctx, next);
     } catch (err) {
       ctx.state.route ??= routeMeant(ctx.method, ctx.path);

@@ -211,12 +211,13 @@ type Operation = {
 };
 
 // the signed stage: a failed signature or allow-list check, an unreadable or oversized body;
-// replay protection only on POST (D17); Postgres or Redis unavailable
+// replay protection only on POST (D17); Postgres or Redis unavailable; the process past its
+// load bound (D37)
 function stageCodes(op: Operation): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error'];
   if (op.signed) {
     const signature = SIGNATURE_ERROR_CODES.filter((code) => op.method === 'post' || code !== 'replayed_signature');
-    codes.push('invalid_request', ...signature, 'ip_not_allowed', 'payload_too_large', 'service_unavailable');
+    codes.push('invalid_request', ...signature, 'ip_not_allowed', 'payload_too_large', 'service_unavailable', 'service_busy');
   }
   if (op.bucket) codes.push('rate_limited', 'service_unavailable');
   if (op.idempotent) codes.push('idempotency_key_reused');

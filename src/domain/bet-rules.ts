@@ -17,6 +17,8 @@ export type BetRejectReason =
   // D28, not 8.2 codes: Postgres or Redis is away, or the node is shutting down (retry
   // shortly), or the operator has no valid wallet credential (no call could be made)
   | 'service_unavailable'
+  // D37: the node is past its load bound and refused the bet before placing it
+  | 'service_busy'
   // the socket is over its message budget (throttle.ts)
   | 'rate_limited';
 
@@ -48,6 +50,10 @@ export const BET_REJECT_REASONS = {
   service_unavailable: {
     meaning: 'the service cannot take bets for the moment: a dependency is down, the node is shutting down, or the operator has no valid wallet credential (D28)',
     action: 'retry shortly',
+  },
+  service_busy: {
+    meaning: 'the service is past its load bound for the moment and refused the bet at once, before placing it: no bet row, no wallet call (D37)',
+    action: 'bet again in a later round',
   },
   rate_limited: { meaning: 'the connection is over its message budget (D28)', action: 'send fewer messages' },
 } as const satisfies Record<ReasonKey, { meaning: string; action: string }>;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { isDependencyFailure } from './dependencies.js';
 
 // Natural batching: work items that arrive while earlier ones are being written
@@ -22,7 +23,8 @@ export type BatchOptions<I> = {
 // while both run is still carried by the next statement.
 export const HOT_PATH_BATCH = { maxBatch: 200, maxInFlight: 2 } as const;
 
-type Waiting<I, O> = { item: I; resolve: (result: O) => void; reject: (err: unknown) => void };
+// at: when the item was added (performance.now()), for the overload bound's queue wait
+type Waiting<I, O> = { item: I; at: number; resolve: (result: O) => void; reject: (err: unknown) => void };
 
 export class Batcher<I, O> {
   private queue: Waiting<I, O>[] = [];
@@ -40,9 +42,16 @@ export class Batcher<I, O> {
 
   add(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, at: performance.now(), resolve, reject });
       this.schedule();
     });
+  }
+
+  // D37: how long the oldest item not yet in a flush has waited (0: none waits); items
+  // keep their arrival order in the queue, held-back keys included
+  oldestWaitMs(): number {
+    const oldest = this.queue[0];
+    return oldest ? performance.now() - oldest.at : 0;
   }
 
   // items that arrive in the same turn of the event loop (one read of many sockets) share

@@ -3,6 +3,7 @@ import type { ServiceContext } from './context.js';
 import { closeDatabase, createDatabase } from './db/client.js';
 import { createReadReplica } from './db/replica.js';
 import { DependencyMonitor } from './dependencies.js';
+import { OverloadGate } from './overload.js';
 import { createLogger } from './logger.js';
 import { createMetrics, registerStateGauges } from './metrics.js';
 import { createQueues } from './queues.js';
@@ -44,7 +45,8 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   const queues = createQueues(config, config.redisKeyPrefix);
   const emitter = new PlayerEmitter(config, config.redisKeyPrefix);
   const dependencies = new DependencyMonitor(db, redis, logger);
-  const svc: ServiceContext = { config, db, sql, replica, redis, queues, emitter, metrics, logger, wallet, dependencies, now: () => new Date() };
+  const overload = new OverloadGate(config.overloadDelayMs);
+  const svc: ServiceContext = { config, db, sql, replica, redis, queues, emitter, metrics, logger, wallet, dependencies, overload, now: () => new Date() };
   registerStateGauges(metrics, {
     queueCounts: async () => {
       const all = await Promise.all(
@@ -65,11 +67,13 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     webhookEvents: () => webhookPendingCounts(svc, svc.now()),
   });
   dependencies.start();
+  overload.start();
   return svc;
 }
 
 export async function closeServiceContext(svc: ServiceContext): Promise<void> {
   svc.dependencies.stop();
+  svc.overload.stop();
   await svc.queues.close();
   await svc.emitter.close();
   svc.wallet.close();

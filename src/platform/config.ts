@@ -36,6 +36,10 @@ export type Config = {
   jwtSecret: string;
   sessionTokenAlg: SessionTokenAlg;
   walletCallTimeoutMs: number;
+  // D37: the delay of this process's own work (its event loop, its oldest bet waiting for a
+  // statement) past which new bets are refused service_busy and operator calls get 503;
+  // 0: no bound
+  overloadDelayMs: number;
   trustProxy: boolean;
   // D12, D24: how many proxies stand in front; the caller IP is the X-Forwarded-For entry
   // that many places from the right (the left-most entries are chosen by the client)
@@ -209,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     sessionTokenAlg,
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
+    overloadDelayMs: integer('OVERLOAD_DELAY_MS', 100, 0, 10000),
     trustProxy: boolean('TRUST_PROXY', false),
     trustProxyHops: integer('TRUST_PROXY_HOPS', 1, 1, 16),
     roles,

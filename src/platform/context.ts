@@ -5,6 +5,7 @@ import type { Sql } from './db/sql.js';
 import type { DependencyMonitor } from './dependencies.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import type { OverloadGate } from './overload.js';
 import type { Queues } from './queues.js';
 import type { PlayerEmitter } from '../game/players/emitter.js';
 import type { Redis } from './redis.js';
@@ -30,5 +31,7 @@ export type ServiceContext = {
   wallet: WalletClient;
   // Postgres and Redis as last probed: intake pauses while either is away
   dependencies: DependencyMonitor;
+  // D37: whether this process's own work is past its bound (new work is then refused)
+  overload: OverloadGate;
   now: () => Date;
 };

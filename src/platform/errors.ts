@@ -232,6 +232,15 @@ export const ERRORS = {
     action: 'fix what walletStatus names on the wallet side (a signature, partner, currency or syntax problem), then retry',
     fields: { walletStatus: { enum: RS_STATUSES, description: 'the status the wallet answered (contract 7.1)' } },
   },
+  // D37: the process's own work is past its bound (OVERLOAD_DELAY_MS); refused at once
+  // rather than queued into every caller's latency
+  service_busy: {
+    status: 503,
+    meaning: 'the service is past its load bound for the moment and refused the request before doing any of it (D37)',
+    action: `wait Retry-After seconds, then retry; ${REQUEST_UUID_SAFE}`,
+    fields: { retryAfterSeconds: { type: 'integer', minimum: 1, description: 'the Retry-After value as a number' } },
+    headers: { 'Retry-After': RETRY_AFTER('whole seconds to wait before retrying, at least 1 (D37)') },
+  },
   service_unavailable: {
     status: 503,
     meaning: 'a dependency of the service (Postgres or Redis) is unavailable for the moment',
@@ -321,6 +330,9 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'rate limit exceeded', { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 
 export const badGateway = (code: CodeOf<502>, message: string, extra: Record<string, unknown> = {}) => new AppError(code, message, extra);
+
+export const serviceBusy = () =>
+  new AppError('service_busy', 'the service is busy; retry shortly', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
 
 export const serviceUnavailable = (message: string) => new AppError('service_unavailable', message, {}, { 'Retry-After': '1' });
 

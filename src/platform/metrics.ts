@@ -43,6 +43,13 @@ export function createMetrics() {
       help: 'Bets this process is debiting for its own players (BET_HANDOFF=local), from placement to verdict',
       registers: [registry],
     }),
+    // D37: work refused at once because the process was past its load bound
+    overloadRefusals: new Counter({
+      name: 'rgs_overload_refusals_total',
+      help: 'Work refused service_busy because this process was past its load bound (OVERLOAD_DELAY_MS): kind bet (place_bet) or operator_call (503 under /v1)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
     sessionRejections: new Counter({
       name: 'rgs_session_rejections_total',
       help: 'Session launches refused with 422, by reason',

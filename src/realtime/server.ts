@@ -241,6 +241,11 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     const receivedAt = epochMs();
     const parsed = parsePlaceBet(payload);
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
+    // D37: past the node's bound the bet is refused before it costs a statement
+    if (svc.overload.busy()) {
+      svc.metrics.overloadRefusals.inc({ kind: 'bet' });
+      return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
+    }
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
     if (placed.ok) {
       const { betId } = placed.ticket;

@@ -34,3 +34,8 @@ process.env.REDIS_URL = TEST_REDIS_URL;
 process.env.REDIS_KEY_PREFIX =
   worker === undefined ? TEST_RUN_REDIS_KEY_PREFIX : workerRedisKeyPrefix(TEST_RUN_REDIS_KEY_PREFIX, worker);
 process.env.LOG_LEVEL ??= 'silent';
+// D37: the services of a test run share a small machine with the players, the wallet and
+// other test files, whose event loops stall at times (a first import, a parallel worker's
+// start) for longer than the product's bound: that would refuse bets service_busy at
+// random. The overload tests set the bound they exercise.
+process.env.OVERLOAD_DELAY_MS ??= '5000';

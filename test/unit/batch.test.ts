@@ -177,3 +177,25 @@ describe('Batcher (natural batching)', () => {
     expect(await Promise.all(results)).to.deep.equal(['batch answered 1 results for 2 items', 'batch answered 1 results for 2 items']);
   });
 });
+
+describe('Batcher: the oldest wait (D37)', () => {
+  it('is 0 while nothing waits, grows with the first item not yet flushed, and falls once it is flushed', async () => {
+    const { flushes, run } = recorder();
+    const batcher = new Batcher(run, { maxBatch: 100, maxInFlight: 1 });
+    expect(batcher.oldestWaitMs()).to.equal(0);
+    void batcher.add('a');
+    await turn();
+    // 'a' is in its flush: it no longer waits in the queue
+    expect(batcher.oldestWaitMs()).to.equal(0);
+    void batcher.add('b');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    void batcher.add('c');
+    // 'b' waits behind the running flush since before 'c' came
+    expect(batcher.oldestWaitMs()).to.be.at.least(25);
+    flushes[0]!.resolve(['A']);
+    await turn();
+    expect(flushes.map((f) => f.items)).to.deep.equal([['a'], ['b', 'c']]);
+    expect(batcher.oldestWaitMs()).to.equal(0);
+    flushes[1]!.resolve(['B', 'C']);
+  });
+});

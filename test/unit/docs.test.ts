@@ -20,6 +20,7 @@ import {
   operatorMismatch,
   payloadTooLarge,
   rateLimited,
+  serviceBusy,
   serviceUnavailable,
   sessionRejected,
   sandboxOnly,
@@ -142,6 +143,7 @@ describe('generated documents (npm run docs)', () => {
       badGateway('wallet_unavailable', 'no answer'),
       badGateway('wallet_rejected', 'refused', { walletStatus: 'RS_ERROR_INVALID_PARTNER' }),
       serviceUnavailable('Redis'),
+      serviceBusy(),
     ];
 
     it('builds every code of the table', () => {

@@ -126,6 +126,11 @@ export class BetDesk {
     this.rejections = new Batcher((items) => rejectBets(svc, items), { ...HOT_PATH_BATCH, keyOf: (item) => item.ticket.betId });
   }
 
+  // D37: the longest any debited bet has waited here for its acceptance or rejection
+  oldestWaitMs(): number {
+    return Math.max(this.acceptances.oldestWaitMs(), this.rejections.oldestWaitMs());
+  }
+
   private reject(ticket: BetTicket, reason: BetRejectReason, rollback: RollbackPurpose | null): Promise<BetAck> {
     return this.rejections.add({ ticket, reason, rollback });
   }
@@ -325,10 +330,13 @@ export class LocalDebits {
   private readonly desk: BetDesk;
   private readonly inFlight = new Set<Promise<BetAck>>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly unwatch: () => void;
 
   constructor(private readonly svc: ServiceContext) {
     this.node = svc.emitter.nodeId;
     this.desk = new BetDesk(svc);
+    // D37: this node's own bets waiting for their acceptance are its own delay too
+    this.unwatch = svc.overload.watch(() => this.desk.oldestWaitMs());
   }
 
   // the heartbeat lives before the first bet names this node
@@ -360,6 +368,7 @@ export class LocalDebits {
   async close(): Promise<void> {
     const finished = await finishedInTime(Promise.all(this.inFlight));
     clearInterval(this.timer);
+    this.unwatch();
     if (!finished) this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
     await this.svc.redis.del(heartbeatKey(this.node)).catch(() => undefined);
   }

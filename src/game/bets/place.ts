@@ -384,6 +384,7 @@ export class BetIntake {
   private readonly waiting = new Map<string, Waiting>();
   private readonly placements: Batcher<Placement, Intake>;
   private readonly listening: boolean;
+  private readonly unwatch: () => void;
 
   // localDebits: this process's own debits, when it also runs the bet role
   constructor(
@@ -394,6 +395,8 @@ export class BetIntake {
     if (!localDebits) svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
     this.listening = !localDebits;
     this.placements = new Batcher((batch) => (localDebits ? this.placeAndDebit(batch, localDebits) : this.placeAndQueue(batch)), HOT_PATH_BATCH);
+    // D37: bets waiting here for their statement are the node's own delay
+    this.unwatch = svc.overload.watch(() => this.placements.oldestWaitMs());
   }
 
   // D24: a placement that fails on its own (the batcher isolates it) because Postgres
@@ -410,6 +413,7 @@ export class BetIntake {
   }
 
   close(): void {
+    this.unwatch();
     if (this.listening) this.svc.emitter.onVerdict(undefined);
     for (const [betId, waiting] of this.waiting) {
       clearTimeout(waiting.timer);

@@ -1,0 +1,110 @@
+import { performance } from 'node:perf_hooks';
+
+// D37: a process refuses new work at once while its own work is late, instead of queueing
+// it into latency that every bet, the accepted ones included, would then pay (contract 8.5).
+// "Its own work" is what this process alone decides how fast it does:
+// - its event loop: a bet that arrives while the loop is behind waits for everything
+//   queued before it, and so does every answer, refusals included;
+// - its intake queues (the Batchers of the hot paths, batch.ts): a bet whose statement
+//   waits behind others' because Postgres is slow to answer.
+// The wallet's time is not its own: a slow wallet of one operator must not refuse the bets
+// of the others (D24). Neither is a dependency that is away (D28 answers that,
+// service_unavailable).
+//
+// Past the bound the process is busy: bets are refused service_busy and operator calls
+// get 503 service_busy with Retry-After. Refused work costs a validation and an answer, so
+// the process catches up, the delays fall back under the bound and intake resumes by itself.
+
+// how often the event loop's delay is sampled: the loop cannot be later than this unnoticed
+const SAMPLE_EVERY_MS = 20;
+// a delay counts for two windows of this length after it was seen: long enough to span the
+// bursts of a betting window, short enough to resume within a fraction of one
+const WINDOW_MS = 100;
+
+export type OverloadState = { busy: boolean; loopDelayMs: number; queueWaitMs: number };
+
+// The decision, pure: the worst of the loop's recent delays and the oldest wait in any
+// intake queue, against the bound (0: no bound)
+export function overloaded(boundMs: number, loopDelayMs: number, queueWaitMs: number): boolean {
+  return boundMs > 0 && Math.max(loopDelayMs, queueWaitMs) > boundMs;
+}
+
+export class OverloadGate {
+  // the oldest item's wait in each intake queue that reports to this gate
+  private readonly queues = new Set<() => number>();
+  private timer: NodeJS.Timeout | undefined;
+  private expected = 0;
+  // the worst delay of the current window and of the one before
+  private current = 0;
+  private previous = 0;
+  private windowStart = 0;
+
+  constructor(
+    // OVERLOAD_DELAY_MS (config.ts)
+    readonly boundMs: number,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  start(): void {
+    if (this.timer || this.boundMs <= 0) return;
+    this.expected = this.clock() + SAMPLE_EVERY_MS;
+    this.windowStart = this.clock();
+    this.timer = setInterval(() => this.sample(), SAMPLE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  // an intake queue reports the wait of its oldest item (0 when empty); returns the undo
+  watch(oldestWaitMs: () => number): () => void {
+    this.queues.add(oldestWaitMs);
+    return () => this.queues.delete(oldestWaitMs);
+  }
+
+  busy(): boolean {
+    if (this.boundMs <= 0) return false;
+    return overloaded(this.boundMs, this.loopDelayMs(), this.queueWaitMs());
+  }
+
+  state(): OverloadState {
+    const loopDelayMs = this.loopDelayMs();
+    const queueWaitMs = this.queueWaitMs();
+    return { busy: overloaded(this.boundMs, loopDelayMs, queueWaitMs), loopDelayMs, queueWaitMs };
+  }
+
+  // the worst of the recent windows, and the delay of a sample overdue now: work that
+  // arrives in a long turn of the loop sees that turn's own delay
+  loopDelayMs(): number {
+    if (!this.timer) return 0;
+    this.roll(this.clock());
+    return Math.max(this.current, this.previous, this.clock() - this.expected);
+  }
+
+  queueWaitMs(): number {
+    let worst = 0;
+    for (const wait of this.queues) worst = Math.max(worst, wait());
+    return worst;
+  }
+
+  // exposed for the tests, which move the clock themselves
+  sample(): void {
+    const now = this.clock();
+    const delay = Math.max(0, now - this.expected);
+    this.roll(now);
+    this.current = Math.max(this.current, delay);
+    this.expected = now + SAMPLE_EVERY_MS;
+  }
+
+  private roll(now: number): void {
+    if (now - this.windowStart < WINDOW_MS) return;
+    // the window just ended becomes the previous one; one that ended a window ago or more
+    // (no sample since: the loop was blocked) is too old to count, and the block's own
+    // delay is the sample about to be taken
+    this.previous = now - this.windowStart < 2 * WINDOW_MS ? this.current : 0;
+    this.current = 0;
+    this.windowStart = now;
+  }
+}

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import pg from 'pg';
+import { currentCycle } from '../../../src/game/rounds/clock.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
+import { TEST_DATABASE_URL } from '../../support/env.js';
+
+// D37: a node past its load bound refuses new work at once, service_busy, instead of
+// queueing it behind the work it already has; what it accepted before goes on, and
+// intake resumes by itself once it has caught up.
+
+const STAKE = '1000000';
+const bet = (seat: SeatedPlayer) => seat.player.request('place_bet', { side: 'LOW', amountMicro: STAKE });
+const debitsOf = (h: Harness, seat: SeatedPlayer) =>
+  h.wallet.requests.filter((r) => r.endpoint === 'bet' && (r.body as { playerRef?: string }).playerRef === seat.playerRef).length;
+
+describe('overload: bets past the intake bound (D37)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  let locker: pg.Client;
+  before(async () => {
+    // no clock: the betting window stays open until the test moves it
+    h = await startHarness({ OVERLOAD_DELAY_MS: '200' }, ROLES_WITHOUT_CLOCK);
+    locker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await locker.connect();
+  });
+  after(async () => {
+    await locker?.end();
+    await h?.close();
+  });
+
+  it('refuses a bet service_busy at once while earlier bets wait past the bound for Postgres, and takes it once they are through', async () => {
+    // a window no bet here can outlast
+    const operator = await operatorWith(h, { bettingWindowMs: 60_000 });
+    const seats = [];
+    // the harness's first requests compile code: let that pass
+    await until('the node idle', async () => !h.svc.overload.busy());
+    for (let i = 0; i < 4; i++) seats.push(await seatPlayer(h, operator, 10_000_000n));
+    const [first, second, third, late] = seats as [SeatedPlayer, SeatedPlayer, SeatedPlayer, SeatedPlayer];
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+
+    // Postgres takes no bet rows until the lock goes: the placements' two flushes wait for
+    // it, and the third bet waits in the node's queue behind them
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE bets IN SHARE MODE');
+    let accepted: Promise<any>[];
+    try {
+      accepted = [bet(first)];
+      await until('the first flush', async () => h.svc.overload.state().queueWaitMs === 0 && (await blockedInserts()) >= 1);
+      accepted.push(bet(second));
+      await until('the second flush', async () => (await blockedInserts()) >= 2);
+      accepted.push(bet(third));
+      await until('the third bet waiting past the bound', async () => h.svc.overload.state().queueWaitMs > 200);
+
+      const refused = await bet(late);
+      expect(refused).to.deep.equal({ ok: false, reason: 'service_busy' });
+      expect(await late.player.waitFor('bet_rejected')).to.include({ reason: 'service_busy' });
+      // answered while the lock still holds the others: refused before any statement
+      expect(await blockedInserts()).to.equal(2);
+    } finally {
+      await locker.query('COMMIT');
+    }
+    const acks = await Promise.all(accepted);
+    expect(acks.map((a) => a.ok)).to.deep.equal([true, true, true]);
+    // no bet row and no wallet call for the refused bet
+    expect(await h.svc.db.bet.count({ where: { sessionId: late.sessionId } })).to.equal(0);
+    expect(debitsOf(h, late)).to.equal(0);
+
+    // caught up: the same player's next bet is taken in the same round
+    await until('the node caught up', async () => !h.svc.overload.busy());
+    const retried = await bet(late);
+    expect(retried.ok, JSON.stringify(retried)).to.equal(true);
+    expect(debitsOf(h, late)).to.equal(1);
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).to.match(/^rgs_overload_refusals_total\{kind="bet"\} 1$/m);
+  });
+
+  // the statements waiting for the lock on bets (the placements'), seen from Postgres
+  async function blockedInserts(): Promise<number> {
+    const { rows } = await locker.query<{ n: number }>(`SELECT count(DISTINCT pid)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'bets'::regclass`);
+    return rows[0]!.n;
+  }
+});
+
+describe('overload: operator calls past the bound (D37)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ OVERLOAD_DELAY_MS: '50' }, ['api']);
+  });
+  after(() => h?.close());
+
+  it('answers 503 service_busy with Retry-After while the event loop is behind, creates nothing, and serves again once it has caught up', async () => {
+    const operator = await h.onboard();
+    // the process's loop is held, as a burst of work would hold it
+    const heldUntil = performance.now() + 200;
+    while (performance.now() < heldUntil);
+    const launch = await operator.launch({ mode: 'demo' });
+    expect(launch.status, launch.text).to.equal(503);
+    expect(launch.body).to.deep.include({ error: 'service_busy', retryAfterSeconds: 1 });
+    expect(launch.headers.get('retry-after')).to.equal('1');
+    expect(await h.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(0);
+
+    // health stays open: an orchestrator must not restart a busy process
+    expect((await fetch(`${h.baseUrl}/healthz`)).status).to.equal(200);
+    await until('the loop caught up', async () => !h.svc.overload.busy());
+    const again = await operator.launch({ mode: 'demo' });
+    expect(again.status, again.text).to.equal(200);
+  });
+});
