@@ -5,7 +5,7 @@ import type { LoopDelay } from './event-loop.js';
 import type { LoadedSteps } from './floors.js';
 import { BET_ACK_STEPS, chainFloor } from './path-floor.js';
 import { SKELETON_STEPS, type SkeletonSample, type SkeletonStep } from './skeleton.js';
-import type { PlayerRecords } from './players.js';
+import type { BetRecord, PlayerRecords } from './players.js';
 import type { Report } from './report.js';
 import type { SessionPhase } from './sessions.js';
 import { round, summarize, type Summary } from './stats.js';
@@ -116,6 +116,9 @@ export function analyse(o: Observations): Measurements {
 
   const failures: string[] = [...o.sessions.failures, ...o.players.failures];
   for (const bet of o.players.bets) {
+    // D37: a refusal is the service's answer to more than it can take, not a failure; the
+    // overload section counts it
+    if (isRefusal(bet)) continue;
     if (!bet.ok) failures.push(`bet:${bet.reason ?? 'no_ack'}`);
     else {
       const result = o.players.results.get(bet.roundId!);
@@ -181,6 +184,7 @@ export function analyse(o: Observations): Measurements {
       walletCallsPerS: round(inWindow.length / bettingSeconds, 1),
       walletCallsPerSByEndpoint,
     },
+    overload: overloadOf(o.players.bets, o.sessions.refusals, bettingSeconds),
     failures: { operations, total: failures.length, rate: operations > 0 ? round(failures.length / operations, 6) : 0, byKind },
     resources: {
       service: {
@@ -215,6 +219,25 @@ export function analyse(o: Observations): Measurements {
         playerThreadsEventLoopDelayMaxMs: o.players.eventLoopDelay.maxMs,
       },
     },
+  };
+}
+
+// D37: a node past its intake bound acks place_bet at once with this reason
+export const isRefusal = (bet: BetRecord) => bet.ok === false && bet.reason === 'service_busy';
+
+// The bets offered and what became of them: accepted, or refused service_busy at once (D37),
+// with the refusing ack's latency; and the session creates refused the same way. Bets neither
+// accepted nor refused (other reasons, no ack) are failures, counted there.
+export function overloadOf(bets: readonly BetRecord[], sessionCreatesRefused: number, bettingSeconds: number): Report['overload'] {
+  const refused = bets.filter(isRefusal);
+  return {
+    betsOffered: bets.length,
+    betsAccepted: bets.filter((bet) => bet.ok).length,
+    betsRefused: refused.length,
+    refusedPerS: bettingSeconds > 0 ? round(refused.length / bettingSeconds, 1) : 0,
+    refusedPercentOfOffered: bets.length > 0 ? round((refused.length / bets.length) * 100, 2) : 0,
+    refusalAckMs: summarize(refused.map((bet) => bet.ackAt! - bet.sentAt)),
+    sessionCreatesRefused,
   };
 }
 

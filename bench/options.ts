@@ -39,6 +39,9 @@ export type BenchOptions = {
   history: number;
   // seed the history's template again even when it exists
   historyRebuild: boolean;
+  // --overload: twice the players the run would otherwise have, so that the offered load
+  // passes what the box carries and the service refuses the excess (D37)
+  overload: boolean;
 };
 
 export class UsageError extends Error {
@@ -64,6 +67,10 @@ const CYCLES_PER_RUN = 3.5;
 const MAX_RUN_SECONDS = 115;
 export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs'>) =>
   FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + (CYCLES_PER_RUN * cycleMs(o.bettingWindowMs)) / 1000;
+
+// --players, after --overload's doubling: each player is a Socket.IO connection of the
+// load generator's, on the same box as the service
+const MAX_PLAYERS = 20_000;
 
 // --history: a hundred million bets take hours to seed and hundreds of gigabytes
 const MAX_HISTORY_BETS = 100_000_000;
@@ -97,6 +104,8 @@ export const USAGE = `usage: npm run bench -- [options]
                                   win jobs) in its database, copied from a template seeded once per N; seeding and
                                   copying come before the run and outside its two minutes (default 0: empty)
   --history-rebuild               seed the --history template again even when it exists
+  --overload                      twice the players the other options give (default ${2 * DEFAULTS.players}), everything else
+                                  unchanged: more bets than the box carries, which the service refuses service_busy (D37)
   --smoke                         a tiny run of a few seconds (${SMOKE.players} players, ${SMOKE.durationS} s), as CI runs it`;
 
 export function parseOptions(argv: string[], root: string, now: Date = new Date()): BenchOptions {
@@ -105,6 +114,7 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   let traceGc = false;
   let skeleton = false;
   let historyRebuild = false;
+  let overload = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--smoke') {
@@ -121,6 +131,10 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     }
     if (arg === '--history-rebuild') {
       historyRebuild = true;
+      continue;
+    }
+    if (arg === '--overload') {
+      overload = true;
       continue;
     }
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
@@ -146,7 +160,11 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
 
   const deployment = take('deployment') ?? 'all-in-one';
   if (deployment !== 'all-in-one' && deployment !== 'split') throw new UsageError(`--deployment must be all-in-one or split (got ${deployment})`);
-  const players = int('players', base.players, 1, 20_000);
+  const asked = int('players', base.players, 1, MAX_PLAYERS);
+  // doubled before anything follows from the count (the operators, the run's length), so
+  // that an overloaded run is bounded like any other
+  const players = overload ? 2 * asked : asked;
+  if (players > MAX_PLAYERS) throw new UsageError(`--overload doubles --players ${asked} to ${players}; at most ${MAX_PLAYERS} players`);
   const sessionRate = int('session-rate', base.sessionRate, 1, 2000);
   const defaultOperators = smoke ? SMOKE.operators : Math.ceil(sessionRate / SESSIONS_PER_OPERATOR_PER_S);
   const operators = int('operators', Math.min(players, defaultOperators), 1, 1000);
@@ -201,5 +219,6 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     engineStarts,
     history,
     historyRebuild,
+    overload,
   };
 }

@@ -68,6 +68,19 @@ export type Report = {
     walletCallsPerS: number;
     walletCallsPerSByEndpoint: Record<string, number>;
   };
+  // D37: what the service refused at once with service_busy, as a node past its intake
+  // bound does; refusals are not failures. In every run, with --overload or without.
+  overload: {
+    betsOffered: number;
+    betsAccepted: number;
+    betsRefused: number;
+    refusedPerS: number;
+    refusedPercentOfOffered: number;
+    // place_bet sent to the ack that refused it
+    refusalAckMs: Summary;
+    // 503 service_busy answers to session creates, every attempt's (sessions.ts)
+    sessionCreatesRefused: number;
+  };
   failures: { operations: number; total: number; rate: number; byKind: Record<string, number> };
   resources: {
     service: {
@@ -113,7 +126,7 @@ export async function writeReport(file: string, report: Report): Promise<void> {
 
 export function formatTable(report: Report, file: string): string {
   const { options } = report.run;
-  const { floors, floorsWhileBetting: loaded, throughput, failures, resources } = report;
+  const { floors, floorsWhileBetting: loaded, throughput, overload, failures, resources } = report;
   const interval = (summary: Summary) => (summary.p99Interval ? `${number(summary.p99Interval[0])}-${number(summary.p99Interval[1])}` : '-');
   // wide enough for the longest label, the chain floor's
   const labelWidth = 56;
@@ -124,7 +137,8 @@ export function formatTable(report: Report, file: string): string {
   const cpu = resources.service.cpuPercentByPhase;
   const box = resources.box.cpuPercentBetting;
   const lines = [
-    `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ${options.players} players on ${options.operators} operators, ` +
+    `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ` +
+      `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators, ` +
       `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
       `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
     ...historyLines(report.run.history),
@@ -142,6 +156,7 @@ export function formatTable(report: Report, file: string): string {
     row('bet ack (place_bet to ack)', report.betAck.latencyMs),
     row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
     ...(loaded.betPathSkeleton ? [row('  the bet path skeleton while betting (arrival to accepted)', loaded.betPathSkeleton.latencyMs)] : []),
+    row('bet refused service_busy (place_bet to its ack)', overload.refusalAckMs),
     row('round_result after end of ROLLING', report.settlement.roundResultMs),
     row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
     row('inside the wallet (/wallet/bet)', report.walletOverhead.insideWalletMs),
@@ -152,6 +167,9 @@ export function formatTable(report: Report, file: string): string {
     '',
     `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
       `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
+    `overload    bets offered ${overload.betsOffered}, accepted ${overload.betsAccepted}, refused service_busy ${overload.betsRefused} ` +
+      `(${number(overload.refusedPerS)}/s, ${number(overload.refusedPercentOfOffered, 2)}% of offered)   ` +
+      `session creates refused service_busy ${overload.sessionCreatesRefused}`,
     `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.betting)} betting   ` +
       `event-loop delay p99 ${number(resources.service.eventLoopDelayP99Ms)} ms (max ${number(resources.service.eventLoopDelayMaxMs)})`,
     `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +

@@ -74,6 +74,30 @@ describe('npm run bench -- --smoke', function () {
     }
     expect(report.throughput.acceptedBetsPerS).to.be.above(0);
 
+    // D37: the overload section is in every run, --overload or not; whether a tiny load meets
+    // the service's intake bound is not asserted, only that what it counts adds up
+    const { refusalAckMs, ...overload } = report.overload;
+    expect(Object.keys(overload).sort()).to.deep.equal(
+      ['betsAccepted', 'betsOffered', 'betsRefused', 'refusedPerS', 'refusedPercentOfOffered', 'sessionCreatesRefused'],
+    );
+    for (const [at, value] of Object.entries(overload)) {
+      expect(value, at).to.be.a('number');
+      expect(Number.isFinite(value), at).to.equal(true);
+    }
+    expect(overload.betsAccepted).to.be.above(0);
+    expect(overload.betsAccepted).to.equal(report.betAck.latencyMs.count);
+    expect(overload.betsAccepted + overload.betsRefused).to.be.at.most(overload.betsOffered);
+    expect(refusalAckMs.count).to.equal(overload.betsRefused);
+    for (const key of ['p50', 'p99', 'max', 'mean'] as const) {
+      if (refusalAckMs.count > 0) expect(refusalAckMs[key], key).to.be.a('number');
+      else expect(refusalAckMs[key], key).to.equal(null);
+    }
+    expect(run.stdout).to.include('bet refused service_busy (place_bet to its ack)');
+    expect(run.stdout).to.match(/^overload {4}bets offered \d+, accepted \d+, refused service_busy \d+ /m);
+    // without --overload the first line names the players as given
+    expect(report.run.options.overload).to.equal(false);
+    expect(run.stdout).to.include(`${report.run.options.players} players on`);
+
     // the all-in-one process debits its own players' bets: no queue hop, and each bet's audit
     // row is written with its bet row, in the service's path and in its skeleton
     expect(report.run.betHandoff).to.equal('local');

@@ -36,6 +36,28 @@ describe('bench options', () => {
     expect(() => parseOptions(['--history-rebuild'], '/r')).to.throw(UsageError, '--history-rebuild needs --history N');
   });
 
+  it('--overload doubles the players, given or default, and bounds the doubled run like any other', () => {
+    const plain = parseOptions([], '/r');
+    const overloaded = parseOptions(['--overload'], '/r');
+    expect(plain.overload).to.equal(false);
+    expect(overloaded).to.include({ overload: true, players: 4000 });
+    // nothing else changes: the operators follow the session rate, as without it
+    const { overload: _a, players: _b, ...rest } = overloaded;
+    const { overload: _c, players: _d, ...plainRest } = plain;
+    expect(rest).to.deep.equal(plainRest);
+    expect(expectedRunSeconds(overloaded)).to.be.within(90, 100);
+    expect(parseOptions(['--players', '300', '--session-rate', '50', '--overload'], '/r')).to.include({ players: 600, operators: 13 });
+    expect(parseOptions(['--smoke', '--overload'], '/r')).to.include({ players: 12, operators: 2 });
+    // fewer players than operators: as many operators as the doubled players
+    expect(parseOptions(['--players', '1', '--session-rate', '5'], '/r')).to.include({ players: 1, operators: 1 });
+    expect(parseOptions(['--players', '1', '--session-rate', '5', '--overload'], '/r')).to.include({ players: 2, operators: 2 });
+    expect(() => parseOptions(['--players', '10001', '--session-rate', '2000', '--overload'], '/r')).to.throw(
+      UsageError,
+      '--overload doubles --players 10001 to 20002; at most 20000 players',
+    );
+    expect(() => parseOptions(['--players', '3000', '--overload'], '/r')).to.throw(UsageError, 'keep it within 115 s');
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
     expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
