@@ -18,7 +18,7 @@ import type { WalletAnswerTimes } from './wallet-timing.js';
 // resolution, so a segment between two of them is good to about a millisecond.
 
 export type Observations = {
-  planned: { players: number; sessionRate: number };
+  planned: { players: number; operators: number; sessionRate: number };
   sessions: SessionPhase;
   players: PlayerRecords;
   walletRequests: readonly RecordedRequest[];
@@ -32,26 +32,28 @@ export type Observations = {
   // --skeleton: the bet path's skeleton, run while the players bet
   skeleton: SkeletonSample[] | null;
   betting: { start: number; end: number };
-  // usage marks: around session creation, around connecting, once players are connected
-  // and idle (betting starts), at the end of betting, and after the drain (whose peak RSS
-  // covers the whole run)
+  // usage marks: around session creation, around connecting, around the idle window (players
+  // connected, none betting; its end is where betting starts), at the end of betting, and
+  // after the drain (whose peak RSS covers the whole run)
   service: {
     sessionsStart: Snapshot;
     sessionsEnd: Snapshot;
     beforeConnect: Snapshot;
     connected: Snapshot;
     idle: Snapshot;
+    bettingStart: Snapshot;
     bettingEnd: Snapshot;
     final: Snapshot;
   };
   loadGenerator: { bettingStart: Snapshot; bettingEnd: Snapshot; eventLoopDelay: LoopDelay };
   // the loop of the service process that serves the API (all of it, all-in-one)
   serviceEventLoopDelay: LoopDelay;
-  // the whole box over the betting phase, and its cores
-  box: { start: BoxUsage; end: BoxUsage; cpus: number };
+  // the whole box over the idle window and over the betting phase, and its cores
+  box: { idle: BoxWindow; betting: BoxWindow; cpus: number };
 };
 
 type Measurements = Omit<Report, 'run' | 'floors'>;
+type BoxWindow = { start: BoxUsage; end: BoxUsage };
 
 const KIB_PER_MIB = 1024;
 
@@ -140,7 +142,8 @@ export function analyse(o: Observations): Measurements {
   const byPhase = (name?: string) => ({
     sessions: cpuPercent(service.sessionsStart, service.sessionsEnd, name),
     connect: cpuPercent(service.beforeConnect, service.connected, name),
-    betting: cpuPercent(service.idle, service.bettingEnd, name),
+    idle: cpuPercent(service.idle, service.bettingStart, name),
+    betting: cpuPercent(service.bettingStart, service.bettingEnd, name),
   });
   const idleDeltaKiB = totalOf(service.idle, 'rssKiB') - totalOf(service.beforeConnect, 'rssKiB');
   const peakRssKiB = totalOf(service.final, 'peakRssKiB');
@@ -209,6 +212,7 @@ export function analyse(o: Observations): Measurements {
           ]),
         ),
       },
+      idle: idleOf({ start: service.idle, end: service.bettingStart }, o.box.idle, o.planned.operators, connected),
       box: boxDuringBetting(o, serviceCpu.betting, cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd), accepted.length),
       loadGenerator: {
         cpuPercent: cpuPercent(o.loadGenerator.bettingStart, o.loadGenerator.bettingEnd),
@@ -247,12 +251,7 @@ export function overloadOf(bets: readonly BetRecord[], sessionCreatesRefused: nu
 // follow from it: the bets/s that would fill every core at this cost per bet, and those
 // that would fill them if the service cost nothing (what the rest of the box allows).
 function boxDuringBetting(o: Observations, servicePercent: number, loadGeneratorPercent: number, acceptedBets: number): Report['resources']['box'] {
-  const { start, end } = o.box;
-  const wallSeconds = (end.at - start.at) / 1000;
-  const percent = (seconds: number) => (wallSeconds > 0 ? round((seconds / wallSeconds) * 100, 1) : 0);
-  const total = percent(end.busySeconds - start.busySeconds);
-  const postgres = percent(end.byServer.postgres - start.byServer.postgres);
-  const redis = percent(end.byServer.redis - start.byServer.redis);
+  const { wallSeconds, total, postgres, redis } = boxCpuPercent(o.box.betting);
   const perBet = (busyPercent: number) => (acceptedBets > 0 ? ((busyPercent / 100) * wallSeconds * 1000) / acceptedBets : 0);
   const ceiling = (msPerBet: number) => (msPerBet > 0 ? round((o.box.cpus * 1000) / msPerBet, 0) : 0);
   return {
@@ -272,11 +271,43 @@ function boxDuringBetting(o: Observations, servicePercent: number, loadGenerator
   };
 }
 
+// The box's busy time and its shared servers' between two marks, in percent of one core
+function boxCpuPercent({ start, end }: BoxWindow): { wallSeconds: number; total: number; postgres: number; redis: number } {
+  const wallSeconds = (end.at - start.at) / 1000;
+  const percent = (seconds: number) => (wallSeconds > 0 ? round((seconds / wallSeconds) * 100, 1) : 0);
+  return {
+    wallSeconds,
+    total: percent(end.busySeconds - start.busySeconds),
+    postgres: percent(end.byServer.postgres - start.byServer.postgres),
+    redis: percent(end.byServer.redis - start.byServer.redis),
+  };
+}
+
+// The idle window: every player connected, none betting. What the service's engines, sockets
+// and timers cost with no bets, whole and per operator, the figure the target compares
+// against (an engine with connected players and no bets costs at most 0.5 % of a core per
+// operator); and what Postgres, Redis and the box spent meanwhile.
+export function idleOf(service: { start: Snapshot; end: Snapshot }, box: BoxWindow, operators: number, players: number): Report['resources']['idle'] {
+  const servicePercent = cpuPercent(service.start, service.end);
+  const { total, postgres, redis } = boxCpuPercent(box);
+  return {
+    seconds: round((service.end.at - service.start.at) / 1000, 1),
+    operators,
+    players,
+    serviceCpuPercent: servicePercent,
+    // to a thousandth of a percent, from the unrounded whole: the target is a fraction of one
+    serviceCpuPercentPerOperator: operators > 0 ? round(cpuPercent(service.start, service.end, undefined, 6) / operators, 3) : 0,
+    postgresCpuPercent: postgres,
+    redisCpuPercent: redis,
+    boxCpuPercent: total,
+  };
+}
+
 // CPU time over wall time between two marks, in percent of one core (200 = two cores busy)
-function cpuPercent(from: Snapshot, to: Snapshot, name?: string): number {
+function cpuPercent(from: Snapshot, to: Snapshot, name?: string, digits = 1): number {
   const cpu = (snap: Snapshot) => (name === undefined ? totalOf(snap, 'cpuSeconds') : snap.processes[name]!.cpuSeconds);
   const wallSeconds = (to.at - from.at) / 1000;
-  return wallSeconds > 0 ? round(((cpu(to) - cpu(from)) / wallSeconds) * 100, 1) : 0;
+  return wallSeconds > 0 ? round(((cpu(to) - cpu(from)) / wallSeconds) * 100, digits) : 0;
 }
 
 function field(record: RecordedRequest, name: string): string | undefined {

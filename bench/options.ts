@@ -58,11 +58,19 @@ export const COOLDOWN_MS = 200;
 // one cycle of every bench operator's engine: PENDING opens at once, then the three windows
 export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
 
+// The idle window: every player connected, none betting, for this long, once the connect
+// phase's tail has settled. The target it measures: an engine with connected players and no
+// bets costs at most 0.5 % of a core per operator. A few cycles of the default window, so
+// that every engine's ticks fall in it several times; the same in a smoke run, whose length
+// has room for it.
+export const IDLE_MEASURE_MS = 5000;
+
 // A run must end within two minutes. Its length, as measured: about 20 s of its own
-// (the floors, the service's start, the warm-up's betting, the pauses, teardown), the players'
-// arrival (sessions, then connections, each players / rate), the betting, and up to three and
-// a half cycles (the warm-up's last rounds, the staggered engine starts, the last rounds).
-const FIXED_SECONDS = 20;
+// (the floors, the service's start, the warm-up's betting, the pauses, teardown) and the idle
+// window, the players' arrival (sessions, then connections, each players / rate), the
+// betting, and up to three and a half cycles (the warm-up's last rounds, the staggered engine
+// starts, the last rounds).
+const FIXED_SECONDS = 20 + IDLE_MEASURE_MS / 1000;
 const CYCLES_PER_RUN = 3.5;
 const MAX_RUN_SECONDS = 115;
 export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs'>) =>

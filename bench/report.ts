@@ -20,8 +20,9 @@ export type SegmentName =
   | 'auditUpdateToAccepted'
   | 'acceptedToAck';
 
-// percent of one core (200 = two cores busy) while sessions are created, players connect, and they bet
-export type CpuByPhase = { sessions: number; connect: number; betting: number };
+// percent of one core (200 = two cores busy) while sessions are created, players connect, they
+// stay connected without betting (the idle window), and they bet
+export type CpuByPhase = { sessions: number; connect: number; idle: number; betting: number };
 
 export type Report = {
   run: {
@@ -94,6 +95,19 @@ export type Report = {
       perPlayer: { cpuMsPerS: number; peakRssKiB: number };
       processes: Record<string, { cpuPercentByPhase: CpuByPhase; peakRssMiB: number; idleRssDeltaKiB: number }>;
     };
+    // the idle window: every player connected, none betting, for `seconds` (percent of one
+    // core). serviceCpuPercentPerOperator is what the target compares against: an engine with
+    // connected players and no bets costs at most 0.5 % of a core per operator.
+    idle: {
+      seconds: number;
+      operators: number;
+      players: number;
+      serviceCpuPercent: number;
+      serviceCpuPercentPerOperator: number;
+      postgresCpuPercent: number;
+      redisCpuPercent: number;
+      boxCpuPercent: number;
+    };
     // the whole machine while players bet (percent of one core; the box has run.machine.cpus)
     box: {
       cpuPercentBetting: { total: number; service: number; postgres: number; redis: number; loadGenerator: number; other: number };
@@ -136,6 +150,7 @@ export function formatTable(report: Report, file: string): string {
   const session = report.sessionCreate;
   const cpu = resources.service.cpuPercentByPhase;
   const box = resources.box.cpuPercentBetting;
+  const idle = resources.idle;
   const lines = [
     `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ` +
       `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators, ` +
@@ -170,7 +185,10 @@ export function formatTable(report: Report, file: string): string {
     `overload    bets offered ${overload.betsOffered}, accepted ${overload.betsAccepted}, refused service_busy ${overload.betsRefused} ` +
       `(${number(overload.refusedPerS)}/s, ${number(overload.refusedPercentOfOffered, 2)}% of offered)   ` +
       `session creates refused service_busy ${overload.sessionCreatesRefused}`,
-    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.betting)} betting   ` +
+    `idle        ${idle.players} players connected on ${idle.operators} operators, no bets, ${number(idle.seconds, 0)} s: ` +
+      `service ${number(idle.serviceCpuPercent)} % of a core (${number(idle.serviceCpuPercentPerOperator, 2)} % per operator), ` +
+      `postgres ${number(idle.postgresCpuPercent)} %, redis ${number(idle.redisCpuPercent)} %, box ${number(idle.boxCpuPercent)} % of ${report.run.machine.cpus * 100}`,
+    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.idle)} idle, ${number(cpu.betting)} betting   ` +
       `event-loop delay p99 ${number(resources.service.eventLoopDelayP99Ms)} ms (max ${number(resources.service.eventLoopDelayMaxMs)})`,
     `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +
       `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted bet ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,

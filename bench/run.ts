@@ -12,7 +12,7 @@ import { readBetPaths } from './bet-path.js';
 import { readBetSteps } from './bet-steps.js';
 import { measureFloors, sampleUnderLoad } from './floors.js';
 import { sampleSkeletonUnderLoad } from './skeleton.js';
-import { cycleMs, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
+import { cycleMs, IDLE_MEASURE_MS, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
 import type { PlayerSetup } from './players.js';
 import { formatTable, writeReport, type Report } from './report.js';
@@ -38,7 +38,8 @@ const WARM_UP_SECONDS = 2;
 const WARM_UP_BETTING_MS = 2500;
 // contract 8.1: an operator's burst of 10 session creates refills at 5 per second
 const RATE_LIMIT_REFILL_MS = 2000;
-// quiet time before the service's memory is read: the previous phase's work has finished
+// quiet time before the service's memory is read and before the idle window opens: the
+// previous phase's work has finished
 const SETTLE_MS = 2000;
 // after betting stops: time for the last acks, results and wins to arrive, beyond the rest of
 // the cycle of a bet placed in betting's last moment
@@ -121,7 +122,15 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   progress(`${connectedPlayers} players connected in ${((connected.at - beforeConnect.at) / 1000).toFixed(1)} s`);
   await sleep(SETTLE_MS);
 
+  // the idle window: every player connected, none betting, the connect phase's tail over
+  // (IDLE_MEASURE_MS says why). Its first mark is also where the idle memory is read.
   const idle = snapshot(pids);
+  const boxAtIdle = boxUsage();
+  progress(`${connectedPlayers} players idle for ${IDLE_MEASURE_MS / 1000} s`);
+  await sleep(IDLE_MEASURE_MS);
+  // these marks end the idle window and start the betting phase, which is measured from
+  // here, not from the idle window's start: its CPU is the betting's alone
+  const serviceBettingStart = snapshot(pids);
   const bettingStart = snapshot(self);
   const boxAtStart = boxUsage();
   const eventLoop = new LoopDelayMonitor();
@@ -162,7 +171,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const betStepTimes = options.traceBetsDir ? await readBetSteps(options.traceBetsDir) : null;
 
   const measurements = analyse({
-    planned: { players: options.players, sessionRate: options.sessionRate },
+    planned: { players: options.players, operators: options.operators, sessionRate: options.sessionRate },
     sessions,
     players: seen,
     walletRequests: wallet.requests,
@@ -173,8 +182,8 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     loadedSteps,
     skeleton: skeletonSamples,
     betting: { start, end },
-    service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingEnd, final },
-    box: { start: boxAtStart, end: boxAtEnd, cpus: cpus().length },
+    service: { sessionsStart, sessionsEnd, beforeConnect, connected, idle, bettingStart: serviceBettingStart, bettingEnd, final },
+    box: { idle: { start: boxAtIdle, end: boxAtStart }, betting: { start: boxAtStart, end: boxAtEnd }, cpus: cpus().length },
     loadGenerator: {
       bettingStart,
       bettingEnd: bettingEndSelf,

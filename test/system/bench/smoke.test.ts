@@ -74,6 +74,25 @@ describe('npm run bench -- --smoke', function () {
     }
     expect(report.throughput.acceptedBetsPerS).to.be.above(0);
 
+    // the idle window (players connected, none betting): its section and its line are there,
+    // every figure a finite number; how much CPU it shows is not asserted
+    const { idle } = report.resources;
+    expect(Object.keys(idle).sort()).to.deep.equal(
+      ['boxCpuPercent', 'operators', 'players', 'postgresCpuPercent', 'redisCpuPercent', 'seconds', 'serviceCpuPercent', 'serviceCpuPercentPerOperator'],
+    );
+    for (const [at, value] of Object.entries(idle)) {
+      expect(value, at).to.be.a('number');
+      expect(Number.isFinite(value), at).to.equal(true);
+    }
+    expect(idle).to.include({ operators: report.run.options.operators, players: report.connect.connected });
+    expect(idle.seconds).to.be.above(0);
+    for (const phases of [report.resources.service.cpuPercentByPhase, ...Object.values(report.resources.service.processes).map((p) => p.cpuPercentByPhase)]) {
+      expect(Object.keys(phases)).to.deep.equal(['sessions', 'connect', 'idle', 'betting']);
+    }
+    expect(run.stdout).to.match(
+      new RegExp(`^idle {8}${idle.players} players connected on ${idle.operators} operators, no bets, \\d+ s: service [0-9.]+ % of a core \\([0-9.]+ % per operator\\), postgres [0-9.]+ %, redis [0-9.]+ %`, 'm'),
+    );
+
     // D37: the overload section is in every run, --overload or not; whether a tiny load meets
     // the service's intake bound is not asserted, only that what it counts adds up
     const { refusalAckMs, ...overload } = report.overload;

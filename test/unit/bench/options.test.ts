@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectedRunSeconds, parseOptions, UsageError } from '../../../bench/options.js';
+import { expectedRunSeconds, IDLE_MEASURE_MS, parseOptions, UsageError } from '../../../bench/options.js';
 
 // `npm run bench` options: the defaults a plain run measures, and the refusals that
 // keep a mistyped run from measuring something else.
@@ -45,7 +45,7 @@ describe('bench options', () => {
     const { overload: _a, players: _b, ...rest } = overloaded;
     const { overload: _c, players: _d, ...plainRest } = plain;
     expect(rest).to.deep.equal(plainRest);
-    expect(expectedRunSeconds(overloaded)).to.be.within(90, 100);
+    expect(expectedRunSeconds(overloaded)).to.be.within(95, 105);
     expect(parseOptions(['--players', '300', '--session-rate', '50', '--overload'], '/r')).to.include({ players: 600, operators: 13 });
     expect(parseOptions(['--smoke', '--overload'], '/r')).to.include({ players: 12, operators: 2 });
     // fewer players than operators: as many operators as the doubled players
@@ -58,12 +58,17 @@ describe('bench options', () => {
     expect(() => parseOptions(['--players', '3000', '--overload'], '/r')).to.throw(UsageError, 'keep it within 115 s');
   });
 
+  it('counts the idle window in every run, a smoke run included', () => {
+    const smoke = parseOptions(['--smoke'], '/r');
+    expect(expectedRunSeconds(smoke)).to.equal(20 + IDLE_MEASURE_MS / 1000 + (2 * 6) / 6 + 3 + 3.5 * 1.5);
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
-    expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(70, 80);
+    expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(75, 85);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
     // 15.5 s cycles: the warm-up's, the staggered starts' and the last rounds' count
-    expect(parseOptions(['--betting-window', '15000', '--duration', '20'], '/r').durationS).to.equal(20);
-    expect(() => parseOptions(['--betting-window', '15000', '--duration', '30'], '/r')).to.throw(UsageError, 'this run would take about 125 s');
+    expect(parseOptions(['--betting-window', '15000', '--duration', '15'], '/r').durationS).to.equal(15);
+    expect(() => parseOptions(['--betting-window', '15000', '--duration', '20'], '/r')).to.throw(UsageError, 'this run would take about 120 s (25 s + ');
     expect(() => parseOptions(['--session-rate', '200', '--operators', '10'], '/r')).to.throw(UsageError, '200 sessions/s needs at least 40 operators');
   });
 });
