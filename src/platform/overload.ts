@@ -17,8 +17,11 @@ import { performance } from 'node:perf_hooks';
 
 // how often the event loop's delay is sampled: the loop cannot be later than this unnoticed
 const SAMPLE_EVERY_MS = 20;
-// a delay counts for two windows of this length after it was seen: long enough to span the
-// bursts of a betting window, short enough to resume within a fraction of one
+// The loop's delay is the mean of its samples over a window of this length (and the one
+// before): a loop that stays late, not one late turn. One long turn (a collection, a burst
+// of messages read at once) delayed what arrived during it, and refusing what comes after
+// it would not give that time back; a loop late turn after turn is queueing work faster
+// than it finishes it.
 const WINDOW_MS = 100;
 
 export type OverloadState = { busy: boolean; loopDelayMs: number; queueWaitMs: number };
@@ -34,9 +37,10 @@ export class OverloadGate {
   private readonly queues = new Set<() => number>();
   private timer: NodeJS.Timeout | undefined;
   private expected = 0;
-  // the worst delay of the current window and of the one before
-  private current = 0;
-  private previous = 0;
+  // the samples of the current window, and the mean of the one before
+  private sum = 0;
+  private count = 0;
+  private previousMean = 0;
   private windowStart = 0;
 
   constructor(
@@ -75,12 +79,14 @@ export class OverloadGate {
     return { busy: overloaded(this.boundMs, loopDelayMs, queueWaitMs), loopDelayMs, queueWaitMs };
   }
 
-  // the worst of the recent windows, and the delay of a sample overdue now: work that
-  // arrives in a long turn of the loop sees that turn's own delay
+  // the mean delay of the current window and of the one before, whichever is worse, and
+  // the delay of a sample overdue now: work that arrives in a turn that has run past the
+  // bound sees that turn's own delay
   loopDelayMs(): number {
     if (!this.timer) return 0;
-    this.roll(this.clock());
-    return Math.max(this.current, this.previous, this.clock() - this.expected);
+    const now = this.clock();
+    this.roll(now);
+    return Math.max(this.count > 0 ? this.sum / this.count : 0, this.previousMean, now - this.expected);
   }
 
   queueWaitMs(): number {
@@ -92,9 +98,9 @@ export class OverloadGate {
   // exposed for the tests, which move the clock themselves
   sample(): void {
     const now = this.clock();
-    const delay = Math.max(0, now - this.expected);
     this.roll(now);
-    this.current = Math.max(this.current, delay);
+    this.sum += Math.max(0, now - this.expected);
+    this.count += 1;
     this.expected = now + SAMPLE_EVERY_MS;
   }
 
@@ -103,8 +109,9 @@ export class OverloadGate {
     // the window just ended becomes the previous one; one that ended a window ago or more
     // (no sample since: the loop was blocked) is too old to count, and the block's own
     // delay is the sample about to be taken
-    this.previous = now - this.windowStart < 2 * WINDOW_MS ? this.current : 0;
-    this.current = 0;
+    this.previousMean = now - this.windowStart < 2 * WINDOW_MS && this.count > 0 ? this.sum / this.count : 0;
+    this.sum = 0;
+    this.count = 0;
     this.windowStart = now;
   }
 }

@@ -36,19 +36,34 @@ describe('overload gate (D37)', () => {
     expect(overloaded(0, 5000, 5000)).to.equal(false);
   });
 
-  it('counts a blocked loop as busy for the next two windows, then resumes', () => {
+  it('counts a loop that stays late as busy, and resumes within two windows of catching up', () => {
     const t = gateAt(100);
     t.gate.start();
     try {
       t.onTime(200);
       expect(t.gate.busy()).to.equal(false);
+      // every turn runs 120 ms past its due time
+      for (let i = 0; i < 8; i++) t.blocked(120);
+      expect(t.gate.state()).to.include({ busy: true, loopDelayMs: 120 });
+      // back on time: the window that was late still counts
+      t.onTime(40);
+      expect(t.gate.busy()).to.equal(true);
+      t.onTime(200);
+      expect(t.gate.state()).to.deep.equal({ busy: false, loopDelayMs: 0, queueWaitMs: 0 });
+    } finally {
+      t.gate.stop();
+    }
+  });
+
+  it('counts one long turn only until the loop is back on time: what it delayed cannot be given back', () => {
+    const t = gateAt(100);
+    t.gate.start();
+    try {
+      t.onTime(200);
       t.blocked(150);
       expect(t.gate.state()).to.include({ busy: true, loopDelayMs: 150 });
-      // still counted within the window after it
-      t.onTime(100);
-      expect(t.gate.busy()).to.equal(true);
-      t.onTime(120);
-      expect(t.gate.state()).to.deep.equal({ busy: false, loopDelayMs: 0, queueWaitMs: 0 });
+      t.onTime(20);
+      expect(t.gate.busy()).to.equal(false);
     } finally {
       t.gate.stop();
     }
