@@ -72,6 +72,14 @@ const RETRY_AFTER = (what: string): FieldSchema => ({ type: 'string', pattern: '
 const REQUEST_UUID_SAFE =
   'retry with the same requestUuid: the effect happens at most once (D17)';
 
+// a refusal that names how long to wait, in the header and in the body
+const waitAndRetry = (cite: string) =>
+  ({
+    action: `wait Retry-After seconds, then retry; ${REQUEST_UUID_SAFE}`,
+    fields: { retryAfterSeconds: { type: 'integer', minimum: 1, description: 'the Retry-After value as a number' } },
+    headers: { 'Retry-After': RETRY_AFTER(`whole seconds to wait before retrying, at least 1 (${cite})`) },
+  }) as const;
+
 export const ERRORS = {
   invalid_request: {
     status: 400,
@@ -212,9 +220,7 @@ export const ERRORS = {
   rate_limited: {
     status: 429,
     meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10)',
-    action: `wait Retry-After seconds, then retry; ${REQUEST_UUID_SAFE}`,
-    fields: { retryAfterSeconds: { type: 'integer', minimum: 1, description: 'the Retry-After value as a number' } },
-    headers: { 'Retry-After': RETRY_AFTER('whole seconds to wait before retrying, at least 1 (contract 8.1, D3)') },
+    ...waitAndRetry('contract 8.1, D3'),
   },
   internal_error: {
     status: 500,
@@ -237,9 +243,7 @@ export const ERRORS = {
   service_busy: {
     status: 503,
     meaning: 'the service is past its load bound for the moment and refused the request before doing any of it (D37)',
-    action: `wait Retry-After seconds, then retry; ${REQUEST_UUID_SAFE}`,
-    fields: { retryAfterSeconds: { type: 'integer', minimum: 1, description: 'the Retry-After value as a number' } },
-    headers: { 'Retry-After': RETRY_AFTER('whole seconds to wait before retrying, at least 1 (D37)') },
+    ...waitAndRetry('D37'),
   },
   service_unavailable: {
     status: 503,
