@@ -52,11 +52,19 @@ async function main(): Promise<void> {
     // contract 2.2: where the page's exit leads; without it the page offers none
     ...(process.env.DEMO_RETURN_URL ? { returnUrl: process.env.DEMO_RETURN_URL } : {}),
   });
-  const response = await fetch(`${url}/v1/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...signedHeaders(apiKey.kid, apiKey.secret, 'POST', '/v1/session', body) },
-    body,
-  });
+  const launch = () =>
+    fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signedHeaders(apiKey.kid, apiKey.secret, 'POST', '/v1/session', body) },
+      body,
+    });
+  let response = await launch();
+  // D37: a process that has just started (and onboarded the demo operator on its own loop)
+  // may answer service_busy; like any operator, the demo waits Retry-After and asks again
+  for (let attempt = 1; response.status === 503 && response.headers.has('retry-after') && attempt < 5; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
+    response = await launch();
+  }
   const session = (await response.json()) as { launchUrl?: string; error?: string; message?: string };
   if (!response.ok || !session.launchUrl) throw new Error(`launching the demo session failed: ${session.error}: ${session.message}`);
 
