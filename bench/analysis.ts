@@ -288,15 +288,15 @@ function boxCpuPercent({ start, end }: BoxWindow): { wallSeconds: number; total:
 // against (an engine with connected players and no bets costs at most 0.5 % of a core per
 // operator); and what Postgres, Redis and the box spent meanwhile.
 export function idleOf(service: { start: Snapshot; end: Snapshot }, box: BoxWindow, operators: number, players: number): Report['resources']['idle'] {
-  const servicePercent = cpuPercent(service.start, service.end);
+  // unrounded: the per-operator figure is a fraction of one percent
+  const servicePercent = cpuPercent(service.start, service.end, undefined, 6);
   const { total, postgres, redis } = boxCpuPercent(box);
   return {
     seconds: round((service.end.at - service.start.at) / 1000, 1),
     operators,
     players,
-    serviceCpuPercent: servicePercent,
-    // to a thousandth of a percent, from the unrounded whole: the target is a fraction of one
-    serviceCpuPercentPerOperator: operators > 0 ? round(cpuPercent(service.start, service.end, undefined, 6) / operators, 3) : 0,
+    serviceCpuPercent: round(servicePercent, 1),
+    serviceCpuPercentPerOperator: operators > 0 ? round(servicePercent / operators, 3) : 0,
     postgresCpuPercent: postgres,
     redisCpuPercent: redis,
     boxCpuPercent: total,

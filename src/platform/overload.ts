@@ -26,8 +26,8 @@ const WINDOW_MS = 100;
 
 export type OverloadState = { busy: boolean; loopDelayMs: number; queueWaitMs: number };
 
-// The decision, pure: the worst of the loop's recent delays and the oldest wait in any
-// intake queue, against the bound (0: no bound)
+// The decision, pure: the loop's delay and the oldest wait in any intake queue, whichever is
+// worse, against the bound (0: no bound)
 export function overloaded(boundMs: number, loopDelayMs: number, queueWaitMs: number): boolean {
   return boundMs > 0 && Math.max(loopDelayMs, queueWaitMs) > boundMs;
 }
@@ -51,8 +51,8 @@ export class OverloadGate {
 
   start(): void {
     if (this.timer || this.boundMs <= 0) return;
-    this.expected = this.clock() + SAMPLE_EVERY_MS;
     this.windowStart = this.clock();
+    this.expected = this.windowStart + SAMPLE_EVERY_MS;
     this.timer = setInterval(() => this.sample(), SAMPLE_EVERY_MS);
     this.timer.unref();
   }
@@ -69,8 +69,7 @@ export class OverloadGate {
   }
 
   busy(): boolean {
-    if (this.boundMs <= 0) return false;
-    return overloaded(this.boundMs, this.loopDelayMs(), this.queueWaitMs());
+    return this.boundMs > 0 && this.state().busy;
   }
 
   state(): OverloadState {

@@ -27,6 +27,17 @@ function gateAt(boundMs: number) {
   };
 }
 
+// a gate whose sampling runs (start) for the length of body
+function running(boundMs: number, body: (t: ReturnType<typeof gateAt>) => void) {
+  const t = gateAt(boundMs);
+  t.gate.start();
+  try {
+    body(t);
+  } finally {
+    t.gate.stop();
+  }
+}
+
 describe('overload gate (D37)', () => {
   it('is busy only past its bound, on the worse of loop delay and queue wait; 0 means no bound', () => {
     expect(overloaded(100, 20, 30)).to.equal(false);
@@ -37,9 +48,7 @@ describe('overload gate (D37)', () => {
   });
 
   it('counts a loop that stays late as busy, and resumes within two windows of catching up', () => {
-    const t = gateAt(100);
-    t.gate.start();
-    try {
+    running(100, (t) => {
       t.onTime(200);
       expect(t.gate.busy()).to.equal(false);
       // every turn runs 120 ms past its due time
@@ -50,35 +59,25 @@ describe('overload gate (D37)', () => {
       expect(t.gate.busy()).to.equal(true);
       t.onTime(200);
       expect(t.gate.state()).to.deep.equal({ busy: false, loopDelayMs: 0, queueWaitMs: 0 });
-    } finally {
-      t.gate.stop();
-    }
+    });
   });
 
   it('counts one long turn only until the loop is back on time: what it delayed cannot be given back', () => {
-    const t = gateAt(100);
-    t.gate.start();
-    try {
+    running(100, (t) => {
       t.onTime(200);
       t.blocked(150);
       expect(t.gate.state()).to.include({ busy: true, loopDelayMs: 150 });
       t.onTime(20);
       expect(t.gate.busy()).to.equal(false);
-    } finally {
-      t.gate.stop();
-    }
+    });
   });
 
   it('counts a sample that is overdue now: work arriving in a long turn sees that turn', () => {
-    const t = gateAt(100);
-    t.gate.start();
-    try {
+    running(100, (t) => {
       t.onTime(40);
       t.wait(130);
       expect(t.gate.busy()).to.equal(true);
-    } finally {
-      t.gate.stop();
-    }
+    });
   });
 
   it('is busy while any watched queue holds an item older than the bound, and not once it is gone', () => {
