@@ -37,8 +37,10 @@ describe('bench options', () => {
   });
 
   it('--overload doubles the players, given or default, and bounds the doubled run like any other', () => {
-    const plain = parseOptions([], '/r');
-    const overloaded = parseOptions(['--overload'], '/r');
+    // one moment for both: the default results file is named after it
+    const now = new Date();
+    const plain = parseOptions([], '/r', now);
+    const overloaded = parseOptions(['--overload'], '/r', now);
     expect(plain.overload).to.equal(false);
     expect(overloaded).to.include({ overload: true, players: 4000 });
     // nothing else changes: the operators follow the session rate, as without it
