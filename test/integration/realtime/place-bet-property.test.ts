@@ -130,7 +130,9 @@ describe('place_bet over any payload (property, D4, D24, D28)', function () {
   const operatorIds = new Set<string>();
 
   before(async () => {
-    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+    // the tables' players launch together, each with a balance call; under a loaded CI box
+    // the harness's 1 s wallet timeout failed a launch, which this property is not about
+    h = await startHarness({ WALLET_CALL_TIMEOUT_MS: '5000' }, ROLES_WITHOUT_CLOCK);
   });
   after(async () => {
     for (const player of players.splice(0)) player.close();
