@@ -29,7 +29,9 @@ describe('game metrics on /metrics (D15)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {
-    h = await startHarness({}, ROLE_NAMES);
+    // the retried count below is the injected 500's alone: the harness's 1 s wallet timeout
+    // let a loaded CI box time a rollback out and count it retried again
+    h = await startHarness({ WALLET_CALL_TIMEOUT_MS: '5000' }, ROLE_NAMES);
   });
   after(() => h?.close());
   afterEach(() => {
