@@ -233,9 +233,7 @@ export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: b
 
 // the phase's end follows from the cycle's own windows; a PENDING cycle, which no term runs
 // yet, is opened by the current term and runs under it from then on (D29)
-const MOVE = statement(
-  'cycle_move',
-  `UPDATE cycles SET
+const MOVE_SQL = `UPDATE cycles SET
      phase = $3::cycle_phase,
      phase_ends_at = $4::timestamptz + (CASE $3::cycle_phase
        WHEN 'BETTING_OPEN' THEN betting_window_ms WHEN 'ROLLING' THEN rolling_window_ms WHEN 'COOLDOWN' THEN cooldown_ms END)
@@ -243,16 +241,16 @@ const MOVE = statement(
      leader_epoch = $5::bigint
    WHERE id = $1 AND phase = $2::cycle_phase
      AND (CASE WHEN $2::cycle_phase = 'PENDING' THEN ${termIsCurrent(5)} AND ${isEngineCycle} ELSE ${inTerm(5)} END)
-   RETURNING ${CYCLE_COLUMNS}`,
-);
-// a statement of its own, after the cycle moved: it sees every round that an acceptance
-// holding the cycle FOR SHARE committed while the move waited for it. `NOT settled` (true
-// of every round still in play) is what lets the partial index rounds_unsettled find a
-// cycle's rounds; without it the rounds table is read whole, every cycle.
-// cycle_created_at names the rounds' month (D36).
-const ROUNDS_ROLL = statement(
-  'cycle_rounds_rolling',
-  `UPDATE rounds SET state = 'ROLLING' WHERE cycle_id = $1 AND cycle_created_at = $2 AND NOT settled AND state = 'BETTING_OPEN'`,
+   RETURNING ${CYCLE_COLUMNS}`;
+const MOVE = statement('cycle_move', MOVE_SQL);
+// The cycle's rounds follow it into ROLLING (D1) in the statement that moves it: one
+// statement and one commit. rgs_rounds_follow_rolling (a migration's function) updates them
+// under a snapshot of its own, taken once the move holds the cycle, so it sees every round
+// that an acceptance holding the cycle FOR SHARE committed while the move waited for it,
+// which this statement's own snapshot does not.
+const MOVE_TO_ROLLING = statement(
+  'cycle_move_rolling',
+  `WITH moved AS (${MOVE_SQL}) SELECT moved.*, rgs_rounds_follow_rolling(moved.id, moved.created_at) AS rounds_rolling FROM moved`,
 );
 
 // `announce`: round_state of the new phase at once (the default), or left to the caller;
@@ -267,16 +265,7 @@ async function move(
   to: CyclePhase,
   announcement: Announcement = {},
 ): Promise<ClockCycle | null> {
-  const params = [cycleId, from, to, svc.now(), epoch];
-  const [row] =
-    to === 'ROLLING'
-      ? await svc.sql.transaction(async (tx) => {
-          const [rolling] = await tx.query<CycleRow>(MOVE, params);
-          // the cycle's rounds follow it (D1)
-          if (rolling) await tx.query(ROUNDS_ROLL, [cycleId, rolling.created_at]);
-          return [rolling];
-        })
-      : await svc.sql.query<CycleRow>(MOVE, params);
+  const [row] = await svc.sql.query<CycleRow>(to === 'ROLLING' ? MOVE_TO_ROLLING : MOVE, [cycleId, from, to, svc.now(), epoch]);
   if (announcement.after) broadcast(svc, announcement.after);
   if (!row) return refused(svc, epoch);
   const moved = clockCycle(row);

@@ -19,7 +19,7 @@ import { voidRound } from './voids.js';
 // read also takes what settlement needs, so that the rounds persisted here go on to be
 // settled without being read again.
 
-// `NOT settled` lets rounds_unsettled find the cycle's rounds (clock.ts, ROUNDS_ROLL)
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
 const ROLLING_ROUNDS = statement(
   'roll_rounds',
   `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id,
@@ -128,7 +128,7 @@ export async function rollRounds(
 // running it twice books nothing twice. A cycle is settled by one statement, not one per
 // round.
 
-// `NOT settled` lets rounds_unsettled find the cycle's rounds (clock.ts, ROUNDS_ROLL)
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
 const RESULT_ROUNDS = statement(
   'settle_rounds',
   `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,

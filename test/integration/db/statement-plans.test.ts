@@ -62,11 +62,14 @@ function unindexedReads(node: PlanNode, indexes: Map<string, IndexInfo>, found: 
 // adds no index probe to them: planned with their parameters unknown, such a statement keeps
 // at most one partition of each table, or none (a month named by a parameter is chosen when
 // it runs). A statement that found its rows by id alone would read every month's index.
+// the statement inside the function that the move to ROLLING calls (clock.ts), planned as the
+// function plans it: its arguments are its parameters
+const ROUNDS_FOLLOW_ROLLING = 'rgs_rounds_follow_rolling';
 const PER_BET_STATEMENTS = [
   'wallet_audit_insert',
   'wallet_audit_complete',
   'bets_accept',
-  'cycle_rounds_rolling',
+  ROUNDS_FOLLOW_ROLLING,
   'roll_rounds',
   'roll_persist',
   'settle_rounds',
@@ -92,6 +95,21 @@ function partitionsRead(node: PlanNode, indexes: Map<string, IndexInfo>, read = 
   return read;
 }
 
+// A PL/pgSQL function's one data statement, as its text is stored, with each argument
+// named by its position ($1, $2, ...) and typed as declared.
+async function functionStatement(client: pg.Client, name: string): Promise<Statement> {
+  const { rows } = await client.query<{ body: string; args: string[]; types: string[] }>(
+    `SELECT p.prosrc AS body, p.proargnames AS args, ARRAY(SELECT format_type(t, NULL) FROM unnest(p.proargtypes) t) AS types
+     FROM pg_proc p WHERE p.proname = $1`,
+    [name],
+  );
+  const { body, args, types } = rows[0]!;
+  const found = /\b(?:UPDATE|INSERT|DELETE|SELECT)\b[^;]*(?=;)/i.exec(body.replace(/^[\s\S]*?\bBEGIN\b/i, ''));
+  if (!found) throw new Error(`${name}: no statement in its body`);
+  const text = args.reduce((sql, arg, i) => sql.replace(new RegExp(`\\b${arg}\\b`, 'g'), `$${i + 1}::${types[i]}`), found[0]);
+  return { name, text };
+}
+
 describe('hot-path statements read growing tables through indexes', () => {
   let client: pg.Client;
   let statements: Statement[];
@@ -101,6 +119,7 @@ describe('hot-path statements read growing tables through indexes', () => {
     statements = await loadEveryStatement();
     client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
+    statements.push(await functionStatement(client, ROUNDS_FOLLOW_ROLLING));
     await client.query('SET plan_cache_mode = force_generic_plan');
     await client.query('SET enable_seqscan = off');
     const { rows } = await client.query<IndexInfo & { name: string }>(

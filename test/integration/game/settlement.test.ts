@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { rollRounds } from '../../../src/game/rounds/settle.js';
 import { startHarness, type Harness } from '../../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, tableWithBets, tick } from '../../support/game.js';
+import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, seatPlayer, tableWithBets, tick, until } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
 
 // contract 3.1 ROLLING -> RESULT -> SETTLED, driven tick by tick (no scheduler runs here).
@@ -61,6 +62,49 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
     expect(names).to.not.include('settle_rounds');
     expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('COOLDOWN');
     await expectPaid(table);
+  });
+
+  // D1: closing betting waits for any acceptance holding the cycle (FOR SHARE); the rounds
+  // such an acceptance inserted and committed meanwhile roll with the cycle, although the
+  // closing statement began before they existed
+  it('closing betting rolls the rounds an acceptance committed while the close waited for it', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: 60_000 });
+    const table = await tableWithBets(h, operator, 1, FUNDS);
+    const late = await seatPlayer(h, operator, FUNDS);
+    const lateRound = { id: randomUUID(), betId: randomUUID() };
+    let closing: Promise<void> | undefined;
+    await h.svc.sql.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM cycles WHERE id = $1 FOR SHARE', [table.cycleId]);
+      closing = tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+      await until('the close waiting for the cycle', async () => {
+        const [row] = await h.svc.sql.query<{ waiting: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE cycles SET%' AND pid <> pg_backend_pid()) AS waiting`,
+        );
+        return row!.waiting || null;
+      });
+      // an acceptance of the late player's bet, as debit.ts writes one, under the same hold
+      await tx.query(
+        `INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro, status,
+                           bet_transaction_uuid, demo, cycle_created_at, accepted_at)
+         SELECT $1, b.operator_id, s.id, b.cycle_id, $2, s.player_ref, b.game_code, b.currency, b.side, b.amount_micro, 'ACCEPTED',
+                $3, false, b.cycle_created_at, now()
+         FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at, sessions s
+         WHERE r.id = $4 AND s.id = $5`,
+        [lateRound.betId, lateRound.id, randomUUID(), table.roundIds[0], late.sessionId],
+      );
+      await tx.query(
+        `INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight,
+                             demo, cycle_created_at)
+         SELECT $1, r.operator_id, $2, r.cycle_id, (SELECT id FROM seeds WHERE session_id = $2 AND current), $3, r.game_code, r.currency, 0,
+                'BETTING_OPEN', r.low_weight, r.high_weight, false, r.cycle_created_at
+         FROM rounds r WHERE r.id = $4`,
+        [lateRound.id, late.sessionId, lateRound.betId, table.roundIds[0]],
+      );
+    });
+    await closing;
+    expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('ROLLING');
+    const rounds = await h.svc.db.round.findMany({ where: { id: { in: [table.roundIds[0]!, lateRound.id] } } });
+    expect(rounds.map((r) => r.state)).to.deep.equal(['ROLLING', 'ROLLING']);
   });
 
   it('a tick resumed in RESULT settles the rounds an earlier attempt rolled', async () => {
