@@ -4,7 +4,8 @@ import type { Server as SocketIoServer } from 'socket.io';
 // A socket write is the most expensive thing this service does per message (a loopback write
 // runs the receiver's network stack and wakes it). The messages a player gets at one moment
 // (bet_placed, balance_update and the place_bet ack; round_state RESULT and round_result;
-// round_state PENDING and BETTING_OPEN) are therefore written together: each connection
+// round_state RESULT and COOLDOWN of a cycle nobody bet in; round_state PENDING and
+// BETTING_OPEN) are therefore written together: each connection
 // hands its queued packets to the transport once per turn of the event loop, and the
 // transport's WebSocket frames of that hand-over leave in one write. Order is untouched
 // (engine.io's own buffer, in order); a message waits at most until the I/O callbacks of the

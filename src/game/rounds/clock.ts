@@ -295,7 +295,9 @@ const READ_RESULT_CYCLE = statement('cycle_read_result', `SELECT ${CYCLE_COLUMNS
 
 // RESULT: derive and settle every round still waiting (both steps skip what is done, so a
 // tick resumed after a crash finishes the job), then cool down. `moved`: this tick moved the
-// cycle to RESULT and announces it, with the results.
+// cycle to RESULT and announces it: with the results, or, in a cycle without results
+// (nobody bet), with COOLDOWN, so that each player gets the two in one write
+// (realtime/write-coalescing.ts) a statement after RESULT began.
 async function settleAndCool(svc: ServiceContext, cycleId: string, epoch: bigint, moved?: ClockCycle): Promise<void> {
   const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_RESULT_CYCLE, [cycleId, epoch]).then(([row]) => row && clockCycle(row)));
   if (!cycle) return void (await refused(svc, epoch));
@@ -305,14 +307,21 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, epoch: bigint
     announced = true;
     broadcast(svc, moved!);
   };
-  // a roll that fails still announces the phase it reached
-  const rolled = await rollRounds(svc, cycle, announce).finally(announce);
-  // a tick that moved the cycle to RESULT rolled every one of its rounds itself (no round
-  // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
-  // since an earlier attempt may have rolled some
-  await settleRounds(svc, cycle, moved ? rolled : undefined);
-  const cooling = await move(svc, epoch, cycleId, 'RESULT', 'COOLDOWN');
-  if (cooling) await scheduleEnd(svc, cooling);
+  let cooling: ClockCycle | null;
+  try {
+    const rolled = await rollRounds(svc, cycle, announce);
+    // a tick that moved the cycle to RESULT rolled every one of its rounds itself (no round
+    // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
+    // since an earlier attempt may have rolled some
+    await settleRounds(svc, cycle, moved ? rolled : undefined);
+    cooling = await move(svc, epoch, cycleId, 'RESULT', 'COOLDOWN', { announce: false });
+  } finally {
+    // a tick that fails still announces the phase it reached
+    announce();
+  }
+  if (!cooling) return;
+  broadcast(svc, cooling);
+  await scheduleEnd(svc, cooling);
 }
 
 // D1: after the cooldown the clock goes on while the engine has a connected player or an

@@ -50,8 +50,8 @@ const PERSIST_OUTCOMES = statement(
 
 // `beforeResults` runs once the outcomes are persisted, just before the players are told: the
 // engine announces round_state RESULT there, so that a player's round_state and round_result
-// leave in one write (realtime/write-coalescing.ts). Answers the rounds this call moved to
-// RESULT, as settlement reads them.
+// leave in one write (realtime/write-coalescing.ts); it does not run when there is no outcome
+// to tell. Answers the rounds this call moved to RESULT, as settlement reads them.
 export async function rollRounds(
   svc: ServiceContext,
   cycle: PricedCycle,
@@ -75,10 +75,7 @@ export async function rollRounds(
       await voidRound(svc, round.id, 'rng_error');
     }
   }
-  if (derived.length === 0) {
-    beforeResults();
-    return [];
-  }
+  if (derived.length === 0) return [];
   const persisted = new Set(
     (
       await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [

@@ -81,6 +81,19 @@ describe('player messages of one moment, one socket write', function () {
     seated.player.close();
   });
 
+  it('a cycle nobody bet in: round_state RESULT and COOLDOWN in one write, RESULT first', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: 600, rollingWindowMs: 400 });
+    const seated = await seatPlayer(h, operator, 5_000_000n);
+    const rolling = await seated.player.waitFor('round_state', (p) => p.phase === 'ROLLING');
+    const { arrived, writes } = await duringOneMoment(seated, () =>
+      seated.player.next('round_state', (p) => p.cycleId === rolling.cycleId && p.phase === 'COOLDOWN'),
+    );
+
+    expect(arrived.map((m) => `${m.event} ${m.payload.phase}`)).to.deep.equal(['round_state RESULT', 'round_state COOLDOWN']);
+    expect(writes).to.equal(1);
+    seated.player.close();
+  });
+
   it('a new cycle: round_state PENDING and BETTING_OPEN in one write, PENDING first', async () => {
     const operator = await operatorWith(h, { bettingWindowMs: 600 });
     const seated = await seatPlayer(h, operator, 5_000_000n);
