@@ -57,14 +57,15 @@ function unindexedReads(node: PlanNode, indexes: Map<string, IndexInfo>, found: 
   return found;
 }
 
+// the statement inside the function that the move to ROLLING calls (clock.ts), planned as the
+// function plans it: its arguments are its parameters
+const ROUNDS_FOLLOW_ROLLING = 'rgs_rounds_follow_rolling';
+
 // D36: the statements every bet runs name the month of each partitioned table they read (the
 // cycle's start, the audit row's or the wallet job's creation), so that a year of history
 // adds no index probe to them: planned with their parameters unknown, such a statement keeps
 // at most one partition of each table, or none (a month named by a parameter is chosen when
 // it runs). A statement that found its rows by id alone would read every month's index.
-// the statement inside the function that the move to ROLLING calls (clock.ts), planned as the
-// function plans it: its arguments are its parameters
-const ROUNDS_FOLLOW_ROLLING = 'rgs_rounds_follow_rolling';
 const PER_BET_STATEMENTS = [
   'wallet_audit_insert',
   'wallet_audit_complete',
