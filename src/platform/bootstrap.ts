@@ -43,7 +43,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
   // the service clock as the context holds it (tests move it)
   const wallet = new WalletClient(sql, config.masterKey, metrics, logger, config.walletCallTimeoutMs, circuit, () => svc.now(), config.nodeEnv === 'production');
   const queues = createQueues(config, config.redisKeyPrefix);
-  const emitter = new PlayerEmitter(config, config.redisKeyPrefix);
+  const emitter = new PlayerEmitter(config, config.redisKeyPrefix, logger);
   const dependencies = new DependencyMonitor(db, redis, logger);
   const overload = new OverloadGate(config.overloadDelayMs);
   const svc: ServiceContext = { config, db, sql, replica, redis, queues, emitter, metrics, logger, wallet, dependencies, overload, now: () => new Date() };

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
+import type { Cluster } from 'ioredis';
+import type { Logger } from '../../platform/logger.js';
 import { createRedis, type Redis, type RedisTarget } from '../../platform/redis.js';
+import { SubscriptionWatch } from '../../platform/subscription-watch.js';
 import { connectBalanceKey } from './session-sockets.js';
 
 // How every role reaches players (D4). Each process has one Socket.IO server
@@ -38,6 +41,7 @@ export class PlayerEmitter {
   readonly io: Server;
   private readonly pub: Redis;
   private readonly sub: Redis;
+  private readonly watch: SubscriptionWatch | undefined;
   private outbox: Outgoing[] = [];
   private flushScheduled = false;
   private verdictListener: ((betId: string, verdict: unknown) => void) | undefined;
@@ -48,6 +52,7 @@ export class PlayerEmitter {
   constructor(
     target: RedisTarget,
     private readonly prefix: string,
+    logger: Logger,
   ) {
     const cluster = Boolean(target.redisClusterNodes?.length);
     this.pub = createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
@@ -77,6 +82,12 @@ export class PlayerEmitter {
         : createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
     });
     this.io.on(DELIVER, (batch: Outgoing[]) => this.deliverHere(batch));
+    // a cluster's sharded subscription can be lost without a sign (subscription-watch.ts); a
+    // single server's connection resubscribes on every reconnect
+    if (cluster) {
+      this.watch = new SubscriptionWatch(this.pub as Cluster, this.sub as Cluster, `${prefix}:{socket.io}#watch#${this.nodeId}`, logger);
+      this.watch.start();
+    }
   }
 
   toSession(sessionId: string, event: string, payload: Record<string, unknown>): void {
@@ -116,6 +127,7 @@ export class PlayerEmitter {
   }
 
   async close(): Promise<void> {
+    this.watch?.stop();
     this.flush();
     await this.io.close().catch(() => undefined);
     this.pub.disconnect();

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Redis as Server } from 'ioredis';
 import { parseRedisNodes } from '../../../src/platform/config.js';
 import { createLogger } from '../../../src/platform/logger.js';
 import { clearRedisPrefix, createRedis, scanKeys, type Redis, type RedisTarget } from '../../../src/platform/redis.js';
@@ -112,7 +113,7 @@ describe('Redis Cluster (D36): every Redis use', function () {
   });
 
   it('the player channel: messages between nodes on sharded pub/sub', async () => {
-    const [a, b] = [new PlayerEmitter(target, prefix), new PlayerEmitter(target, prefix)];
+    const [a, b] = [new PlayerEmitter(target, prefix, logger), new PlayerEmitter(target, prefix, logger)];
     closing.push(() => a.close(), () => b.close());
     const received: unknown[] = [];
     b.onVerdict((betId, verdict) => received.push({ betId, verdict }));
@@ -131,6 +132,52 @@ describe('Redis Cluster (D36): every Redis use', function () {
     a.toSession('session-4', 'balance_update', { balanceMicro: '4000000' });
     await until('the balances kept', async () => (await redis.get(connectBalanceKey('session-4'))) === '4000000');
     expect(await connectBalance(redis, 'session-3', async () => expect.fail('the window is open'))).to.equal('3000000');
+  });
+
+  it('the player channel: a resubscription the cluster refused is made again, and messages flow', async () => {
+    const lines: string[] = [];
+    const watched = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const own = uniqueId('cluster-watch');
+    const [a, b] = [new PlayerEmitter(target, own, watched), new PlayerEmitter(target, own, watched)];
+    closing.push(() => a.close(), () => b.close());
+    const received: unknown[] = [];
+    b.onVerdict((betId) => received.push(betId));
+    const crossed = async (betId: string) => {
+      a.verdict(b.nodeId, betId, { ok: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return received.includes(betId);
+    };
+    await until('a verdict from the other node', () => crossed('bet-before'));
+
+    // the channels' master, and each node of the cluster, as an administrator reaches them
+    const master = await cluster.masterOf(`${own}:{socket.io}`);
+    const admins = cluster.ports.map((port) => new Server({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null }));
+    closing.push(() => admins.forEach((admin) => admin.disconnect()));
+    const channelMaster = admins[cluster.ports.indexOf(master)]!;
+    const shardSubscribers = async () =>
+      ((await channelMaster.client('LIST')) as string)
+        .split('\n')
+        .filter((line) => line.includes(' name=ioredis-cluster(ssubscriber) '))
+        .map((line) => ({ cmd: / cmd=(\S+)/.exec(line)![1], ssub: Number(/ ssub=(\d+)/.exec(line)![1]) }));
+    const subscribed = (await shardSubscribers()).filter((client) => client.ssub > 0).length;
+    expect(subscribed).to.be.greaterThanOrEqual(2);
+
+    try {
+      // Pub/sub denied on every node: Redis drops the subscribed connections, ioredis makes
+      // new ones and resubscribes, and the cluster refuses (NOPERM), as it refuses with
+      // CLUSTERDOWN while a restarted cluster is still forming
+      await Promise.all(admins.map((admin) => admin.acl('SETUSER', 'default', 'resetchannels')));
+      await until('every subscriber to have been refused', async () => {
+        const clients = await shardSubscribers();
+        return clients.filter((client) => client.cmd === 'ssubscribe' && client.ssub === 0).length >= subscribed && clients.every((client) => client.ssub === 0);
+      });
+    } finally {
+      await Promise.all(admins.map((admin) => admin.acl('SETUSER', 'default', 'allchannels')));
+    }
+
+    // allowed again: nothing changed in the cluster's slots, so only the watch resubscribes
+    await until('a verdict from the other node again', () => crossed(`bet-after-${received.length}`), 20_000);
+    expect(lines.map((line) => JSON.parse(line).msg)).to.include('pub/sub subscription lost: reconnecting the subscriber');
   });
 
   it('removing a deployment\'s keys walks every master', async () => {

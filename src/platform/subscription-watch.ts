@@ -1,0 +1,79 @@
+import type { Cluster } from 'ioredis';
+import type { Logger } from './logger.js';
+
+// D36: a Redis Cluster connection with sharded subscribers resubscribes its channels when it
+// replaces a subscriber connection (a node restarted, a failover), once. If that SSUBSCRIBE
+// is refused (CLUSTERDOWN while a cluster restarted empty is still forming, NOPERM while an
+// ACL denies the channels), ioredis only records it in its debug log: the connection stays
+// ready and silently hears nothing on those channels until the slot map next changes, which
+// may be never. For the Socket.IO adapter that is a node whose players stop getting the
+// messages other nodes send them (round states, results, balances).
+//
+// The watch proves the subscription end to end: every PROBE_EVERY_MS it publishes a probe on
+// a channel of its own and expects to hear it back. The probe channel carries the watched
+// channels' hash tag, so it is in their slot: ioredis resubscribes a slot's channels in one
+// SSUBSCRIBE, so the probe is heard exactly when they are. When probes go unheard
+// MISSES_TO_REPAIR times in a row, the subscriber reconnects, which makes ioredis subscribe
+// every channel it holds anew; if that is refused too, the next misses repeat it.
+
+const PROBE_EVERY_MS = 2000;
+// a turn of a busy event loop can hold a probe's echo past one tick; three in a row is a
+// lost subscription, not a late read
+const MISSES_TO_REPAIR = 3;
+
+export class SubscriptionWatch {
+  private timer: NodeJS.Timeout | undefined;
+  private sent = 0;
+  private unheard = 0;
+  private heard = true;
+  private readonly onMessage = (channel: Buffer) => {
+    if (channel.toString() === this.channel) this.heard = true;
+  };
+
+  // `channel` is this process's own: it must share the watched channels' hash tag
+  constructor(
+    private readonly pub: Cluster,
+    private readonly sub: Cluster,
+    private readonly channel: string,
+    private readonly logger: Logger,
+    private readonly probeEveryMs = PROBE_EVERY_MS,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.sub.on('smessageBuffer', this.onMessage);
+    // a refusal here is repaired like a lost subscription: its probes go unheard
+    this.sub.ssubscribe(this.channel).catch(() => undefined);
+    this.timer = setInterval(() => this.tick(), this.probeEveryMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.sub.off('smessageBuffer', this.onMessage);
+  }
+
+  private tick(): void {
+    // Redis away: the connections reconnect and resubscribe by themselves; the watch starts
+    // counting again once both are back
+    if (this.pub.status !== 'ready' || this.sub.status !== 'ready') {
+      this.unheard = 0;
+      this.heard = true;
+      return;
+    }
+    this.unheard = this.heard ? 0 : this.unheard + 1;
+    if (this.unheard >= MISSES_TO_REPAIR) {
+      this.logger.warn({ channel: this.channel, probesUnheard: this.unheard }, 'pub/sub subscription lost: reconnecting the subscriber');
+      this.unheard = 0;
+      this.heard = true;
+      this.sub.disconnect(true);
+      return;
+    }
+    this.heard = false;
+    this.pub.spublish(this.channel, String(++this.sent)).catch(() => {
+      // not published (Redis refused it): nothing can be heard, nothing is missed
+      this.heard = true;
+    });
+  }
+}
