@@ -23,7 +23,6 @@ const MISSES_TO_REPAIR = 3;
 
 export class SubscriptionWatch {
   private timer: NodeJS.Timeout | undefined;
-  private sent = 0;
   private unheard = 0;
   private heard = true;
   private readonly onMessage = (channel: Buffer) => {
@@ -36,7 +35,6 @@ export class SubscriptionWatch {
     private readonly sub: Cluster,
     private readonly channel: string,
     private readonly logger: Logger,
-    private readonly probeEveryMs = PROBE_EVERY_MS,
   ) {}
 
   start(): void {
@@ -44,7 +42,7 @@ export class SubscriptionWatch {
     this.sub.on('smessageBuffer', this.onMessage);
     // a refusal here is repaired like a lost subscription: its probes go unheard
     this.sub.ssubscribe(this.channel).catch(() => undefined);
-    this.timer = setInterval(() => this.tick(), this.probeEveryMs);
+    this.timer = setInterval(() => this.tick(), PROBE_EVERY_MS);
     this.timer.unref();
   }
 
@@ -57,23 +55,23 @@ export class SubscriptionWatch {
   private tick(): void {
     // Redis away: the connections reconnect and resubscribe by themselves; the watch starts
     // counting again once both are back
-    if (this.pub.status !== 'ready' || this.sub.status !== 'ready') {
-      this.unheard = 0;
-      this.heard = true;
-      return;
-    }
+    if (this.pub.status !== 'ready' || this.sub.status !== 'ready') return this.startOver();
     this.unheard = this.heard ? 0 : this.unheard + 1;
     if (this.unheard >= MISSES_TO_REPAIR) {
       this.logger.warn({ channel: this.channel, probesUnheard: this.unheard }, 'pub/sub subscription lost: reconnecting the subscriber');
-      this.unheard = 0;
-      this.heard = true;
       this.sub.disconnect(true);
-      return;
+      return this.startOver();
     }
     this.heard = false;
-    this.pub.spublish(this.channel, String(++this.sent)).catch(() => {
+    // any probe heard on the channel proves it, so the probe carries nothing
+    this.pub.spublish(this.channel, '').catch(() => {
       // not published (Redis refused it): nothing can be heard, nothing is missed
       this.heard = true;
     });
+  }
+
+  private startOver(): void {
+    this.unheard = 0;
+    this.heard = true;
   }
 }
