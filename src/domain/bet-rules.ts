@@ -46,7 +46,7 @@ export const BET_REJECT_REASONS = {
       'the operator wallet refused the debit with this status, or its answer was uncertain (RS_ERROR_UNKNOWN: an error, not JSON, an unknown status; RS_ERROR_TIMEOUT: the circuit is open) (8.2 rule 6, D13)',
     action: 'RS_ERROR_NOT_ENOUGH_MONEY, RS_ERROR_LIMIT_REACHED: a smaller stake or a top-up; an uncertain status: its stake is rolled back, bet again later',
   },
-  invalid_payload: { meaning: 'the message failed validation (8.2, D24)', action: 'fix the message: side LOW or HIGH, amountMicro a positive integer of micro-units' },
+  invalid_payload: { meaning: 'the message failed validation (8.2, D24)', action: 'fix the message: side LOW or HIGH, amountMicro a whole number of micro-units without sign, decimals or leading zeros' },
   service_unavailable: {
     meaning: 'the service cannot take bets for the moment: a dependency is down, the node is shutting down, or the operator has no valid wallet credential (D28)',
     action: 'retry shortly',
@@ -69,7 +69,8 @@ export function sessionRefusal(
   return undefined;
 }
 
-// 8.2 rule 3: minBetMicro <= amount <= maxBetMicro; 0 is always refused.
+// 8.2 rule 3: minBetMicro <= amount <= maxBetMicro; 0 is always refused. Every game's
+// stakes pass here, so a zero stake is bet_out_of_range whatever a game's bounds (D24).
 export function amountRefusal(amountMicro: bigint, minBetMicro: bigint, maxBetMicro: bigint): BetRejectReason | undefined {
   return amountMicro <= 0n || amountMicro < minBetMicro || amountMicro > maxBetMicro ? 'bet_out_of_range' : undefined;
 }

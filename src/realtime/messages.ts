@@ -3,15 +3,17 @@ import { STORABLE_TEXT, compile } from '../platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
 import type { PlaceBetRequest } from '../game/bets/place.js';
 import type { BetRejectReason } from '../domain/bet-rules.js';
-import { POSITIVE_MICRO_PATTERN, parsePositiveMicro } from '../domain/money.js';
+import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../domain/money.js';
 
 // Client messages of the player channel (D4), validated before anything else happens.
 
 type PlaceBetPayload = { side: 'LOW' | 'HIGH'; amountMicro: number | string; clientBetId?: string };
 
-// D4: amountMicro is an integer or a MicroAmount string, D24: a positive one that a bigint
-// holds; anything else (floats, decimals, zero, negatives, 2^63 and beyond, missing side,
-// extra fields) is invalid_payload and never reaches a statement or the wallet
+// D4: amountMicro is an integer or a MicroAmount string, D24: a stake string (digits, no
+// leading zero) or a non-negative integer that a bigint holds; anything else (floats,
+// decimals, signs, leading zeros, 2^63 and beyond, missing side, extra fields) is
+// invalid_payload and never reaches a statement or the wallet. A zero stake passes here and
+// is refused bet_out_of_range by the bet rules, as contract 8.2 names it.
 const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   type: 'object',
   additionalProperties: false,
@@ -19,7 +21,7 @@ const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   properties: {
     side: { type: 'string', enum: ['LOW', 'HIGH'] },
     amountMicro: {
-      anyOf: [{ type: 'integer' }, { type: 'string', pattern: POSITIVE_MICRO_PATTERN }],
+      anyOf: [{ type: 'integer' }, { type: 'string', pattern: STAKE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
     clientBetId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, nullable: true },
   },
@@ -45,7 +47,7 @@ export function parsePlaceBet(payload: unknown): ParsedBet {
   if (!validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
   const { side, amountMicro } = payload;
   // D18: a number is accepted only as a safe integer and converted at once
-  const amount = parsePositiveMicro(amountMicro);
+  const amount = parseStakeMicro(amountMicro);
   if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
   return { ok: true, request: { side, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
 }

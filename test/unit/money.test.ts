@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_MICRO, isMicroAmount, parseMicro, parsePositiveMicro } from '../../src/domain/money.js';
+import { MAX_MICRO, isMicroAmount, parseMicro, parseStakeMicro } from '../../src/domain/money.js';
 
 // contract 1 rule 2, 2.1 MicroAmount, DECISIONS D9 (at most 20 digits) and D18 (bigint).
 
@@ -46,18 +46,21 @@ describe('money (contract 2.1, D18)', () => {
     }
   });
 
-  // D24: what a client may send as an amount, before any statement runs
-  it('takes a client amount only as a positive integer a bigint holds', () => {
-    expect(parsePositiveMicro('1')).to.equal(1n);
-    expect(parsePositiveMicro(1)).to.equal(1n);
-    expect(parsePositiveMicro('9223372036854775807')).to.equal(MAX_MICRO);
-    expect(parsePositiveMicro(Number.MAX_SAFE_INTEGER)).to.equal(9007199254740991n);
+  // D24: what a client may send as a stake, before any statement runs; zero is a stake (the
+  // bet rules refuse it bet_out_of_range, contract 8.2)
+  it('takes a client stake only as a non-negative integer a bigint holds, without leading zeros', () => {
+    expect(parseStakeMicro('0')).to.equal(0n);
+    expect(parseStakeMicro(0)).to.equal(0n);
+    expect(parseStakeMicro('1')).to.equal(1n);
+    expect(parseStakeMicro(1)).to.equal(1n);
+    expect(parseStakeMicro('9223372036854775807')).to.equal(MAX_MICRO);
+    expect(parseStakeMicro(Number.MAX_SAFE_INTEGER)).to.equal(9007199254740991n);
     const refused: unknown[] = [
       '9223372036854775808', // 2^63
       '99999999999999999999',
       '10000000000000000000', // 20 digits
-      '0',
       '00',
+      '-0',
       '0100',
       '-1',
       '+1',
@@ -66,7 +69,6 @@ describe('money (contract 2.1, D18)', () => {
       ' 1',
       '1\u0000',
       '',
-      0,
       -1,
       1.5,
       Number.MAX_SAFE_INTEGER + 1,
@@ -78,6 +80,6 @@ describe('money (contract 2.1, D18)', () => {
       ['1'],
       { amountMicro: '1' },
     ];
-    for (const value of refused) expect(parsePositiveMicro(value), String(value)).to.equal(null);
+    for (const value of refused) expect(parseStakeMicro(value), String(value)).to.equal(null);
   });
 });

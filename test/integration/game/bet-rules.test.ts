@@ -116,7 +116,7 @@ describe('bet rules (contract 8.2) over the player channel', function () {
     eventually(`round ${roundId} settled`, () => h.svc.db.round.findUnique({ where: { id: roundId } }), (r) => r?.state === 'SETTLED');
 
   describe('refusals before any wallet call', () => {
-    it('bet_out_of_range: below min, above max (zero and negative: invalid_payload, D24); the bounds themselves are allowed', async () => {
+    it('bet_out_of_range: zero, below min, above max (malformed amounts: invalid_payload, D24); the bounds themselves are allowed', async () => {
       const operator = await operatorWith({ minBetMicro: 50_000n, maxBetMicro: 2_000_000n, bettingWindowMs: 2000, ...FORCE_HIGH });
       const { player, playerRef, sessionId, connected } = await seat(operator, { balance: 5_000_000n });
       expect(connected.config).to.include({ minBetMicro: '50000', maxBetMicro: '2000000' });
@@ -125,10 +125,13 @@ describe('bet rules (contract 8.2) over the player channel', function () {
 
       await rejected(player, { side: 'LOW', amountMicro: 49_999, clientBetId: 'below-min' }, 'bet_out_of_range');
       await rejected(player, { side: 'LOW', amountMicro: '2000001', clientBetId: 'above-max' }, 'bet_out_of_range');
-      // D24: zero and negative amounts are not money at the edge (invalid_payload)
-      await rejected(player, { side: 'HIGH', amountMicro: 0, clientBetId: 'zero' }, 'invalid_payload');
-      await rejected(player, { side: 'HIGH', amountMicro: '0' }, 'invalid_payload');
-      await rejected(player, { side: 'LOW', amountMicro: '-5', clientBetId: 'negative-string' }, 'invalid_payload');
+      // contract 8.2, D24: a zero stake is well-formed, and out of range in every game
+      await rejected(player, { side: 'HIGH', amountMicro: '0', clientBetId: 'zero' }, 'bet_out_of_range');
+      await rejected(player, { side: 'HIGH', amountMicro: 0 }, 'bet_out_of_range');
+      // D24: what is not a stake string is invalid_payload, before any statement runs
+      await rejected(player, { side: 'LOW', amountMicro: '00', clientBetId: 'leading-zero' }, 'invalid_payload');
+      await rejected(player, { side: 'LOW', amountMicro: '-1', clientBetId: 'negative-string' }, 'invalid_payload');
+      await rejected(player, { side: 'LOW', amountMicro: '1.5', clientBetId: 'decimal-string' }, 'invalid_payload');
       await rejected(player, { side: 'LOW', amountMicro: -5 }, 'invalid_payload');
       expect(requestsOf(playerRef)).to.have.length(calls);
       expect(await h.svc.db.bet.count({ where: { sessionId } })).to.equal(0);

@@ -1,0 +1,18 @@
+import { expect } from 'chai';
+import { amountRefusal } from '../../src/domain/bet-rules.js';
+
+// contract 8.2 rule 3, shared by every game: the stake within the table's bounds, and a
+// zero stake never (D24: zero is a well-formed stake, refused here rather than at the edge).
+describe('bet rules: the stake (contract 8.2 rule 3)', () => {
+  it('refuses zero, below the minimum and above the maximum bet_out_of_range; the bounds themselves pass', () => {
+    expect(amountRefusal(0n, 10_000n, 100_000_000n)).to.equal('bet_out_of_range');
+    expect(amountRefusal(9_999n, 10_000n, 100_000_000n)).to.equal('bet_out_of_range');
+    expect(amountRefusal(100_000_001n, 10_000n, 100_000_000n)).to.equal('bet_out_of_range');
+    expect(amountRefusal(10_000n, 10_000n, 100_000_000n)).to.equal(undefined);
+    expect(amountRefusal(100_000_000n, 10_000n, 100_000_000n)).to.equal(undefined);
+  });
+
+  it('refuses a zero stake even under bounds that would let it through', () => {
+    expect(amountRefusal(0n, 0n, 100n)).to.equal('bet_out_of_range');
+  });
+});
