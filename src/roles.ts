@@ -56,6 +56,9 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   if (roles.includes('settle')) back.push(startSettleWorkers(svc));
   if (roles.includes('rollback')) back.push(startRollbackWorkers(svc));
   if (roles.includes('webhooks')) back.push(startWebhookWorkers(svc));
+  // D37: the process takes work from here on; its start-up until now (and for a short
+  // warm-up after) is not overload
+  svc.overload.ready();
   return {
     url,
     close: async () => {

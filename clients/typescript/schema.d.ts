@@ -1510,15 +1510,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable`, `service_busy` */
+            /** @description `service_unavailable` */
             503: {
                 headers: {
-                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    /** @description seconds to wait before retrying */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                    "application/json": components["schemas"]["Error.service_unavailable"];
                 };
             };
         };
@@ -1850,15 +1850,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable`, `service_busy` */
+            /** @description `service_unavailable` */
             503: {
                 headers: {
-                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    /** @description seconds to wait before retrying */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                    "application/json": components["schemas"]["Error.service_unavailable"];
                 };
             };
         };
@@ -1977,15 +1977,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable`, `service_busy` */
+            /** @description `service_unavailable` */
             503: {
                 headers: {
-                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    /** @description seconds to wait before retrying */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                    "application/json": components["schemas"]["Error.service_unavailable"];
                 };
             };
         };
@@ -2096,15 +2096,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error.internal_error"];
                 };
             };
-            /** @description `service_unavailable`, `service_busy` */
+            /** @description `service_unavailable` */
             503: {
                 headers: {
-                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    /** @description seconds to wait before retrying */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                    "application/json": components["schemas"]["Error.service_unavailable"];
                 };
             };
         };

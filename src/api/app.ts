@@ -5,6 +5,7 @@ import { createBotChallenge } from './bot-challenge.js';
 import { errorBodies } from './middleware/errors.js';
 import { serviceBusy } from '../platform/errors.js';
 import { ipAllowList } from './middleware/ip-allow-list.js';
+import { shedWhileBusy } from './load-shedding.js';
 import { rawBody } from './middleware/raw-body.js';
 import { requestLog } from './middleware/request-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
@@ -60,10 +61,11 @@ export function createApiApp(svc: ServiceContext, player: Routes[] = []): Koa<Ap
     const path = ctx.path.toLowerCase();
     if (path !== '/v1' && !path.startsWith('/v1/')) return next() as Promise<void>;
     try {
-      // D37: past the process's bound an operator call is refused before its signature
-      // is checked (the most expensive step of a refusal)
-      if (svc.overload.busy()) {
-        svc.metrics.overloadRefusals.inc({ kind: 'operator_call' });
+      // D37: past the process's bound an operator call that starts work is refused
+      // before its signature is checked (the most expensive step of a refusal); the reads
+      // of one record are served (load-shedding.ts)
+      if (svc.overload.busy() && shedWhileBusy(ctx.method, routeMeant(ctx.method, ctx.path))) {
+        svc.overload.refuse('operator_call', svc);
         throw serviceBusy();
       }
       await signed(ctx, next);

@@ -7,6 +7,7 @@ import { WALLET_ANSWER_MAX_BYTES } from '../wallet/client.js';
 import { IDEMPOTENCY_RETENTION_MS, REPLAY_HEADER } from './middleware/idempotency.js';
 import { MAX_BODY_BYTES } from './middleware/raw-body.js';
 import { HSTS } from './middleware/security-headers.js';
+import { shedWhileBusy } from './load-shedding.js';
 import type { Schema } from './schemas/common.js';
 import { uuidPathParameter } from './schemas/common.js';
 import { disputePackSchema, jwksSchema } from './schemas/evidence.js';
@@ -217,7 +218,9 @@ function stageCodes(op: Operation): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error'];
   if (op.signed) {
     const signature = SIGNATURE_ERROR_CODES.filter((code) => op.method === 'post' || code !== 'replayed_signature');
-    codes.push('invalid_request', ...signature, 'ip_not_allowed', 'payload_too_large', 'service_unavailable', 'service_busy');
+    codes.push('invalid_request', ...signature, 'ip_not_allowed', 'payload_too_large', 'service_unavailable');
+    // D37: only the routes that start work are refused while busy
+    if (shedWhileBusy(op.method, op.path.replace(/\{(\w+)\}/g, ':$1'))) codes.push('service_busy');
   }
   if (op.bucket) codes.push('rate_limited', 'service_unavailable');
   if (op.idempotent) codes.push('idempotency_key_reused');

@@ -134,6 +134,8 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   leader.on('elected', (term: Term) => {
     const mine = ++generation;
     electing = lead(mine, term);
+    // D37: a recovery the process starts with is its start-up, not overload
+    svc.overload.startingWith(electing);
   });
   leader.on('deposed', () => {
     generation++;

@@ -37,8 +37,8 @@ export type Config = {
   sessionTokenAlg: SessionTokenAlg;
   walletCallTimeoutMs: number;
   // D37: the delay of this process's own work (its event loop, its oldest bet waiting for a
-  // statement) past which new bets are refused service_busy and operator calls get 503;
-  // 0: no bound
+  // statement) past which new bets are refused service_busy and the operator calls that
+  // start work get 503 (src/api/load-shedding.ts); 0: no bound
   overloadDelayMs: number;
   trustProxy: boolean;
   // D12, D24: how many proxies stand in front; the caller IP is the X-Forwarded-For entry

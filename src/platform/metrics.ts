@@ -46,7 +46,7 @@ export function createMetrics() {
     // D37: work refused at once because the process was past its load bound
     overloadRefusals: new Counter({
       name: 'rgs_overload_refusals_total',
-      help: 'Work refused service_busy because this process was past its load bound (OVERLOAD_DELAY_MS): kind bet (place_bet) or operator_call (503 under /v1)',
+      help: 'Work refused service_busy because this process was past its load bound (OVERLOAD_DELAY_MS): kind bet (place_bet) or operator_call (503 of an operator call that starts work, D37)',
       labelNames: ['kind'] as const,
       registers: [registry],
     }),

@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 
 // D37: a process refuses new work at once while its own work is late, instead of queueing
 // it into latency that every bet, the accepted ones included, would then pay (contract 8.5).
@@ -11,9 +13,17 @@ import { performance } from 'node:perf_hooks';
 // of the others (D24). Neither is a dependency that is away (D28 answers that,
 // service_unavailable).
 //
-// Past the bound the process is busy: bets are refused service_busy and operator calls
-// get 503 service_busy with Retry-After. Refused work costs a validation and an answer, so
-// the process catches up, the delays fall back under the bound and intake resumes by itself.
+// Past the bound the process is busy: bets are refused service_busy, and so are the operator
+// calls that start work (503 with Retry-After; src/api/load-shedding.ts says which). Refused
+// work costs a validation and an answer, so the process catches up, the delays fall back
+// under the bound and intake resumes by itself.
+//
+// A process's own start-up is not overload (D37): loading and compiling its code, opening
+// its connections and a crash recovery keep its loop late, and refusing work then would
+// give none of that time back, exactly when operators reconcile after a restart. The gate
+// refuses nothing until the process has reported ready (roles.ts), for WARM_UP_MS after
+// that, and while a recovery begun in that time still runs; its loop window starts when
+// that is over, so what start-up delayed is never counted.
 
 // how often the event loop's delay is sampled: the loop cannot be later than this unnoticed
 const SAMPLE_EVERY_MS = 20;
@@ -23,8 +33,15 @@ const SAMPLE_EVERY_MS = 20;
 // it would not give that time back; a loop late turn after turn is queueing work faster
 // than it finishes it.
 const WINDOW_MS = 100;
+// how long after the process reports ready it is still starting: its first requests run
+// code paths for the first time (D37: warming is not overload)
+export const WARM_UP_MS = 5_000;
+// D37: a refusal is logged at most this often per kind, with the count since the last line,
+// so that overload is seen in the logs as well as in the metric without flooding them
+export const REFUSAL_LOG_EVERY_MS = 10_000;
 
 export type OverloadState = { busy: boolean; loopDelayMs: number; queueWaitMs: number };
+export type RefusalKind = 'bet' | 'operator_call';
 
 // The decision, pure: the loop's delay and the oldest wait in any intake queue, whichever is
 // worse, against the bound (0: no bound)
@@ -42,12 +59,47 @@ export class OverloadGate {
   private count = 0;
   private previousMean = 0;
   private windowStart = 0;
+  // start-up: when the process reported ready, the recoveries it began with, and when
+  // start-up was over
+  private readyAt: number | undefined;
+  private readonly starting = new Set<Promise<unknown>>();
+  private warmAt: number | undefined;
+  // per kind: when its last log line was written, and the refusals since that line
+  private readonly refusals = new Map<RefusalKind, { loggedAt: number; unlogged: number }>();
 
   constructor(
     // OVERLOAD_DELAY_MS (config.ts)
     readonly boundMs: number,
     private readonly clock: () => number = () => performance.now(),
+    private readonly warmUpMs = WARM_UP_MS,
   ) {}
+
+  // the process has started its roles and takes work (roles.ts)
+  ready(): void {
+    this.readyAt ??= this.clock();
+  }
+
+  // work of the process's start-up, a recovery (scheduler.ts): the process is not warm until
+  // it has settled. Work begun once the process is warm is ordinary work, and counts.
+  startingWith(work: Promise<unknown>): void {
+    if (this.warm()) return;
+    this.starting.add(work);
+    const settled = () => void this.starting.delete(work);
+    work.then(settled, settled);
+  }
+
+  // whether start-up is over; the first call that finds it over starts the loop's window
+  warm(): boolean {
+    if (this.warmAt !== undefined) return true;
+    const now = this.clock();
+    if (this.readyAt === undefined || now - this.readyAt < this.warmUpMs || this.starting.size > 0) return false;
+    this.warmAt = now;
+    this.sum = 0;
+    this.count = 0;
+    this.previousMean = 0;
+    this.windowStart = now;
+    return true;
+  }
 
   start(): void {
     if (this.timer || this.boundMs <= 0) return;
@@ -72,10 +124,38 @@ export class OverloadGate {
     return this.boundMs > 0 && this.state().busy;
   }
 
+  // never busy while the process is starting (D37)
   state(): OverloadState {
     const loopDelayMs = this.loopDelayMs();
     const queueWaitMs = this.queueWaitMs();
-    return { busy: overloaded(this.boundMs, loopDelayMs, queueWaitMs), loopDelayMs, queueWaitMs };
+    return { busy: this.warm() && overloaded(this.boundMs, loopDelayMs, queueWaitMs), loopDelayMs, queueWaitMs };
+  }
+
+  // D37: a refusal of this kind, counted, and logged at most once per REFUSAL_LOG_EVERY_MS
+  // with the refusals since the last line, which delay was past the bound, and both delays
+  refuse(kind: RefusalKind, svc: { metrics: Metrics; logger: Logger }): void {
+    svc.metrics.overloadRefusals.inc({ kind });
+    const now = this.clock();
+    const last = this.refusals.get(kind);
+    if (last && now - last.loggedAt < REFUSAL_LOG_EVERY_MS) {
+      last.unlogged += 1;
+      return;
+    }
+    const refused = (last?.unlogged ?? 0) + 1;
+    this.refusals.set(kind, { loggedAt: now, unlogged: 0 });
+    const { loopDelayMs, queueWaitMs } = this.state();
+    svc.logger.warn(
+      {
+        kind,
+        refused,
+        reason: loopDelayMs >= queueWaitMs ? 'loop_delay' : 'queue_wait',
+        loopDelayMs: Math.round(loopDelayMs),
+        queueWaitMs: Math.round(queueWaitMs),
+        boundMs: this.boundMs,
+        ...(last ? { sinceMs: Math.round(now - last.loggedAt) } : {}),
+      },
+      'overload: work refused service_busy',
+    );
   }
 
   // the mean delay of the current window and of the one before, whichever is worse, and
@@ -97,6 +177,11 @@ export class OverloadGate {
   // exposed for the tests, which move the clock themselves
   sample(): void {
     const now = this.clock();
+    // what the loop does while the process starts is not counted
+    if (!this.warm()) {
+      this.expected = now + SAMPLE_EVERY_MS;
+      return;
+    }
     this.roll(now);
     this.sum += Math.max(0, now - this.expected);
     this.count += 1;

@@ -243,7 +243,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
     // D37: past the node's bound the bet is refused before it costs a statement
     if (svc.overload.busy()) {
-      svc.metrics.overloadRefusals.inc({ kind: 'bet' });
+      svc.overload.refuse('bet', svc);
       return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
     }
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });

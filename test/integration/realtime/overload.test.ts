@@ -4,6 +4,8 @@ import { currentCycle } from '../../../src/game/rounds/clock.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
+import { roundFixtures } from '../../support/round-fixtures.js';
+import { signedRequest } from '../../support/signed-client.js';
 
 // D37: a node past its load bound refuses new work at once, service_busy, instead of
 // queueing it behind the work it already has; what it accepted before goes on, and
@@ -33,7 +35,8 @@ describe('overload: bets past the intake bound (D37)', function () {
     // a window no bet here can outlast
     const operator = await operatorWith(h, { bettingWindowMs: 60_000 });
     const seats = [];
-    // the harness's first requests compile code: let that pass
+    // the process's start-up (and its warm-up after) is not overload: the gate acts after it
+    await until('the start-up over', async () => h.svc.overload.warm());
     await until('the node idle', async () => !h.svc.overload.busy());
     for (let i = 0; i < 4; i++) seats.push(await seatPlayer(h, operator, 10_000_000n));
     const [first, second, third, late] = seats as [SeatedPlayer, SeatedPlayer, SeatedPlayer, SeatedPlayer];
@@ -83,38 +86,81 @@ describe('overload: bets past the intake bound (D37)', function () {
   }
 });
 
+// the process's loop runs late turn after turn, as it does when work comes faster than it
+// finishes; the returned function stops it
+function hogTheLoop(): () => void {
+  const hog = setInterval(() => {
+    const heldUntil = performance.now() + 150;
+    while (performance.now() < heldUntil);
+  }, 5);
+  return () => clearInterval(hog);
+}
+
 describe('overload: operator calls past the bound (D37)', function () {
   this.timeout(30_000);
   let h: Harness;
+  const logLines: string[] = [];
   before(async () => {
-    h = await startHarness({ OVERLOAD_DELAY_MS: '50' }, ['api']);
+    h = await startHarness({ OVERLOAD_DELAY_MS: '50' }, ['api'], { logLines });
   });
   after(() => h?.close());
 
-  it('answers 503 service_busy with Retry-After while the event loop is behind, creates nothing, and serves again once it has caught up', async () => {
+  it('answers the calls that start work 503 service_busy with Retry-After while the event loop is behind, serves the reads of one round, logs the refusals, and serves again once it has caught up', async () => {
     const operator = await h.onboard();
-    // the process's loop runs late turn after turn, as it does when work comes faster
-    // than it finishes
-    const hog = setInterval(() => {
-      const heldUntil = performance.now() + 150;
-      while (performance.now() < heldUntil);
-    }, 5);
-    let launch;
+    const fixtures = roundFixtures(h.svc);
+    const round = await fixtures.round(await fixtures.session(operator.operatorId));
+    await until('the start-up over', async () => h.svc.overload.warm());
+    const stop = hogTheLoop();
+    let launch, listing, read;
     try {
       await until('the loop counted late', async () => h.svc.overload.busy());
       launch = await operator.launch({ mode: 'demo' });
+      listing = await operator.request('GET', '/v1/rounds?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z');
+      read = await operator.request('GET', `/v1/rounds/${round.roundId}`);
     } finally {
-      clearInterval(hog);
+      stop();
     }
     expect(launch.status, launch.text).to.equal(503);
     expect(launch.body).to.deep.include({ error: 'service_busy', retryAfterSeconds: 1 });
     expect(launch.headers.get('retry-after')).to.equal('1');
-    expect(await h.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(0);
+    expect(await h.svc.db.session.count({ where: { operatorId: operator.operatorId, mode: 'DEMO' } })).to.equal(0);
+    expect(listing.status, listing.text).to.equal(503);
+    expect(listing.body).to.deep.include({ error: 'service_busy' });
+    // a read of one record costs about what its refusal would: served, busy or not
+    expect(read.status, read.text).to.equal(200);
+    expect(read.body).to.include({ roundId: round.roundId });
+
+    // the operator engineer sees the overload in the log: one line for both refusals, the
+    // first, with what was past the bound
+    const refusals = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'overload: work refused service_busy');
+    expect(refusals).to.have.length(1);
+    expect(refusals[0]).to.include({ level: 40, kind: 'operator_call', refused: 1, reason: 'loop_delay', boundMs: 50 });
+    expect(refusals[0].loopDelayMs).to.be.above(50);
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).to.match(/^rgs_overload_refusals_total\{kind="operator_call"\} 2$/m);
 
     // health stays open: an orchestrator must not restart a busy process
     expect((await fetch(`${h.baseUrl}/healthz`)).status).to.equal(200);
     await until('the loop caught up', async () => !h.svc.overload.busy());
     const again = await operator.launch({ mode: 'demo' });
     expect(again.status, again.text).to.equal(200);
+  });
+
+  it('refuses nothing because of its own start-up: a process whose loop runs late all through it and its first requests serves them', async () => {
+    const operator = await h.onboard();
+    // a second process of the service, whose start-up and first requests run on a loop late
+    // turn after turn (code loading and compiling, connections opening, a recovery)
+    const stop = hogTheLoop();
+    let started: Harness | undefined;
+    try {
+      started = await startHarness({ OVERLOAD_DELAY_MS: '50' }, ['api']);
+      const launch = await signedRequest(started.baseUrl, operator.key, 'POST', '/v1/session', operator.sessionBody({ mode: 'demo' }));
+      expect(launch.status, launch.text).to.equal(200);
+      const listing = await signedRequest(started.baseUrl, operator.key, 'GET', '/v1/reports/ggr?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z');
+      expect(listing.status, listing.text).to.not.equal(503);
+    } finally {
+      stop();
+      await started?.close();
+    }
   });
 });
