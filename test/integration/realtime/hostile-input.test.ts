@@ -7,8 +7,8 @@ import { startHarness, type Harness, type TestOperator } from '../../support/har
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 
-// D24: one player's bad input fails only its own request. Money at the edge is a positive
-// integer of at most 2^63-1; a bet that gets past the edge with a value Postgres refuses
+// D24: one player's bad input fails only its own request. Money at the edge is a
+// non-negative integer of at most 2^63-1 (a zero stake is then bet_out_of_range); a bet that gets past the edge with a value Postgres refuses
 // fails alone in the batched placement, never the other sessions' bets of its batch; a
 // client-caused refusal is never logged at error.
 describe('hostile input on the player channel (D24)', function () {

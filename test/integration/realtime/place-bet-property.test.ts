@@ -45,8 +45,8 @@ function wellFormed(sent: unknown): boolean {
   const amount = fields.amountMicro;
   const amountOk =
     typeof amount === 'number'
-      ? Number.isSafeInteger(amount) && amount > 0
-      : typeof amount === 'string' && /^[1-9][0-9]{0,18}$/.test(amount) && BigInt(amount) <= MAX_BIGINT;
+      ? Number.isSafeInteger(amount) && amount >= 0
+      : typeof amount === 'string' && /^(0|[1-9][0-9]{0,18})$/.test(amount) && BigInt(amount) <= MAX_BIGINT;
   if (!amountOk) return false;
   const id = fields.clientBetId;
   return id === undefined || id === null || (typeof id === 'string' && id.length >= 1 && id.length <= 64 && !/[\u0000\uD800-\uDFFF]/u.test(id));
