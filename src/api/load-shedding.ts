@@ -6,7 +6,7 @@
 // serves the reads of one record, which cost about what their refusal does and which
 // operators need most right after a restart to reconcile: a round, its proof, its replay
 // URL. It also serves a session's termination: it ends play and so lessens the load, and an
-// operator must be able to stop a player at any time (contract 8.3).
+// operator must be able to stop a player at any time (contract 3.3, D7).
 // A signed route not named here is refused while busy: a new route starts out shed.
 
 // METHOD and the router's path pattern (`:name` parameters)
