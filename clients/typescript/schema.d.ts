@@ -2609,7 +2609,7 @@ export interface operations {
                             lastAttemptAt: string | null;
                             /** @description the HTTP status the endpoint answered last; null: no answer (a timeout, a network error) */
                             lastStatusCode: number | null;
-                            /** @description why the last attempt was not acknowledged; null once delivered or before any attempt */
+                            /** @description why the last attempt was not acknowledged, as a category only (timeout, dns_failed, connect_failed, connection_lost, tls_failed, network_error, address_refused, credential_unavailable, http_4xx, http_5xx, http_status:NNN), never an address or an error message; null once delivered or before any attempt */
                             lastError: string | null;
                             /**
                              * Format: date-time

@@ -78,7 +78,7 @@ export function createMetrics() {
     // counted where a webhook attempt ends (game/webhooks/delivery.ts, D31)
     webhookDeliveries: new Counter({
       name: 'rgs_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered (a 2xx within 10 s), retried (not acknowledged, due again), failed (72 hours after the event: nothing more is tried), circuit_open (not sent: the endpoint\'s circuit is open)',
+      help: 'Webhook delivery attempts by outcome: delivered (a 2xx within 10 s), retried (not acknowledged, due again), failed (72 hours after the event: nothing more is tried; also events failed unsent, their window over before their next attempt), circuit_open (not sent: the endpoint\'s circuit is open)',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),

@@ -23,7 +23,9 @@ export type OutboundLimits = {
 export type SendOutcome =
   | { kind: 'response'; httpStatus: number; text: string }
   | { kind: 'oversize'; httpStatus: number; error: string }
-  | { kind: 'timeout' | 'network'; error: string }
+  | { kind: 'timeout'; error: string }
+  // code: the system's or TLS's error code, for a caller that reports only a category (D24)
+  | { kind: 'network'; error: string; code?: string }
   // D25: an address the operator may not use; nothing was sent
   | { kind: 'refused'; error: string };
 
@@ -110,15 +112,19 @@ export class OutboundHttp {
             chunks.push(chunk);
           });
           response.on('end', () => finish({ kind: 'response', httpStatus, text: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', (err) => finish({ kind: 'network', error: `network error: ${err.message}` }));
+          response.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'network', error: `network error: ${err.message}`, ...(err.code ? { code: err.code } : {}) }));
         },
       );
       const timer = setTimeout(() => {
         finish({ kind: 'timeout', error: `no answer within ${timeoutMs} ms` });
         request.destroy();
       }, timeoutMs);
-      request.on('error', (err) =>
-        finish(err instanceof NonPublicAddressError ? { kind: 'refused', error: err.message } : { kind: 'network', error: `network error: ${err.message}` }),
+      request.on('error', (err: NodeJS.ErrnoException) =>
+        finish(
+          err instanceof NonPublicAddressError
+            ? { kind: 'refused', error: err.message }
+            : { kind: 'network', error: `network error: ${err.message}`, ...(err.code ? { code: err.code } : {}) },
+        ),
       );
       request.end(body);
     });

@@ -6,7 +6,8 @@ import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../src/wallet/sign
 // request as contract 5.2 tells a receiver to (the three headers, the timestamp within 30 s,
 // the HMAC over the raw bytes with the operator's wallet secret, compared in constant time),
 // and records what it received. It can be told to answer 500, to hang (never answer), or to
-// be down (its port closed, connections refused).
+// be down (its port closed, connections refused). It counts the requests it holds open at
+// once, so that a test can say how many attempts one endpoint had in flight.
 
 export type Delivery = {
   path: string;
@@ -25,6 +26,11 @@ export class WebhookReceiver {
   // requests that failed verification, with why; a test expects none
   readonly violations: string[] = [];
   mode: ReceiverMode = 'ok';
+  // requests received and not yet answered (or cut off by the sender), and the most at once
+  open = 0;
+  maxOpen = 0;
+  // called with each verified delivery as it arrives, before it is answered
+  onDelivery: ((delivery: Delivery) => void) | undefined;
   private server: http.Server;
   private readonly sockets = new Set<Socket>();
   private readonly secrets = new Map<string, string>();
@@ -113,6 +119,10 @@ export class WebhookReceiver {
       answered: undefined,
     };
     this.deliveries.push(delivery);
+    this.open += 1;
+    this.maxOpen = Math.max(this.maxOpen, this.open);
+    res.once('close', () => (this.open -= 1));
+    this.onDelivery?.(delivery);
     if (this.mode === 'hang') return;
     delivery.answered = this.mode === 'ok' ? 200 : 500;
     res.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(this.mode === 'ok' ? 'ok' : 'receiver error');

@@ -43,7 +43,7 @@ describe('webhook retry schedule (D31)', () => {
     expect(attempts.every((at, i) => i === 0 || at > attempts[i - 1]!)).to.equal(true);
   });
 
-  it('fails at once an attempt made after the window (an endpoint disabled for days, then set again)', () => {
+  it('fails at once an attempt made after the window (a redelivery of an event older than 72 hours)', () => {
     const occurredAt = new Date('2026-01-01T00:00:00.000Z');
     expect(nextAttempt(1, occurredAt, new Date(occurredAt.getTime() + DELIVERY_WINDOW_MS))).to.equal('failed');
     expect(nextAttempt(1, occurredAt, new Date(occurredAt.getTime() + DELIVERY_WINDOW_MS + 5 * H))).to.equal('failed');

@@ -69,7 +69,11 @@ export const deliveryPageSchema = objectSchema<DeliveryPage>({
       attempts: { type: 'integer', minimum: 0, description: 'the attempts made, the one in flight included' },
       lastAttemptAt: orNull(instant),
       lastStatusCode: orNull({ type: 'integer', description: 'the HTTP status the endpoint answered last; null: no answer (a timeout, a network error)' }),
-      lastError: orNull({ type: 'string', description: 'why the last attempt was not acknowledged; null once delivered or before any attempt' }),
+      lastError: orNull({
+        type: 'string',
+        description:
+          'why the last attempt was not acknowledged, as a category only (timeout, dns_failed, connect_failed, connection_lost, tls_failed, network_error, address_refused, credential_unavailable, http_4xx, http_5xx, http_status:NNN), never an address or an error message; null once delivered or before any attempt',
+      }),
       nextAttemptAt: orNull({ ...instant, description: 'when the next attempt is due (pending only)' }),
     }),
   },

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
+import { publicWebhookFailure } from '../../domain/webhook-failure.js';
 import { recordTestEvent } from '../../platform/outbox.js';
 import { encodeCursor, type ListingPosition } from '../reports/cursor.js';
 import { queueDelivery } from './delivery.js';
@@ -68,7 +69,8 @@ const view = (row: Row): DeliveryView => ({
   attempts: row.attempts,
   lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
   lastStatusCode: row.last_status_code,
-  lastError: row.last_error,
+  // D24: a category only, even on a row written before categories were stored
+  lastError: publicWebhookFailure(row.last_error),
   nextAttemptAt: row.status === 'pending' ? (row.next_attempt_at?.toISOString() ?? null) : null,
 });
 

@@ -47,3 +47,11 @@ export function nextAttempt(
   if (now.getTime() >= deadline) return 'failed';
   return new Date(Math.min(now.getTime() + retryDelayMs(attemptsMade, random), deadline));
 }
+
+// D31: an endpoint whose circuit opened is held (its events are not claimed) for the
+// circuit's open period, lengthened by up to 20 % at random, and then probed by one attempt:
+// the endpoints that failed together (a network fault) are not all probed at the same moment,
+// and a hold never ends before the circuit would let the probe through.
+export function holdUntil(openMs: number, now: Date, random: () => number = Math.random): Date {
+  return new Date(now.getTime() + Math.round(openMs * (1 + JITTER * random())));
+}
