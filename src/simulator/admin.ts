@@ -122,13 +122,18 @@ function toFault(fields: FaultFields): WalletFault {
   }
   switch (fields.kind) {
     case 'status':
-      return { kind: 'status', status: fields.status!, ...(fields.message === undefined ? {} : { message: fields.message }) };
+      return {
+        kind: 'status',
+        status: fields.status!,
+        ...(fields.message === undefined ? {} : { message: fields.message }),
+        ...(fields.httpStatus === undefined ? {} : { httpStatus: fields.httpStatus }),
+      };
     case 'http':
       return { kind: 'http', httpStatus: fields.httpStatus! };
     case 'delay':
       return { kind: 'delay', ms: fields.ms! };
     case 'oversize':
-      return { kind: 'oversize', bytes: fields.bytes! };
+      return { kind: 'oversize', bytes: fields.bytes!, ...(fields.httpStatus === undefined ? {} : { httpStatus: fields.httpStatus }) };
     case 'trickle':
       return { kind: 'trickle', intervalMs: fields.intervalMs! };
     default:

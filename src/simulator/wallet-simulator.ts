@@ -24,15 +24,19 @@ export type { BrokenRule, LedgerEntry, WalletEndpoint, WalletResponse } from './
 export { BROKEN_RULES } from './ledger.js';
 
 export type WalletFault =
-  | { kind: 'status'; status: string; message?: string } // answer HTTP 200 with this RS_ status (no ledger effect)
-  | { kind: 'http'; httpStatus: number } // answer e.g. 500 with a plain body
+  // answer with this RS_ status (no ledger effect), with HTTP 200 or the given HTTP status (a
+  // refusal with a 4xx, D13)
+  | { kind: 'status'; status: string; message?: string; httpStatus?: number }
+  | { kind: 'http'; httpStatus: number } // answer e.g. 500 with an HTML error page, as a proxy in front of a wallet would
   | { kind: 'invalid_json' } // 200 with a non-JSON body
   | { kind: 'delay'; ms: number } // process normally but answer after ms
   | { kind: 'hang' } // never answer (until the server closes)
   | { kind: 'drop_after_apply' } // apply the ledger effect, then destroy the socket without answering
   | { kind: 'wrong_request_uuid' } // process normally, echo a different requestUuid
   // D24, hostile answers (each processes normally first, so a debit is applied):
-  | { kind: 'oversize'; bytes: number } // the JSON answer padded (in `message`) to at least bytes, with its content-length
+  // the JSON answer padded (in `message`) to at least bytes, with its content-length, and
+  // with httpStatus instead of the answer's own when given
+  | { kind: 'oversize'; bytes: number; httpStatus?: number }
   | { kind: 'endless' } // a chunked answer that never ends: the JSON's start, then padding until the connection closes
   | { kind: 'trickle'; intervalMs: number }; // the JSON answer with its content-length, one byte per intervalMs
 
@@ -260,13 +264,13 @@ export class WalletSimulator {
     // Faults that replace the whole handling, signature check included.
     switch (fault?.kind) {
       case 'status':
-        return this.sendJson(res, record, 200, {
+        return this.sendJson(res, record, fault.httpStatus ?? 200, {
           status: fault.status,
           requestUuid: echo,
           ...(fault.message === undefined ? {} : { message: fault.message }),
         });
       case 'http':
-        return this.sendPlain(res, record, fault.httpStatus);
+        return this.send(res, record, fault.httpStatus, `<html><body><h1>HTTP ${fault.httpStatus}</h1></body></html>`, 'text/html');
       case 'invalid_json':
         return this.send(res, record, 200, 'this is not JSON {', 'text/html');
       case 'hang':
@@ -294,7 +298,7 @@ export class WalletSimulator {
       case 'oversize': {
         const text = JSON.stringify(response.body);
         const pad = Math.max(0, fault.bytes - Buffer.byteLength(text) - ',"message":""'.length);
-        return this.sendJson(res, record, response.httpStatus, { ...response.body, message: 'x'.repeat(pad) });
+        return this.sendJson(res, record, fault.httpStatus ?? response.httpStatus, { ...response.body, message: 'x'.repeat(pad) });
       }
       case 'endless':
         return this.stream(res, record, response.httpStatus, response.body, { endless: true, intervalMs: 0 });

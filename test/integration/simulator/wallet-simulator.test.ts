@@ -444,6 +444,15 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       expect((await call(sim, 'bet', bet)).json).to.include({ status: 'RS_OK', balanceMicro: '999900' });
     });
 
+    it('status with httpStatus: answers that HTTP status with the status in a JSON body, no effect', async () => {
+      sim.setFault('bet', { kind: 'status', status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 401 }, 1);
+      const bet = betBody('100');
+      const reply = await call(sim, 'bet', bet);
+      expect(reply.httpStatus).to.equal(401);
+      expect(reply.json).to.deep.equal({ status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: bet.requestUuid });
+      expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
+    });
+
     it('applies only to its endpoint and lasts until cleared when no count is given', async () => {
       sim.setFault('win', { kind: 'http', httpStatus: 503 });
       expect((await call(sim, 'balance', common())).json?.status).to.equal('RS_OK');
@@ -455,13 +464,13 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       expect((await call(sim, 'win', winBody(bet, '1'))).json?.status).to.equal('RS_OK');
     });
 
-    it('http: answers the HTTP status with a plain body and no effect', async () => {
+    it('http: answers the HTTP status with an HTML error page and no effect', async () => {
       sim.setFault('bet', { kind: 'http', httpStatus: 500 }, 1);
       const reply = await call(sim, 'bet', betBody('100'));
       expect(reply.httpStatus).to.equal(500);
       expect(reply.json).to.equal(undefined);
       expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
-      expect(sim.requests[0]?.response).to.deep.equal({ httpStatus: 500, body: 'HTTP 500' });
+      expect(sim.requests[0]?.response).to.deep.equal({ httpStatus: 500, body: '<html><body><h1>HTTP 500</h1></body></html>' });
     });
 
     it('invalid_json: answers 200 with a body that is not JSON, no effect', async () => {
