@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
+import { KEPT_ANSWER_BYTES, REQUEST_LOG_LIMITS, RequestLog, addFinding, type RequestLogLimits } from './request-log.js';
 import {
   WALLET_ENDPOINTS,
   WalletLedger,
@@ -22,6 +23,7 @@ import {
 
 export type { BrokenRule, LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
 export { BROKEN_RULES } from './ledger.js';
+export { REQUEST_LOG_LIMITS, type RequestLogLimits } from './request-log.js';
 
 export type WalletFault =
   // answer with this RS_ status (no ledger effect), with HTTP 200 or the given HTTP status (a
@@ -52,12 +54,15 @@ export type SimulatorOptions = {
   // D35: a request this handler takes (it answers true) is not the wallet's: neither
   // recorded nor answered by the simulator (the sandbox's admin API, src/simulator/admin.ts)
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  // D24, D35: how much of the requests received is kept (request-log.ts); REQUEST_LOG_LIMITS
+  // where not given
+  requestLog?: Partial<RequestLogLimits>;
 };
 
 export type SentResponse = {
   httpStatus: number;
   status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
-  body: string; // for an endless or trickled answer, what was written before the connection closed (at most its first KiB)
+  body: string; // at most its first KiB; for an endless or trickled answer, of what was written before the connection closed
   bytesSent?: number; // an endless or trickled answer: the body bytes written before the connection closed
 };
 
@@ -67,8 +72,11 @@ export type RecordedRequest = {
   path: string; // as seen by the server, without the query string
   endpoint: WalletEndpoint | null; // null for a path that is not a wallet endpoint
   headers: IncomingHttpHeaders;
+  // the body as received; of a request whose signature did not verify, only its first
+  // REQUEST_LOG_LIMITS.unauthenticatedBodyBytes (request-log.ts)
   rawBody: string;
-  body: unknown; // the parsed JSON, undefined when the body is not JSON
+  bodyBytes: number; // the size of the body received, whatever was kept of it
+  body: unknown; // the parsed JSON of rawBody, undefined when it is not JSON (or was cut)
   signatureValid: boolean;
   // 'pending' while a delayed answer waits; 'no_response' when nothing was (or will be) sent
   response: SentResponse | 'pending' | 'no_response';
@@ -82,8 +90,9 @@ type ActiveFault = { fault: WalletFault; remaining: number | undefined };
 
 export class WalletSimulator {
   readonly url: string;
-  readonly requests: RecordedRequest[] = [];
+  // what a correct service would never send, the latest first-in-first-out (request-log.ts)
   violations: string[] = [];
+  private readonly log: RequestLog;
 
   private readonly ledger: WalletLedger;
   private readonly credentials = new Map<string, string>();
@@ -99,8 +108,10 @@ export class WalletSimulator {
     now: (() => Date) | undefined,
     scheme: 'http' | 'https',
     intercept: SimulatorOptions['intercept'],
+    limits: RequestLogLimits,
   ) {
     this.ledger = new WalletLedger(now);
+    this.log = new RequestLog(limits);
     this.url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
     this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -120,7 +131,8 @@ export class WalletSimulator {
       });
     });
     const port = (server.address() as AddressInfo).port;
-    const simulator = new WalletSimulator(server, host, port, pathPrefix, options.now, options.tls ? 'https' : 'http', options.intercept);
+    const limits = { ...REQUEST_LOG_LIMITS, ...options.requestLog };
+    const simulator = new WalletSimulator(server, host, port, pathPrefix, options.now, options.tls ? 'https' : 'http', options.intercept, limits);
     for (const rule of options.brokenRules ?? []) simulator.breakRule(rule);
     return simulator;
   }
@@ -135,6 +147,16 @@ export class WalletSimulator {
 
   get brokenRules(): BrokenRule[] {
     return [...this.ledger.broken];
+  }
+
+  // the requests kept, oldest first: the latest within the log's limits (request-log.ts)
+  get requests(): readonly RecordedRequest[] {
+    return this.log.entries;
+  }
+
+  // what the request log holds and has dropped, and its limits
+  get requestLog(): { received: number; kept: number; keptBytes: number; dropped: number; limits: RequestLogLimits } {
+    return { received: this.log.received, kept: this.log.entries.length, keptBytes: this.log.bytes, dropped: this.log.dropped, limits: this.log.limits };
   }
 
   get transactions(): LedgerEntry[] {
@@ -194,7 +216,7 @@ export class WalletSimulator {
   reset(): void {
     this.ledger.reset();
     this.faults.clear();
-    this.requests.length = 0;
+    this.log.clear();
     this.violations = [];
   }
 
@@ -215,7 +237,7 @@ export class WalletSimulator {
       try {
         this.dispatch(req, res, body, size);
       } catch (error) {
-        this.violations.push(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
+        this.finding(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
         if (!res.headersSent) res.writeHead(500).end();
       }
     });
@@ -228,35 +250,40 @@ export class WalletSimulator {
     const rawBody = body.toString('utf8');
     const parsed = parseJson(rawBody);
     const signatureProblem = this.signatureProblem(req, method, path, body);
+    // D24: of a request nobody signed, only the start of the body is kept
+    const keep = this.log.limits.unauthenticatedBodyBytes;
+    const cut = signatureProblem !== undefined && body.length > keep;
+    const keptBody = cut ? body.subarray(0, keep).toString('utf8') : rawBody;
     const record: RecordedRequest = {
       receivedAt: new Date(),
       method,
       path,
       endpoint,
       headers: req.headers,
-      rawBody,
-      body: parsed,
+      rawBody: keptBody,
+      bodyBytes: size,
+      body: cut ? undefined : parsed,
       signatureValid: signatureProblem === undefined,
       response: 'pending',
     };
-    this.requests.push(record);
+    this.log.add(record);
     const where = `${method} ${path}`;
-    if (signatureProblem !== undefined) this.violations.push(`${where}: ${signatureProblem}`);
+    if (signatureProblem !== undefined) this.finding(`${where}: ${signatureProblem}`);
 
     if (endpoint === null) {
-      this.violations.push(`${where}: not a wallet endpoint`);
+      this.finding(`${where}: not a wallet endpoint`);
       return this.sendPlain(res, record, 404);
     }
     if (method !== 'POST') {
-      this.violations.push(`${where}: wallet endpoints take POST only (4.2)`);
+      this.finding(`${where}: wallet endpoints take POST only (4.2)`);
       return this.sendPlain(res, record, 405);
     }
     if (size > MAX_BODY_BYTES) {
-      this.violations.push(`${where}: body of ${size} bytes exceeds ${MAX_BODY_BYTES}`);
+      this.finding(`${where}: body of ${size} bytes exceeds ${MAX_BODY_BYTES}`);
       return this.sendPlain(res, record, 413);
     }
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      this.violations.push(`${where}: content-type is not application/json`);
+      this.finding(`${where}: content-type is not application/json`);
     }
 
     const echo = requestUuidOf(parsed);
@@ -322,16 +349,16 @@ export class WalletSimulator {
       return { httpStatus: 401, body: { status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: echo } };
     }
     if (parsed === undefined) {
-      this.violations.push(`${where}: body is not JSON`);
+      this.finding(`${where}: body is not JSON`);
       return { httpStatus: 200, body: { status: 'RS_ERROR_WRONG_SYNTAX', requestUuid: echo, message: 'body is not JSON' } };
     }
     const validation = validateWalletRequest(endpoint, parsed);
     if (!validation.ok) {
-      this.violations.push(`${where}: ${validation.status}: ${validation.message}`);
+      this.finding(`${where}: ${validation.status}: ${validation.message}`);
       return { httpStatus: 200, body: { status: validation.status, requestUuid: echo, message: validation.message } };
     }
     const outcome = this.ledger.handle(validation.request, rawBody);
-    this.violations.push(...outcome.violations);
+    for (const violation of outcome.violations) this.finding(violation);
     return { httpStatus: 200, body: outcome.response };
   }
 
@@ -355,6 +382,11 @@ export class WalletSimulator {
     if (secret === undefined) return `unknown key id ${kid}`;
     if (!signatureMatches(sign(secret, method, path, timestamp, body), signature)) return 'signature mismatch';
     return undefined;
+  }
+
+  // D24: the findings are bounded like the requests (request-log.ts)
+  private finding(text: string): void {
+    addFinding(this.violations, text, this.log.limits.maxEntries);
   }
 
   private takeFault(endpoint: WalletEndpoint): WalletFault | undefined {
@@ -441,7 +473,8 @@ export class WalletSimulator {
     }
     res.writeHead(httpStatus, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
     res.end(body);
-    record.response = { httpStatus, body, ...(status === undefined ? {} : { status }) };
+    const kept = Buffer.byteLength(body) > KEPT_ANSWER_BYTES ? Buffer.from(body).subarray(0, KEPT_ANSWER_BYTES).toString('utf8') : body;
+    record.response = { httpStatus, body: kept, ...(status === undefined ? {} : { status }) };
   }
 }
 
