@@ -1,4 +1,5 @@
-import type { RecordedRequest } from './wallet-simulator.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WalletEndpoint } from './ledger.js';
 
 // The wallet simulator's memory of the requests it received (D24, D35). The sandbox
 // (`npm run sandbox`) is a long-lived process that anyone who can reach its port may send
@@ -7,6 +8,29 @@ import type { RecordedRequest } from './wallet-simulator.js';
 // maxBytes of them, the oldest dropped first; of a request whose signature did not verify
 // it keeps only the first unauthenticatedBodyBytes of the body (the parsed body only when
 // the whole of it was kept). Findings (violations) are bounded the same way.
+
+export type SentResponse = {
+  httpStatus: number;
+  status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
+  body: string; // at most its first KiB; for an endless or trickled answer, of what was written before the connection closed
+  bytesSent?: number; // an endless or trickled answer: the body bytes written before the connection closed
+};
+
+export type RecordedRequest = {
+  receivedAt: Date;
+  method: string;
+  path: string; // as seen by the server, without the query string
+  endpoint: WalletEndpoint | null; // null for a path that is not a wallet endpoint
+  headers: IncomingHttpHeaders;
+  // the body as received; of a request whose signature did not verify, only its first
+  // unauthenticatedBodyBytes (RequestLogLimits)
+  rawBody: string;
+  bodyBytes: number; // the size of the body received, whatever was kept of it
+  body: unknown; // the parsed JSON of rawBody, undefined when it is not JSON (or was cut)
+  signatureValid: boolean;
+  // 'pending' while a delayed answer waits; 'no_response' when nothing was (or will be) sent
+  response: SentResponse | 'pending' | 'no_response';
+};
 
 export type RequestLogLimits = {
   maxEntries: number;

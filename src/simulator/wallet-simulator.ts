@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
-import { KEPT_ANSWER_BYTES, REQUEST_LOG_LIMITS, RequestLog, addFinding, type RequestLogLimits } from './request-log.js';
+import {
+  KEPT_ANSWER_BYTES,
+  REQUEST_LOG_LIMITS,
+  RequestLog,
+  addFinding,
+  type RecordedRequest,
+  type RequestLogLimits,
+  type SentResponse,
+} from './request-log.js';
 import {
   WALLET_ENDPOINTS,
   WalletLedger,
@@ -23,7 +31,7 @@ import {
 
 export type { BrokenRule, LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
 export { BROKEN_RULES } from './ledger.js';
-export { REQUEST_LOG_LIMITS, type RequestLogLimits } from './request-log.js';
+export { REQUEST_LOG_LIMITS, type RecordedRequest, type RequestLogLimits, type SentResponse } from './request-log.js';
 
 export type WalletFault =
   // answer with this RS_ status (no ledger effect), with HTTP 200 or the given HTTP status (a
@@ -57,29 +65,6 @@ export type SimulatorOptions = {
   // D24, D35: how much of the requests received is kept (request-log.ts); REQUEST_LOG_LIMITS
   // where not given
   requestLog?: Partial<RequestLogLimits>;
-};
-
-export type SentResponse = {
-  httpStatus: number;
-  status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
-  body: string; // at most its first KiB; for an endless or trickled answer, of what was written before the connection closed
-  bytesSent?: number; // an endless or trickled answer: the body bytes written before the connection closed
-};
-
-export type RecordedRequest = {
-  receivedAt: Date;
-  method: string;
-  path: string; // as seen by the server, without the query string
-  endpoint: WalletEndpoint | null; // null for a path that is not a wallet endpoint
-  headers: IncomingHttpHeaders;
-  // the body as received; of a request whose signature did not verify, only its first
-  // REQUEST_LOG_LIMITS.unauthenticatedBodyBytes (request-log.ts)
-  rawBody: string;
-  bodyBytes: number; // the size of the body received, whatever was kept of it
-  body: unknown; // the parsed JSON of rawBody, undefined when it is not JSON (or was cut)
-  signatureValid: boolean;
-  // 'pending' while a delayed answer waits; 'no_response' when nothing was (or will be) sent
-  response: SentResponse | 'pending' | 'no_response';
 };
 
 // contract 5.2 / 8.1
