@@ -75,7 +75,7 @@ type ActiveFault = { fault: WalletFault; remaining: number | undefined };
 
 export class WalletSimulator {
   readonly url: string;
-  // what a correct service would never send, the latest first-in-first-out (request-log.ts)
+  // what a correct service would never send: the latest, bounded like the requests (request-log.ts)
   violations: string[] = [];
   private readonly log: RequestLog;
 
