@@ -73,7 +73,9 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     `floors p50: postgres commit ${floors.postgresCommitMs.p50} ms, redis ping ${floors.redisPingMs.p50} ms, loopback http ${floors.loopbackHttpMs.p50} ms`,
   );
 
-  const wallet = await WalletSimulator.start();
+  // the analysis reads every wallet call of the run (a run is finite, and signed only by
+  // the service), so the simulator keeps them all rather than the latest ones
+  const wallet = await WalletSimulator.start({ requestLog: { maxEntries: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY } });
   const answers = new WalletAnswerTimes();
   cleanup.push(() => wallet.close(), () => answers.close());
   // a delay fault without `times` stays on: every answer of every endpoint comes that late

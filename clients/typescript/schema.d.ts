@@ -3135,7 +3135,7 @@ export interface operations {
         };
         responses: {
             /**
-             * @description Any 2xx with this JSON body is taken at its word (D13). What the service does on each status for /wallet/balance (contract 7.1):
+             * @description Any 2xx with this JSON body is taken at its word, and so is a 4xx whose status is a refusal (not RS_OK or RS_ERROR_DUPLICATE_TRANSACTION), such as 401 with RS_ERROR_INVALID_SIGNATURE (D13). What the service does on each status for /wallet/balance (contract 7.1):
              *
              *     | status | class | what the service does |
              *     |---|---|---|
@@ -3163,7 +3163,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletResponse"];
                 };
             };
-            /** @description Any other answer (a non-2xx status, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
+            /** @description Any other answer (a 5xx or any status but a 2xx or 4xx, a 4xx claiming success, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3187,7 @@ export interface operations {
         };
         responses: {
             /**
-             * @description Any 2xx with this JSON body is taken at its word (D13). What the service does on each status for /wallet/bet (contract 7.1):
+             * @description Any 2xx with this JSON body is taken at its word, and so is a 4xx whose status is a refusal (not RS_OK or RS_ERROR_DUPLICATE_TRANSACTION), such as 401 with RS_ERROR_INVALID_SIGNATURE (D13). What the service does on each status for /wallet/bet (contract 7.1):
              *
              *     | status | class | what the service does |
              *     |---|---|---|
@@ -3215,7 +3215,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletResponse"];
                 };
             };
-            /** @description Any other answer (a non-2xx status, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
+            /** @description Any other answer (a 5xx or any status but a 2xx or 4xx, a 4xx claiming success, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +3239,7 @@ export interface operations {
         };
         responses: {
             /**
-             * @description Any 2xx with this JSON body is taken at its word (D13). What the service does on each status for /wallet/win (contract 7.1):
+             * @description Any 2xx with this JSON body is taken at its word, and so is a 4xx whose status is a refusal (not RS_OK or RS_ERROR_DUPLICATE_TRANSACTION), such as 401 with RS_ERROR_INVALID_SIGNATURE (D13). What the service does on each status for /wallet/win (contract 7.1):
              *
              *     | status | class | what the service does |
              *     |---|---|---|
@@ -3267,7 +3267,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletResponse"];
                 };
             };
-            /** @description Any other answer (a non-2xx status, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
+            /** @description Any other answer (a 5xx or any status but a 2xx or 4xx, a 4xx claiming success, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3291,7 +3291,7 @@ export interface operations {
         };
         responses: {
             /**
-             * @description Any 2xx with this JSON body is taken at its word (D13). What the service does on each status for /wallet/rollback (contract 7.1):
+             * @description Any 2xx with this JSON body is taken at its word, and so is a 4xx whose status is a refusal (not RS_OK or RS_ERROR_DUPLICATE_TRANSACTION), such as 401 with RS_ERROR_INVALID_SIGNATURE (D13). What the service does on each status for /wallet/rollback (contract 7.1):
              *
              *     | status | class | what the service does |
              *     |---|---|---|
@@ -3319,7 +3319,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletResponse"];
                 };
             };
-            /** @description Any other answer (a non-2xx status, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
+            /** @description Any other answer (a 5xx or any status but a 2xx or 4xx, a 4xx claiming success, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not echo the request, more than 64 KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN (or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24). */
             default: {
                 headers: {
                     [name: string]: unknown;

@@ -624,13 +624,15 @@ function walletWebhook(endpoint: WalletEndpoint): Json {
       responses: {
         '200': {
           description:
-            `Any 2xx with this JSON body is taken at its word (D13). What the service does on each status for /wallet/${endpoint} ` +
+            `Any 2xx with this JSON body is taken at its word, and so is a 4xx whose status is a refusal (not RS_OK or ` +
+            `RS_ERROR_DUPLICATE_TRANSACTION), such as 401 with RS_ERROR_INVALID_SIGNATURE (D13). What the service does on each status for /wallet/${endpoint} ` +
             `(contract 7.1):\n\n${walletStatusTable(endpoint)}`,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/WalletResponse' } } },
         },
         default: {
           description:
-            'Any other answer (a non-2xx status, a body that is not a JSON object, a missing or unknown status, a requestUuid that does not ' +
+            'Any other answer (a 5xx or any status but a 2xx or 4xx, a 4xx claiming success, a body that is not a JSON object, a missing or ' +
+            'unknown status, a requestUuid that does not ' +
             `echo the request, more than ${WALLET_ANSWER_MAX_BYTES / 1024} KiB) or none within the timeout is uncertain: RS_ERROR_UNKNOWN ` +
             '(or RS_ERROR_TIMEOUT), as in the table above (contract 7.1, D13, D24).',
         },

@@ -10,7 +10,7 @@
 // MicroAmount string.
 
 import { MAX_MICRO, isMicroAmount, parseMicro } from './money.js';
-import { isRsStatus, type WalletEndpoint } from './wallet-status.js';
+import { isRsStatus, statusOfAnswer, type WalletEndpoint } from './wallet-status.js';
 
 // D38: stable names, in the order they are printed
 export const WALLET_CHECKS = [
@@ -86,8 +86,8 @@ export type WalletCheckResult = { name: WalletCheckName; passed: boolean; detail
 
 // A wallet's answer as the check reads it. `status` is the RS_ status of a JSON object
 // answer, whatever its HTTP status; `serviceStatus` is what the service would take it for
-// (contract 2.10, D13: anything but a 2xx JSON object with a known status is
-// RS_ERROR_UNKNOWN). The requestUuid echo is judged by its own check, not folded in here,
+// (contract 2.10, D13: a JSON object with a known status, with a 2xx or, for a refusal, a
+// 4xx; anything else is RS_ERROR_UNKNOWN). The requestUuid echo is judged by its own check, not folded in here,
 // so that one missing echo does not hide every other rule.
 export type ReadAnswer = {
   httpStatus?: number;
@@ -114,10 +114,12 @@ export function readAnswer(outcome: WalletCheckOutcome): ReadAnswer {
   const status = typeof body.status === 'string' ? body.status : undefined;
   const read = { httpStatus, body, ...(status === undefined ? {} : { status }) };
   if (!isRsStatus(status)) return { ...read, serviceStatus: 'RS_ERROR_UNKNOWN', problem: `unknown status ${JSON.stringify(body.status ?? null)}` };
-  if (httpStatus < 200 || httpStatus > 299) {
-    return { ...read, serviceStatus: 'RS_ERROR_UNKNOWN', problem: `${status} with HTTP ${httpStatus}: the service takes any non-2xx answer as RS_ERROR_UNKNOWN` };
+  // as the service reads it (D13): a 2xx, or a 4xx that refuses; a 5xx or a 4xx claiming success is not
+  const judged = statusOfAnswer(httpStatus, status);
+  if (judged.problem !== undefined) {
+    return { ...read, serviceStatus: 'RS_ERROR_UNKNOWN', problem: `${status} with HTTP ${httpStatus}: the service takes it as RS_ERROR_UNKNOWN` };
   }
-  return { ...read, serviceStatus: status };
+  return { ...read, serviceStatus: judged.status };
 }
 
 // The balance of an answer to /wallet/balance, or why it cannot be read. Only an RS_OK
@@ -241,19 +243,23 @@ export function evaluate(run: WalletCheckRun): WalletCheckResult[] {
 
   const results: WalletCheckResult[] = [];
 
-  // contract 5.2: a wallet refuses a bad signature. Any HTTP status will do here (the
-  // service sends nothing it has not signed), but the answer must say why and move nothing.
+  // contract 5.2: a wallet refuses a bad signature RS_ERROR_INVALID_SIGNATURE and moves
+  // nothing. The refusal must be one the service reads as such (D13: with a 2xx or a 4xx,
+  // 401 being usual): a 5xx, or a body the service cannot read, would have it roll back and
+  // count a wallet that refused as one that is down.
   {
     const call = step('bad-signature');
     if (!call) results.push(notRun('signature-refused'));
     else {
       const answer = readAnswer(call.outcome);
-      const ok = answer.status === 'RS_ERROR_INVALID_SIGNATURE' && call.deltaMicro === 0n;
+      const ok = answer.serviceStatus === 'RS_ERROR_INVALID_SIGNATURE' && call.deltaMicro === 0n;
       const said = `a bet signed with a wrong secret was answered ${describeAnswer(answer, true)} and ${describeDelta(call.deltaMicro)}`;
       results.push({
         name: 'signature-refused',
         passed: ok,
-        detail: ok ? said : `${said}; contract 5.2: refuse it RS_ERROR_INVALID_SIGNATURE (HTTP 401) and move no money`,
+        detail: ok
+          ? said
+          : `${said}; contract 5.2: refuse it RS_ERROR_INVALID_SIGNATURE in a JSON body echoing the requestUuid, with HTTP 401 (or another 4xx, or 200), and move no money`,
       });
     }
   }

@@ -26,6 +26,25 @@ export const isRsStatus = (value: unknown): value is RsStatus =>
 
 export type WalletEndpoint = 'balance' | 'bet' | 'win' | 'rollback';
 
+// The statuses by which a wallet says the movement happened (contract 7.1: success).
+const SUCCESS_STATUSES: readonly RsStatus[] = ['RS_OK', 'RS_ERROR_DUPLICATE_TRANSACTION'];
+
+// What the HTTP status lets the service take a well-formed answer's RS_ status for
+// (contract 2.10, 7.1, D13). The HTTP status is transport: a 2xx is taken at its word, and so
+// is a 4xx that refuses (docs/wallet-api.md asks for 401 RS_ERROR_INVALID_SIGNATURE; a
+// refusal moved nothing, so reading it as uncertain would send a rollback for nothing and
+// count a wallet that answers as one that is down). A 4xx that claims success contradicts
+// itself, and a 5xx is the wallet saying it does not know (7.1 lists 5xx as uncertain):
+// both, and any other status, are RS_ERROR_UNKNOWN whatever the body says.
+export function statusOfAnswer(httpStatus: number, status: RsStatus): { status: RsStatus; problem?: string } {
+  if (httpStatus >= 200 && httpStatus <= 299) return { status };
+  if (httpStatus >= 400 && httpStatus <= 499) {
+    if (!SUCCESS_STATUSES.includes(status)) return { status };
+    return { status: 'RS_ERROR_UNKNOWN', problem: `HTTP ${httpStatus} with ${status}: a success needs a 2xx` };
+  }
+  return { status: 'RS_ERROR_UNKNOWN', problem: `HTTP ${httpStatus}` };
+}
+
 // What the service does on each class of answer (contract 7.1, D13); the wallet section of
 // the OpenAPI document and docs/errors.md are generated from this table.
 export const STATUS_CLASSES = {

@@ -4,7 +4,7 @@ import type { JSONSchemaType } from 'ajv';
 import { AppError, invalidRequest, notFound, payloadTooLarge, type ErrorBody } from '../platform/errors.js';
 import { STORABLE_TEXT, compile, toInvalidRequest } from '../platform/validation.js';
 import { WALLET_ENDPOINTS, type WalletEndpoint } from './ledger.js';
-import { readBody, type WalletFault, type WalletSimulator } from './wallet-simulator.js';
+import { readBody, type RecordedRequest, type WalletFault, type WalletSimulator } from './wallet-simulator.js';
 
 // The sandbox's admin API (D35, docs/sandbox.md): what an integrator's tests do to the wallet
 // simulator standing in for the operator's wallet, over HTTP on the simulator's own port
@@ -122,13 +122,18 @@ function toFault(fields: FaultFields): WalletFault {
   }
   switch (fields.kind) {
     case 'status':
-      return { kind: 'status', status: fields.status!, ...(fields.message === undefined ? {} : { message: fields.message }) };
+      return {
+        kind: 'status',
+        status: fields.status!,
+        ...(fields.message === undefined ? {} : { message: fields.message }),
+        ...(fields.httpStatus === undefined ? {} : { httpStatus: fields.httpStatus }),
+      };
     case 'http':
       return { kind: 'http', httpStatus: fields.httpStatus! };
     case 'delay':
       return { kind: 'delay', ms: fields.ms! };
     case 'oversize':
-      return { kind: 'oversize', bytes: fields.bytes! };
+      return { kind: 'oversize', bytes: fields.bytes!, ...(fields.httpStatus === undefined ? {} : { httpStatus: fields.httpStatus }) };
     case 'trickle':
       return { kind: 'trickle', intervalMs: fields.intervalMs! };
     default:
@@ -139,7 +144,7 @@ function toFault(fields: FaultFields): WalletFault {
 class Unauthorized extends Error {}
 
 type Answer = { status: number; body: unknown };
-type Route = { method: string; pattern: RegExp; run: (match: RegExpMatchArray, body: () => unknown) => Answer };
+type Route = { method: string; pattern: RegExp; run: (match: RegExpMatchArray, body: () => unknown, query: URLSearchParams) => Answer };
 
 export type AdminOptions = { token: string };
 
@@ -190,7 +195,17 @@ export function adminHandler(wallet: () => WalletSimulator, options: AdminOption
         }),
     },
     // what a correct service would never send (wallet-simulator.ts), and how many calls came
-    { method: 'GET', pattern: /^\/violations$/, run: () => ok({ requests: wallet().requests.length, violations: wallet().violations }) },
+    { method: 'GET', pattern: /^\/violations$/, run: () => ok({ requests: wallet().requestLog.received, violations: wallet().violations }) },
+    // D24: the latest requests the wallet kept (request-log.ts: a bounded log), oldest first
+    {
+      method: 'GET',
+      pattern: /^\/requests$/,
+      run: (_m, _body, query) => {
+        const last = lastOf(query.get('last'));
+        const { received, kept, keptBytes, dropped, limits } = wallet().requestLog;
+        return ok({ received, kept, keptBytes, dropped, limits, requests: wallet().requests.slice(-last).map(requestView) });
+      },
+    },
     // faults: inject one on an endpoint (for `times` calls, else until cleared), list, clear
     { method: 'GET', pattern: /^\/faults$/, run: () => ok({ faults: faultsView(wallet()) }) },
     {
@@ -284,10 +299,39 @@ export function adminHandler(wallet: () => WalletSimulator, options: AdminOption
     };
     for (const candidate of routes) {
       const match = candidate.method === req.method ? candidate.pattern.exec(path) : null;
-      if (match) return candidate.run(match, body);
+      if (match) return candidate.run(match, body, new URL(req.url ?? '', 'http://sandbox').searchParams);
     }
     throw notFound('not_found', 'no such admin route');
   }
+}
+
+// ?last=N: how many of the latest requests GET /admin/requests lists, 1 to 1000, 100 if not given
+const LIST_DEFAULT = 100;
+const LIST_MAX = 1000;
+function lastOf(text: string | null): number {
+  if (text === null) return LIST_DEFAULT;
+  if (!/^[0-9]{1,4}$/.test(text) || Number(text) < 1 || Number(text) > LIST_MAX) {
+    throw invalidRequest('RS_ERROR_WRONG_TYPES', `last must be an integer from 1 to ${LIST_MAX}`, [
+      { path: '/last', keyword: 'maximum', message: `must be an integer from 1 to ${LIST_MAX}` },
+    ]);
+  }
+  return Number(text);
+}
+
+// a request as listed: what was received and answered, never its signature headers
+function requestView(record: RecordedRequest) {
+  const response = typeof record.response === 'object' ? { httpStatus: record.response.httpStatus, status: record.response.status ?? null } : record.response;
+  return {
+    receivedAt: record.receivedAt.toISOString(),
+    method: record.method,
+    path: record.path,
+    endpoint: record.endpoint,
+    signatureValid: record.signatureValid,
+    bodyBytes: record.bodyBytes,
+    body: record.rawBody,
+    bodyCut: Buffer.byteLength(record.rawBody) < record.bodyBytes,
+    response,
+  };
 }
 
 function faultsView(wallet: WalletSimulator) {

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
+import {
+  KEPT_ANSWER_BYTES,
+  REQUEST_LOG_LIMITS,
+  RequestLog,
+  addFinding,
+  type RecordedRequest,
+  type RequestLogLimits,
+  type SentResponse,
+} from './request-log.js';
 import {
   WALLET_ENDPOINTS,
   WalletLedger,
@@ -22,17 +31,22 @@ import {
 
 export type { BrokenRule, LedgerEntry, WalletEndpoint, WalletResponse } from './ledger.js';
 export { BROKEN_RULES } from './ledger.js';
+export { REQUEST_LOG_LIMITS, type RecordedRequest, type RequestLogLimits, type SentResponse } from './request-log.js';
 
 export type WalletFault =
-  | { kind: 'status'; status: string; message?: string } // answer HTTP 200 with this RS_ status (no ledger effect)
-  | { kind: 'http'; httpStatus: number } // answer e.g. 500 with a plain body
+  // answer with this RS_ status (no ledger effect), with HTTP 200 or the given HTTP status (a
+  // refusal with a 4xx, D13)
+  | { kind: 'status'; status: string; message?: string; httpStatus?: number }
+  | { kind: 'http'; httpStatus: number } // answer e.g. 500 with an HTML error page, as a proxy in front of a wallet would
   | { kind: 'invalid_json' } // 200 with a non-JSON body
   | { kind: 'delay'; ms: number } // process normally but answer after ms
   | { kind: 'hang' } // never answer (until the server closes)
   | { kind: 'drop_after_apply' } // apply the ledger effect, then destroy the socket without answering
   | { kind: 'wrong_request_uuid' } // process normally, echo a different requestUuid
   // D24, hostile answers (each processes normally first, so a debit is applied):
-  | { kind: 'oversize'; bytes: number } // the JSON answer padded (in `message`) to at least bytes, with its content-length
+  // the JSON answer padded (in `message`) to at least bytes, with its content-length, and
+  // with httpStatus instead of the answer's own when given
+  | { kind: 'oversize'; bytes: number; httpStatus?: number }
   | { kind: 'endless' } // a chunked answer that never ends: the JSON's start, then padding until the connection closes
   | { kind: 'trickle'; intervalMs: number }; // the JSON answer with its content-length, one byte per intervalMs
 
@@ -48,26 +62,9 @@ export type SimulatorOptions = {
   // D35: a request this handler takes (it answers true) is not the wallet's: neither
   // recorded nor answered by the simulator (the sandbox's admin API, src/simulator/admin.ts)
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
-};
-
-export type SentResponse = {
-  httpStatus: number;
-  status?: string; // the RS_ status of a JSON body; absent for a plain or non-JSON body
-  body: string; // for an endless or trickled answer, what was written before the connection closed (at most its first KiB)
-  bytesSent?: number; // an endless or trickled answer: the body bytes written before the connection closed
-};
-
-export type RecordedRequest = {
-  receivedAt: Date;
-  method: string;
-  path: string; // as seen by the server, without the query string
-  endpoint: WalletEndpoint | null; // null for a path that is not a wallet endpoint
-  headers: IncomingHttpHeaders;
-  rawBody: string;
-  body: unknown; // the parsed JSON, undefined when the body is not JSON
-  signatureValid: boolean;
-  // 'pending' while a delayed answer waits; 'no_response' when nothing was (or will be) sent
-  response: SentResponse | 'pending' | 'no_response';
+  // D24, D35: how much of the requests received is kept (request-log.ts); REQUEST_LOG_LIMITS
+  // where not given
+  requestLog?: Partial<RequestLogLimits>;
 };
 
 // contract 5.2 / 8.1
@@ -78,8 +75,9 @@ type ActiveFault = { fault: WalletFault; remaining: number | undefined };
 
 export class WalletSimulator {
   readonly url: string;
-  readonly requests: RecordedRequest[] = [];
+  // what a correct service would never send: the latest, bounded like the requests (request-log.ts)
   violations: string[] = [];
+  private readonly log: RequestLog;
 
   private readonly ledger: WalletLedger;
   private readonly credentials = new Map<string, string>();
@@ -95,8 +93,10 @@ export class WalletSimulator {
     now: (() => Date) | undefined,
     scheme: 'http' | 'https',
     intercept: SimulatorOptions['intercept'],
+    limits: RequestLogLimits,
   ) {
     this.ledger = new WalletLedger(now);
+    this.log = new RequestLog(limits);
     this.url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${pathPrefix}`;
     this.paths = new Map(WALLET_ENDPOINTS.map((endpoint) => [`${pathPrefix}/wallet/${endpoint}`, endpoint]));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -116,7 +116,8 @@ export class WalletSimulator {
       });
     });
     const port = (server.address() as AddressInfo).port;
-    const simulator = new WalletSimulator(server, host, port, pathPrefix, options.now, options.tls ? 'https' : 'http', options.intercept);
+    const limits = { ...REQUEST_LOG_LIMITS, ...options.requestLog };
+    const simulator = new WalletSimulator(server, host, port, pathPrefix, options.now, options.tls ? 'https' : 'http', options.intercept, limits);
     for (const rule of options.brokenRules ?? []) simulator.breakRule(rule);
     return simulator;
   }
@@ -131,6 +132,16 @@ export class WalletSimulator {
 
   get brokenRules(): BrokenRule[] {
     return [...this.ledger.broken];
+  }
+
+  // the requests kept, oldest first: the latest within the log's limits (request-log.ts)
+  get requests(): readonly RecordedRequest[] {
+    return this.log.entries;
+  }
+
+  // what the request log holds and has dropped, and its limits
+  get requestLog(): { received: number; kept: number; keptBytes: number; dropped: number; limits: RequestLogLimits } {
+    return { received: this.log.received, kept: this.log.entries.length, keptBytes: this.log.bytes, dropped: this.log.dropped, limits: this.log.limits };
   }
 
   get transactions(): LedgerEntry[] {
@@ -190,7 +201,7 @@ export class WalletSimulator {
   reset(): void {
     this.ledger.reset();
     this.faults.clear();
-    this.requests.length = 0;
+    this.log.clear();
     this.violations = [];
   }
 
@@ -211,7 +222,7 @@ export class WalletSimulator {
       try {
         this.dispatch(req, res, body, size);
       } catch (error) {
-        this.violations.push(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
+        this.finding(`simulator error: ${error instanceof Error ? error.stack : String(error)}`);
         if (!res.headersSent) res.writeHead(500).end();
       }
     });
@@ -224,35 +235,40 @@ export class WalletSimulator {
     const rawBody = body.toString('utf8');
     const parsed = parseJson(rawBody);
     const signatureProblem = this.signatureProblem(req, method, path, body);
+    // D24: of a request nobody signed, only the start of the body is kept
+    const keep = this.log.limits.unauthenticatedBodyBytes;
+    const cut = signatureProblem !== undefined && body.length > keep;
+    const keptBody = cut ? body.subarray(0, keep).toString('utf8') : rawBody;
     const record: RecordedRequest = {
       receivedAt: new Date(),
       method,
       path,
       endpoint,
       headers: req.headers,
-      rawBody,
-      body: parsed,
+      rawBody: keptBody,
+      bodyBytes: size,
+      body: cut ? undefined : parsed,
       signatureValid: signatureProblem === undefined,
       response: 'pending',
     };
-    this.requests.push(record);
+    this.log.add(record);
     const where = `${method} ${path}`;
-    if (signatureProblem !== undefined) this.violations.push(`${where}: ${signatureProblem}`);
+    if (signatureProblem !== undefined) this.finding(`${where}: ${signatureProblem}`);
 
     if (endpoint === null) {
-      this.violations.push(`${where}: not a wallet endpoint`);
+      this.finding(`${where}: not a wallet endpoint`);
       return this.sendPlain(res, record, 404);
     }
     if (method !== 'POST') {
-      this.violations.push(`${where}: wallet endpoints take POST only (4.2)`);
+      this.finding(`${where}: wallet endpoints take POST only (4.2)`);
       return this.sendPlain(res, record, 405);
     }
     if (size > MAX_BODY_BYTES) {
-      this.violations.push(`${where}: body of ${size} bytes exceeds ${MAX_BODY_BYTES}`);
+      this.finding(`${where}: body of ${size} bytes exceeds ${MAX_BODY_BYTES}`);
       return this.sendPlain(res, record, 413);
     }
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      this.violations.push(`${where}: content-type is not application/json`);
+      this.finding(`${where}: content-type is not application/json`);
     }
 
     const echo = requestUuidOf(parsed);
@@ -260,13 +276,13 @@ export class WalletSimulator {
     // Faults that replace the whole handling, signature check included.
     switch (fault?.kind) {
       case 'status':
-        return this.sendJson(res, record, 200, {
+        return this.sendJson(res, record, fault.httpStatus ?? 200, {
           status: fault.status,
           requestUuid: echo,
           ...(fault.message === undefined ? {} : { message: fault.message }),
         });
       case 'http':
-        return this.sendPlain(res, record, fault.httpStatus);
+        return this.send(res, record, fault.httpStatus, `<html><body><h1>HTTP ${fault.httpStatus}</h1></body></html>`, 'text/html');
       case 'invalid_json':
         return this.send(res, record, 200, 'this is not JSON {', 'text/html');
       case 'hang':
@@ -294,7 +310,7 @@ export class WalletSimulator {
       case 'oversize': {
         const text = JSON.stringify(response.body);
         const pad = Math.max(0, fault.bytes - Buffer.byteLength(text) - ',"message":""'.length);
-        return this.sendJson(res, record, response.httpStatus, { ...response.body, message: 'x'.repeat(pad) });
+        return this.sendJson(res, record, fault.httpStatus ?? response.httpStatus, { ...response.body, message: 'x'.repeat(pad) });
       }
       case 'endless':
         return this.stream(res, record, response.httpStatus, response.body, { endless: true, intervalMs: 0 });
@@ -318,16 +334,16 @@ export class WalletSimulator {
       return { httpStatus: 401, body: { status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: echo } };
     }
     if (parsed === undefined) {
-      this.violations.push(`${where}: body is not JSON`);
+      this.finding(`${where}: body is not JSON`);
       return { httpStatus: 200, body: { status: 'RS_ERROR_WRONG_SYNTAX', requestUuid: echo, message: 'body is not JSON' } };
     }
     const validation = validateWalletRequest(endpoint, parsed);
     if (!validation.ok) {
-      this.violations.push(`${where}: ${validation.status}: ${validation.message}`);
+      this.finding(`${where}: ${validation.status}: ${validation.message}`);
       return { httpStatus: 200, body: { status: validation.status, requestUuid: echo, message: validation.message } };
     }
     const outcome = this.ledger.handle(validation.request, rawBody);
-    this.violations.push(...outcome.violations);
+    for (const violation of outcome.violations) this.finding(violation);
     return { httpStatus: 200, body: outcome.response };
   }
 
@@ -351,6 +367,11 @@ export class WalletSimulator {
     if (secret === undefined) return `unknown key id ${kid}`;
     if (!signatureMatches(sign(secret, method, path, timestamp, body), signature)) return 'signature mismatch';
     return undefined;
+  }
+
+  // D24: the findings are bounded like the requests (request-log.ts)
+  private finding(text: string): void {
+    addFinding(this.violations, text, this.log.limits.maxEntries);
   }
 
   private takeFault(endpoint: WalletEndpoint): WalletFault | undefined {
@@ -437,7 +458,8 @@ export class WalletSimulator {
     }
     res.writeHead(httpStatus, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
     res.end(body);
-    record.response = { httpStatus, body, ...(status === undefined ? {} : { status }) };
+    const kept = Buffer.byteLength(body) > KEPT_ANSWER_BYTES ? Buffer.from(body).subarray(0, KEPT_ANSWER_BYTES).toString('utf8') : body;
+    record.response = { httpStatus, body: kept, ...(status === undefined ? {} : { status }) };
   }
 }
 

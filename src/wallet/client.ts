@@ -8,7 +8,7 @@ import { CredentialUnreadableError, revealSecret } from './credentials.js';
 import { OutboundHttp, type SendOutcome as OutboundOutcome } from './outbound.js';
 import type { CircuitBreaker } from './circuit.js';
 import { AuditLog, CIRCUIT_OPEN_ERROR, type AuditCompletion, type WalletTargetRow } from './audit.js';
-import { classifyStatus, isRsStatus, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
+import { classifyStatus, isRsStatus, statusOfAnswer, type RsStatus, type StatusClass, type WalletEndpoint } from '../domain/wallet-status.js';
 
 // D24: a wallet's answer is untrusted in size. One larger than this is cut off and taken as
 // RS_ERROR_UNKNOWN (uncertain); a string from it is truncated before it is logged or stored.
@@ -238,8 +238,11 @@ export class WalletClient {
     const status: RsStatus =
       outcome.kind === 'timeout' || outcome.kind === 'circuit_open' ? 'RS_ERROR_TIMEOUT' : (parsed?.status ?? 'RS_ERROR_UNKNOWN');
     const statusClass = classifyStatus(status, input.endpoint);
-    // D13: only uncertain answers count against the circuit; an open circuit's own refusal
-    // is not an answer
+    // D13, contract 3.4: only uncertain answers count against the circuit; an open
+    // circuit's own refusal is not an answer. A definite answer, a refusal included and
+    // whatever its HTTP status (a 401 RS_ERROR_INVALID_SIGNATURE, fatal in contract 7.1), is
+    // the wallet up and answering, so it resets the count: a misconfigured credential is an
+    // alert to act on (7.1), not an outage for the circuit to shield the wallet from.
     if (outcome.kind !== 'circuit_open') await this.circuit.record(input.operatorId, input.endpoint, statusClass !== 'uncertain');
     else this.metrics.circuitRejections.inc({ endpoint: input.endpoint });
     const error = outcome.kind === 'response' ? parsed?.problem : outcome.error;
@@ -286,22 +289,35 @@ export class WalletClient {
 
 type ParsedResponse = { status: RsStatus; balanceMicro?: bigint; currency?: string; message?: string; problem?: string };
 
-// D13: HTTP 200 with a known RS_ status is taken at its word; non-2xx, a body that is not
-// JSON, a missing or unknown status, or a requestUuid that does not echo ours is
-// RS_ERROR_UNKNOWN. balanceMicro is only ever read as a MicroAmount string.
+// D13: a JSON object with a known RS_ status that echoes our requestUuid is read, then its
+// HTTP status says whether it may be taken at its word (statusOfAnswer: a 2xx, or a 4xx that
+// refuses); a body that is not JSON, a missing or unknown status, a requestUuid that does not
+// echo ours, a 5xx or a 4xx claiming success is RS_ERROR_UNKNOWN. The answer reaching here
+// is within the size cap and the timeout whatever its HTTP status (outbound.ts, D24);
+// balanceMicro is only ever read as a MicroAmount string.
 export function parseWalletResponse(httpStatus: number, text: string, requestUuid: string): ParsedResponse {
-  if (httpStatus < 200 || httpStatus > 299) return { status: 'RS_ERROR_UNKNOWN', problem: `HTTP ${httpStatus}` };
+  const read = readAnswerBody(text, requestUuid);
+  if ('problem' in read) {
+    const success = httpStatus >= 200 && httpStatus <= 299;
+    return { status: 'RS_ERROR_UNKNOWN', problem: success ? read.problem : `HTTP ${httpStatus}: ${read.problem}` };
+  }
+  const judged = statusOfAnswer(httpStatus, read.status);
+  if (judged.problem !== undefined) return { status: 'RS_ERROR_UNKNOWN', problem: judged.problem };
+  return { ...read, status: judged.status };
+}
+
+function readAnswerBody(text: string, requestUuid: string): Omit<ParsedResponse, 'problem'> | { problem: string } {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { status: 'RS_ERROR_UNKNOWN', problem: 'response is not JSON' };
+    return { problem: 'response is not JSON' };
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { status: 'RS_ERROR_UNKNOWN', problem: 'response is not a JSON object' };
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { problem: 'response is not a JSON object' };
   const fields = body as Record<string, unknown>;
-  if (!isRsStatus(fields.status)) return { status: 'RS_ERROR_UNKNOWN', problem: `unknown status ${shownValue(fields.status)}` };
+  if (!isRsStatus(fields.status)) return { problem: `unknown status ${shownValue(fields.status)}` };
   if (typeof fields.requestUuid !== 'string' || fields.requestUuid.toLowerCase() !== requestUuid) {
-    return { status: 'RS_ERROR_UNKNOWN', problem: 'requestUuid does not echo the request' };
+    return { problem: 'requestUuid does not echo the request' };
   }
   return {
     status: fields.status,

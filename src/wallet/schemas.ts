@@ -58,9 +58,10 @@ export const WALLET_REQUEST_SCHEMAS: Record<WalletEndpoint, Schema> = {
   }),
 };
 
-// contract 2.10, D13: what the service reads of an answer. A 2xx JSON object whose status is
-// a known RS_ value and whose requestUuid echoes the request is taken at its word; anything
-// else is RS_ERROR_UNKNOWN (uncertain).
+// contract 2.10, D13: what the service reads of an answer. A JSON object whose status is a
+// known RS_ value and whose requestUuid echoes the request is taken at its word with a 2xx,
+// or with a 4xx when its status is a refusal (statusOfAnswer); anything else is
+// RS_ERROR_UNKNOWN (uncertain).
 export const walletResponseSchema: Schema = {
   type: 'object',
   required: ['status', 'requestUuid'],

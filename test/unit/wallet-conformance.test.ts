@@ -104,11 +104,24 @@ describe('wallet conformance check, pure rules (D38)', () => {
       });
     });
 
-    it('reads the status of a non-2xx answer but says the service would take it as RS_ERROR_UNKNOWN', () => {
+    it('takes a 4xx refusal at its word, as the service does', () => {
       const answer = readAnswer({ kind: 'answer', httpStatus: 401, text: '{"status":"RS_ERROR_INVALID_SIGNATURE","requestUuid":""}' });
-      expect(answer.status).to.equal('RS_ERROR_INVALID_SIGNATURE');
-      expect(answer.serviceStatus).to.equal('RS_ERROR_UNKNOWN');
-      expect(answer.problem).to.include('HTTP 401');
+      expect(answer).to.include({ status: 'RS_ERROR_INVALID_SIGNATURE', serviceStatus: 'RS_ERROR_INVALID_SIGNATURE' });
+      expect(answer.problem).to.equal(undefined);
+    });
+
+    it('reads the status of a 5xx, or of a 4xx claiming success, but says the service would take it as RS_ERROR_UNKNOWN', () => {
+      for (const [httpStatus, status] of [
+        [500, 'RS_ERROR_INVALID_SIGNATURE'],
+        [503, 'RS_OK'],
+        [400, 'RS_OK'],
+        [302, 'RS_ERROR_INVALID_SIGNATURE'],
+      ] as const) {
+        const answer = readAnswer({ kind: 'answer', httpStatus, text: JSON.stringify({ status, requestUuid: '' }) });
+        expect(answer.status).to.equal(status);
+        expect(answer.serviceStatus, `${status} with HTTP ${httpStatus}`).to.equal('RS_ERROR_UNKNOWN');
+        expect(answer.problem).to.include(`HTTP ${httpStatus}`);
+      }
     });
 
     it('takes no JSON, not an object, an unknown status and no answer as RS_ERROR_UNKNOWN', () => {
@@ -167,6 +180,22 @@ describe('wallet conformance check, pure rules (D38)', () => {
       // refused but the money moved
       expect(failing(conformingRun({ 'bad-signature': (c) => ({ ...c, deltaMicro: -STAKE }) }))).to.include('signature-refused');
       expect(failing(conformingRun({ 'bad-signature': (c) => answered(c, { status: 'RS_ERROR_INVALID_SIGNATURE' }) }))).to.deep.equal([]);
+      expect(failing(conformingRun({ 'bad-signature': (c) => answered(c, { status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 403 }) }))).to.deep.equal([]);
+    });
+
+    it('signature-refused: any answer but the documented refusal fails, even when no money moved', () => {
+      const wrong: [string, Answer][] = [
+        ['200 RS_OK', { status: 'RS_OK' }],
+        ['200 RS_ERROR_UNKNOWN', { status: 'RS_ERROR_UNKNOWN' }],
+        ['500 RS_ERROR_INVALID_SIGNATURE', { status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 500 }],
+        ['401 with an HTML page', { httpStatus: 401, text: '<html>Unauthorized</html>' }],
+        ['500 with an HTML page', { httpStatus: 500, text: '<html>Internal Server Error</html>' }],
+      ];
+      for (const [name, answer] of wrong) {
+        const run = conformingRun({ 'bad-signature': (c) => answered(c, answer) });
+        expect(failing(run), name).to.include('signature-refused');
+        expect(detailOf(run, 'signature-refused'), name).to.include('RS_ERROR_INVALID_SIGNATURE in a JSON body');
+      }
     });
 
     it('bet-idempotent-request: a repeat answered differently, or debiting again, fails', () => {
@@ -191,8 +220,8 @@ describe('wallet conformance check, pure rules (D38)', () => {
         ['rollback', 'rollback-known', (c) => ({ ...c, deltaMicro: 0n })],
         ['rollback-unknown', 'rollback-unknown', (c) => answered(c, { status: 'RS_ERROR_UNKNOWN' })],
         ['bet-after-rollback', 'debit-after-rollback', (c) => answered(c, {}, { deltaMicro: -STAKE })],
-        // a clean refusal must be HTTP 200: the service takes a 402 as RS_ERROR_UNKNOWN
-        ['bet-over-balance', 'not-enough-money', (c) => answered(c, { status: 'RS_ERROR_NOT_ENOUGH_MONEY', httpStatus: 402 })],
+        // a clean refusal must be HTTP 200 or a 4xx: the service takes a 503 as RS_ERROR_UNKNOWN (D13)
+        ['bet-over-balance', 'not-enough-money', (c) => answered(c, { status: 'RS_ERROR_NOT_ENOUGH_MONEY', httpStatus: 503 })],
       ];
       for (const [step, name, change] of cases) {
         const run = conformingRun({ [step]: change });

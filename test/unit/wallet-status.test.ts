@@ -74,11 +74,31 @@ describe('parseWalletResponse (D13)', () => {
     expect(refused.problem).to.equal(undefined);
   });
 
+  // docs/wallet-api.md asks for 401 RS_ERROR_INVALID_SIGNATURE: a 4xx that refuses is taken
+  // at its word, with its fields read as a 200's (contract 2.10, 7.1, D13)
+  it('takes a 4xx with a well-formed refusal at its word', () => {
+    const refusals = RS_STATUSES.filter((status) => status !== 'RS_OK' && status !== 'RS_ERROR_DUPLICATE_TRANSACTION');
+    for (const httpStatus of [400, 401, 402, 403, 404, 409, 422, 429, 499]) {
+      for (const status of refusals) {
+        const parsed = parseWalletResponse(httpStatus, body({ status, message: 'no' }), uuid);
+        expect(parsed, `${status} with HTTP ${httpStatus}`).to.deep.equal({ status, balanceMicro: undefined, currency: undefined, message: 'no' });
+      }
+    }
+    expect(parseWalletResponse(401, body({ status: 'RS_ERROR_INVALID_SIGNATURE', message: 'x'.repeat(300) }), uuid).message).to.have.length(256);
+    expect(parseWalletResponse(402, body({ status: 'RS_ERROR_NOT_ENOUGH_MONEY', balanceMicro: '5' }), uuid).balanceMicro).to.equal(5n);
+  });
+
   const unknown: [string, number, string][] = [
     ['HTTP 500 even with an RS_OK body', 500, body({ status: 'RS_OK', balanceMicro: '100' })],
     ['HTTP 502', 502, body({ status: 'RS_OK' })],
     ['HTTP 404', 404, body({ status: 'RS_OK' })],
-    ['HTTP 401 with an RS_ body', 401, body({ status: 'RS_ERROR_INVALID_SIGNATURE' })],
+    ['HTTP 401 claiming success', 401, body({ status: 'RS_OK' })],
+    ['HTTP 409 with RS_ERROR_DUPLICATE_TRANSACTION', 409, body({ status: 'RS_ERROR_DUPLICATE_TRANSACTION' })],
+    ['HTTP 500 with a refusal', 500, body({ status: 'RS_ERROR_INVALID_SIGNATURE' })],
+    ['HTTP 503 with RS_ERROR_NOT_ENOUGH_MONEY', 503, body({ status: 'RS_ERROR_NOT_ENOUGH_MONEY' })],
+    ['HTTP 401 with an HTML page', 401, '<html><body>Unauthorized</body></html>'],
+    ['HTTP 401 with another requestUuid', 401, JSON.stringify({ status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: randomUUID() })],
+    ['HTTP 301 with a refusal', 301, body({ status: 'RS_ERROR_INVALID_SIGNATURE' })],
     ['HTTP 302', 302, body({ status: 'RS_OK' })],
     ['HTTP 199', 199, body({ status: 'RS_OK' })],
     ['a body that is not JSON', 200, 'OK'],

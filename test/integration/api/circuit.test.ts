@@ -53,6 +53,22 @@ describe('wallet circuit breaker per (operator, endpoint)', () => {
     expect((await operator.launch()).status, 'still closed after 4 + 4 failures with a healthy answer between').to.equal(200);
   });
 
+  // contract 3.4, 7.1, D13: a refusal with a 4xx is a definite answer (fatal, nothing to
+  // undo), not the wallet being down
+  it('a 401 RS_ERROR_INVALID_SIGNATURE answer resets the count like any definite answer', async () => {
+    const operator = await h.onboard();
+    h.wallet.setFault('balance', { kind: 'http', httpStatus: 500 }, 4);
+    for (let i = 0; i < 4; i++) await operator.launch();
+    h.wallet.setFault('balance', { kind: 'status', status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 401 }, 1);
+    const refused = await operator.launch();
+    expect(refused.status).to.equal(502);
+    expect(refused.body.error).to.equal('wallet_rejected');
+    h.wallet.setFault('balance', { kind: 'http', httpStatus: 500 }, 4);
+    for (let i = 0; i < 4; i++) expect((await operator.launch()).body.error).to.equal('wallet_unavailable');
+    h.wallet.setFault('balance', null);
+    expect((await operator.launch()).status, 'still closed after 4 + 4 failures with a refusal between').to.equal(200);
+  });
+
   it('after 30 s lets exactly one probe through; its success closes the circuit', async () => {
     const operator = await h.onboard();
     await openCircuit(operator);

@@ -96,6 +96,15 @@ describe('hostile wallet answers (D24)', function () {
     expect(call.httpStatus).to.equal(200);
   });
 
+  // D13: a 4xx answer is read for its status, but within the same cap (D24)
+  it('a 1 MB answer with HTTP 401: refused on the header like a 200, RS_ERROR_UNKNOWN, the debit rolled back', async () => {
+    const { call } = await uncertainDebit({ kind: 'oversize', bytes: 1024 * 1024, httpStatus: 401 }, 'wallet_rejected:RS_ERROR_UNKNOWN', {
+      status: 'RS_ERROR_UNKNOWN',
+      error: /^answer of 10485\d\d bytes \(content-length\) over the 65536-byte cap$/,
+    });
+    expect(call.httpStatus).to.equal(401);
+  });
+
   it('an endless chunked answer: cut off at the cap before the timeout, RS_ERROR_UNKNOWN, the debit rolled back', async () => {
     const { call, sent } = await uncertainDebit({ kind: 'endless' }, 'wallet_rejected:RS_ERROR_UNKNOWN', {
       // not RS_ERROR_TIMEOUT: the call ended on the cap, not on the clock

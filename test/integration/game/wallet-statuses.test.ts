@@ -156,7 +156,7 @@ describe('wallet statuses (contract 7.1, D13)', function () {
       // the simulator applied the debit before the answer went wrong (then the rollback refunds it)
       debited?: true;
     };
-    const status = (s: string): WalletFault => ({ kind: 'status', status: s });
+    const status = (s: string, httpStatus?: number): WalletFault => ({ kind: 'status', status: s, ...(httpStatus === undefined ? {} : { httpStatus }) });
     const answered = (s: string) => ({ status: s, httpStatus: 200 });
     const cases: BetCase[] = [
       { title: 'RS_OK', fault: status('RS_OK'), accepted: true, audit: answered('RS_OK') },
@@ -177,7 +177,13 @@ describe('wallet statuses (contract 7.1, D13)', function () {
       { title: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST', fault: status('RS_ERROR_TRANSACTION_DOES_NOT_EXIST'), reason: 'wallet_rejected:RS_ERROR_TRANSACTION_DOES_NOT_EXIST', alert: true, audit: answered('RS_ERROR_TRANSACTION_DOES_NOT_EXIST') },
       // D13: the transport failures and malformed answers are RS_ERROR_UNKNOWN
       { title: 'an unknown status string', fault: status('RS_ERROR_SOMETHING_NEW'), reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 200, error: /unknown status "RS_ERROR_SOMETHING_NEW"/ } },
-      { title: 'HTTP 500', fault: { kind: 'http', httpStatus: 500 }, reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 500, error: /HTTP 500/ } },
+      { title: 'HTTP 500 with an HTML page', fault: { kind: 'http', httpStatus: 500 }, reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 500, error: /HTTP 500: response is not JSON/ } },
+      // D13: a 4xx that refuses is read like a 200 (docs/wallet-api.md asks for 401 on a bad
+      // signature): fatal, nothing to undo; a 5xx or a 4xx claiming success stays uncertain
+      { title: 'RS_ERROR_INVALID_SIGNATURE with HTTP 401', fault: status('RS_ERROR_INVALID_SIGNATURE', 401), reason: 'wallet_rejected:RS_ERROR_INVALID_SIGNATURE', alert: true, audit: { status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 401 } },
+      { title: 'RS_ERROR_NOT_ENOUGH_MONEY with HTTP 402', fault: status('RS_ERROR_NOT_ENOUGH_MONEY', 402), reason: 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY', audit: { status: 'RS_ERROR_NOT_ENOUGH_MONEY', httpStatus: 402 } },
+      { title: 'RS_OK with HTTP 400', fault: status('RS_OK', 400), reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 400, error: /HTTP 400 with RS_OK/ } },
+      { title: 'RS_ERROR_INVALID_SIGNATURE with HTTP 500', fault: status('RS_ERROR_INVALID_SIGNATURE', 500), reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 500, error: /^HTTP 500$/ } },
       { title: 'a body that is not JSON', fault: { kind: 'invalid_json' }, reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 200, error: /not JSON/ } },
       { title: 'a requestUuid that is not echoed', fault: { kind: 'wrong_request_uuid' }, reason: 'wallet_rejected:RS_ERROR_UNKNOWN', rollback: true, debited: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: 200, error: /requestUuid does not echo/ } },
       // 8.1: no answer within WALLET_CALL_TIMEOUT_MS (1000 in tests)

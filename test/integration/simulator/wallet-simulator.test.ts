@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { signedHeaders } from '../../../src/wallet/signer.js';
-import { WalletSimulator, type WalletEndpoint } from '../../../src/simulator/wallet-simulator.js';
+import { REQUEST_LOG_LIMITS, WalletSimulator, type RequestLogLimits, type WalletEndpoint } from '../../../src/simulator/wallet-simulator.js';
+import { adminHandler } from '../../../src/simulator/admin.js';
 
 const KID = 'wallet-kid-1';
 const SECRET = 'ab'.repeat(64);
@@ -444,6 +445,15 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       expect((await call(sim, 'bet', bet)).json).to.include({ status: 'RS_OK', balanceMicro: '999900' });
     });
 
+    it('status with httpStatus: answers that HTTP status with the status in a JSON body, no effect', async () => {
+      sim.setFault('bet', { kind: 'status', status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 401 }, 1);
+      const bet = betBody('100');
+      const reply = await call(sim, 'bet', bet);
+      expect(reply.httpStatus).to.equal(401);
+      expect(reply.json).to.deep.equal({ status: 'RS_ERROR_INVALID_SIGNATURE', requestUuid: bet.requestUuid });
+      expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
+    });
+
     it('applies only to its endpoint and lasts until cleared when no count is given', async () => {
       sim.setFault('win', { kind: 'http', httpStatus: 503 });
       expect((await call(sim, 'balance', common())).json?.status).to.equal('RS_OK');
@@ -455,13 +465,13 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       expect((await call(sim, 'win', winBody(bet, '1'))).json?.status).to.equal('RS_OK');
     });
 
-    it('http: answers the HTTP status with a plain body and no effect', async () => {
+    it('http: answers the HTTP status with an HTML error page and no effect', async () => {
       sim.setFault('bet', { kind: 'http', httpStatus: 500 }, 1);
       const reply = await call(sim, 'bet', betBody('100'));
       expect(reply.httpStatus).to.equal(500);
       expect(reply.json).to.equal(undefined);
       expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(1_000_000n);
-      expect(sim.requests[0]?.response).to.deep.equal({ httpStatus: 500, body: 'HTTP 500' });
+      expect(sim.requests[0]?.response).to.deep.equal({ httpStatus: 500, body: '<html><body><h1>HTTP 500</h1></body></html>' });
     });
 
     it('invalid_json: answers 200 with a body that is not JSON, no effect', async () => {
@@ -754,5 +764,88 @@ describe('wallet simulator close()', () => {
     expect(await hung).to.equal('failed');
     expect(await delayed).to.equal('failed');
     expect(sim.requests.map((r) => r.response)).to.deep.equal(['no_response', 'no_response']);
+  });
+});
+
+// D24, D35: the sandbox is a long-lived process anyone who reaches its port can send requests
+// to. What it keeps of them is bounded by count and by bytes, the oldest dropped first; of a
+// request whose signature does not verify only the start of the body is kept. The admin API
+// (src/simulator/admin.ts) lists the latest and says what the log holds.
+describe('wallet simulator request log (D24, D35)', () => {
+  const TOKEN = 'request-log-admin-token';
+  const LARGE = 256 * 1024;
+  let sim: WalletSimulator;
+
+  async function start(requestLog: Partial<RequestLogLimits>): Promise<WalletSimulator> {
+    let started: WalletSimulator | undefined;
+    const admin = adminHandler(() => started!, { token: TOKEN });
+    started = await WalletSimulator.start({ intercept: admin, requestLog });
+    started.addCredential(KID, SECRET);
+    return started;
+  }
+  afterEach(() => sim?.close());
+
+  const listed = async (query = '') => {
+    const response = await fetch(`${sim.url}/admin/requests${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  // a large body nobody signed; its first bytes name it
+  const unsigned = (marker: string) =>
+    fetch(`${sim.url}/wallet/bet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-rgs-key-id': KID, 'x-rgs-timestamp': String(Math.floor(Date.now() / 1000)), 'x-rgs-signature': 'AAAA' },
+      body: `{"marker":"${marker}","pad":"${'x'.repeat(LARGE)}"}`,
+    }).then((response) => response.status);
+
+  it('keeps at most maxEntries requests: the latest, oldest first, each unsigned body cut', async () => {
+    sim = await start({ maxEntries: 20 });
+    for (let i = 0; i < 60; i++) expect(await unsigned(`m${i}`)).to.equal(401);
+    const { status, body } = await listed('?last=1000');
+    expect(status).to.equal(200);
+    expect(body).to.include({ received: 60, kept: 20, dropped: 40 });
+    expect(body.requests.map((r: { body: string }) => /"marker":"(m\d+)"/.exec(r.body)?.[1])).to.deep.equal(
+      Array.from({ length: 20 }, (_, i) => `m${40 + i}`),
+    );
+    for (const request of body.requests) {
+      expect(request).to.include({ method: 'POST', path: '/wallet/bet', endpoint: 'bet', signatureValid: false, bodyBytes: LARGE + 25, bodyCut: true });
+      expect(Buffer.byteLength(request.body)).to.equal(REQUEST_LOG_LIMITS.unauthenticatedBodyBytes);
+      expect(request.response).to.deep.equal({ httpStatus: 401, status: 'RS_ERROR_INVALID_SIGNATURE' });
+    }
+    expect(body.keptBytes).to.be.below(20 * 4 * 1024);
+    expect(sim.requests).to.have.length(20);
+    // the findings are bounded the same way
+    expect(sim.violations).to.have.length(20);
+  });
+
+  it('keeps at most maxBytes, however many requests would fit the count', async () => {
+    sim = await start({ maxBytes: 32 * 1024, unauthenticatedBodyBytes: 4096 });
+    for (let i = 0; i < 60; i++) expect(await unsigned(`m${i}`)).to.equal(401);
+    const { body } = await listed('?last=1000');
+    expect(body.limits).to.deep.equal({ ...REQUEST_LOG_LIMITS, maxBytes: 32 * 1024, unauthenticatedBodyBytes: 4096 });
+    expect(body.received).to.equal(60);
+    expect(body.keptBytes).to.be.at.most(32 * 1024);
+    expect(body.kept).to.be.above(0).and.below(10);
+    expect(body.kept + body.dropped).to.equal(60);
+    expect(/"marker":"(m\d+)"/.exec(body.requests.at(-1).body)?.[1], 'the latest is kept').to.equal('m59');
+  });
+
+  it('keeps a signed request whole; lists the latest 100 unless asked; refuses a bad count', async () => {
+    sim = await start({});
+    const raw = JSON.stringify(common());
+    expect((await call(sim, 'balance', raw)).httpStatus).to.equal(200);
+    for (let i = 0; i < 120; i++) await unsigned(`m${i}`);
+    const { body } = await listed();
+    expect(body).to.include({ received: 121, kept: 121, dropped: 0 });
+    expect(body.requests).to.have.length(100);
+    expect(sim.requests[0]).to.include({ rawBody: raw, bodyBytes: Buffer.byteLength(raw), signatureValid: true });
+    expect((await listed('?last=1')).body.requests[0].body).to.match(/"marker":"m119"/);
+    const first = (await listed('?last=121')).body.requests[0];
+    expect(first).to.include({ body: raw, bodyCut: false, signatureValid: true });
+    expect(first.response).to.deep.equal({ httpStatus: 200, status: 'RS_OK' });
+    for (const bad of ['?last=0', '?last=1001', '?last=x']) {
+      const refused = await listed(bad);
+      expect(refused.status, bad).to.equal(400);
+      expect(refused.body.error).to.equal('invalid_request');
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { WALLET_CHECKS, type WalletCheckName } from '../../../src/domain/wallet-conformance.js';
-import { BROKEN_RULES, WalletSimulator, type BrokenRule } from '../../../src/simulator/wallet-simulator.js';
+import { BROKEN_RULES, WalletSimulator, type BrokenRule, type WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // `rgs wallet-check` (D38) as an integrator runs it, a subprocess with no database or Redis
@@ -123,6 +123,24 @@ describe('rgs wallet-check (D38)', function () {
       if (rule !== 'rollback_does_not_refund') expect(simulator.balanceOf(PLAYER, 'EUR'), rule).to.equal(START);
       // every movement the wallet booked is listed
       expect(body.moved.length, rule).to.equal(simulator.transactions.length);
+    });
+  }
+
+  // contract 5.2, D13: the refusal of a bad signature is RS_ERROR_INVALID_SIGNATURE with a 2xx
+  // or a 4xx; anything else fails the check even when no money moved (the next bet call of
+  // the run is the wrongly signed one, so a fault for one call answers it)
+  const refusals: [string, WalletFault, boolean][] = [
+    ['200 RS_OK', { kind: 'status', status: 'RS_OK' }, false],
+    ['500 RS_ERROR_INVALID_SIGNATURE', { kind: 'status', status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 500 }, false],
+    ['500 with an HTML page', { kind: 'http', httpStatus: 500 }, false],
+    ['403 RS_ERROR_INVALID_SIGNATURE', { kind: 'status', status: 'RS_ERROR_INVALID_SIGNATURE', httpStatus: 403 }, true],
+  ];
+  for (const [answer, fault, passes] of refusals) {
+    it(`a wallet that answers a bad signature ${answer} ${passes ? 'passes' : 'fails'} signature-refused`, async () => {
+      simulator.setFault('bet', fault, 1);
+      const body = report(await check(['--json']), passes ? 0 : 1);
+      expect(failed(body)).to.deep.equal(passes ? [] : ['signature-refused']);
+      expect(simulator.balanceOf(PLAYER, 'EUR')).to.equal(START);
     });
   }
 

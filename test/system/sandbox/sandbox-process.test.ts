@@ -74,6 +74,27 @@ describe('the wallet sandbox process (npm run sandbox)', function () {
     expect((await admin('GET', '/violations')).body.violations).to.deep.equal([]);
   });
 
+  // D24: anyone who reaches the port may send 1 MiB bodies unsigned; the process keeps only
+  // the start of each (request-log.ts), so what it holds stays small whatever arrives
+  it('keeps only the start of each unsigned 1 MiB body, and says what its request log holds', async () => {
+    const before = (await admin('GET', '/requests')).body.received as number;
+    const large = `{"pad":"${'x'.repeat(1024 * 1024 - 10)}"}`;
+    for (let i = 0; i < 20; i++) {
+      const answer = await fetch(`${url}/wallet/bet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: large });
+      expect(answer.status).to.equal(401);
+    }
+    const { status, body } = await admin('GET', '/requests?last=20');
+    expect(status).to.equal(200);
+    expect(body.received).to.equal(before + 20);
+    expect(body.limits).to.deep.equal({ maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, unauthenticatedBodyBytes: 1024 });
+    for (const request of body.requests) {
+      expect(request).to.include({ path: '/wallet/bet', signatureValid: false, bodyBytes: Buffer.byteLength(large), bodyCut: true });
+      expect(request.body).to.have.length(1024);
+    }
+    // 20 MiB arrived; what is kept of them is a few KiB each
+    expect(body.keptBytes).to.be.below(body.kept * 4 * 1024);
+  });
+
   it('accepts a wallet credential added through the admin API; refuses an unknown one and a wrong admin token', async () => {
     const added = { kid: 'added-kid', secret: randomBytes(64).toString('hex') };
     expect((await wallet('balance', { playerRef: 'player-2' }, added)).status).to.equal(401);
