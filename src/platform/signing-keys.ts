@@ -201,13 +201,12 @@ const published = (row: PublishedRow): PublishedKey => ({
 });
 
 // Every key of the purpose, current, retired and revoked, oldest first (GET /v1/keys); with
-// retiredWithinMs, only those current or retired less than that long ago and not revoked
-// (D34: a token key is published while a token it signed can still be live, and a revoked
-// one verifies nothing)
+// retiredWithinMs, only those current or retired less than that long ago (D34: a token key
+// is published while a token it signed can still be live)
 export async function publishedKeys(db: Queryable, purpose: SigningPurpose, retiredWithinMs?: number): Promise<PublishedKey[]> {
   const rows = await db.query<PublishedRow>(
     `SELECT kid, purpose, algorithm, public_key, created_at, retired_at, revoked_at FROM signing_keys
-     WHERE purpose = $1 AND ($2::bigint IS NULL OR (revoked_at IS NULL AND (retired_at IS NULL OR retired_at > now() - $2::bigint * interval '1 millisecond')))
+     WHERE purpose = $1 AND ($2::bigint IS NULL OR retired_at IS NULL OR retired_at > now() - $2::bigint * interval '1 millisecond')
      ORDER BY created_at, kid`,
     [purpose, retiredWithinMs ?? null],
   );

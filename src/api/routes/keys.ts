@@ -37,7 +37,8 @@ export function keysRoutes(svc: ServiceContext) {
   });
   router.get(TOKEN_KEYS_PATH, rateLimitByClient(svc.redis, BUCKETS.keys), async (ctx) => {
     const keys = await publishedKeys(svc.sql, TOKEN_KEY, SESSION_LIFETIME_SECONDS * 1000);
-    ctx.body = { keys: keys.map(jwkOf) };
+    // a revoked key may have leaked: a client must not trust what it signed (D32)
+    ctx.body = { keys: keys.filter((key) => key.revokedAt === null).map(jwkOf) };
   });
   return router;
 }
