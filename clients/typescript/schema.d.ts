@@ -302,7 +302,7 @@ export interface paths {
         };
         /**
          * The service's public signing keys (JWKS)
-         * @description The Ed25519 keys that sign dispute packs, current and retired, as a JSON Web Key Set (RFC 7517, 8037); unsigned, so that anyone holding a pack can check it (D32). Save it to verify packs offline: `rgs verify-pack FILE --keys keys.json`.
+         * @description The Ed25519 keys that sign dispute packs, current, retired and revoked, as a JSON Web Key Set (RFC 7517, 8037); unsigned, so that anyone holding a pack can check it (D32). Each key carries createdAt, retiredAt and revokedAt: a pack is valid under a key only if it was made while the key was current, and never under a revoked key. Save it to verify packs offline: `rgs verify-pack FILE --keys keys.json`.
          *
          *     Rate limit: the caller IP's `keys` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
          */
@@ -324,7 +324,7 @@ export interface paths {
         };
         /**
          * The public keys of session tokens (JWKS)
-         * @description With SESSION_TOKEN_ALG=RS256 or EdDSA, session tokens are signed with the service's own key and name its kid in their header (D34). These are its public keys, current and recently retired, as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an operator can verify a token. Rate limited per client IP, in the bucket of GET /v1/keys.
+         * @description With SESSION_TOKEN_ALG=RS256 or EdDSA, session tokens are signed with the service's own key and name its kid in their header (D34). These are its public keys, current and recently retired (never revoked ones), as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an operator can verify a token. Rate limited per client IP, in the bucket of GET /v1/keys.
          *
          *     Rate limit: the caller IP's `keys` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
          */
@@ -2863,7 +2863,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description every dispute-pack signing key: the current one and those retired by a rotation (D32) */
+                        /** @description every dispute-pack signing key: the current one, those retired by a rotation and those revoked (D32). A pack is valid under a key only if its manifest createdAt is at or after the key's createdAt and before its retiredAt, and the key is not revoked. */
                         keys: {
                             /** @constant */
                             kty: "OKP";
@@ -2877,6 +2877,21 @@ export interface operations {
                             use: "sig";
                             /** @constant */
                             alg: "EdDSA";
+                            /**
+                             * Format: date-time
+                             * @description when the key was made: it signs no pack made before
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description when a rotation retired it: it signs no pack made from then on; null while current
+                             */
+                            retiredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description when it was revoked (believed leaked): no pack it signed is valid, whatever its date; null unless revoked
+                             */
+                            revokedAt: string | null;
                         }[];
                     };
                 };

@@ -443,8 +443,10 @@ const OPERATIONS: Operation[] = [
     tag: 'documentation',
     summary: 'The service\'s public signing keys (JWKS)',
     description:
-      'The Ed25519 keys that sign dispute packs, current and retired, as a JSON Web Key Set (RFC 7517, 8037); unsigned, so that anyone ' +
-      'holding a pack can check it (D32). Save it to verify packs offline: `rgs verify-pack FILE --keys keys.json`.',
+      'The Ed25519 keys that sign dispute packs, current, retired and revoked, as a JSON Web Key Set (RFC 7517, 8037); unsigned, so that ' +
+      'anyone holding a pack can check it (D32). Each key carries createdAt, retiredAt and revokedAt: a pack is valid under a key only if ' +
+      'it was made while the key was current, and never under a revoked key. Save it to verify packs offline: ' +
+      '`rgs verify-pack FILE --keys keys.json`.',
     signed: false,
     security: [],
     bucket: BUCKETS.keys,
@@ -460,7 +462,7 @@ const OPERATIONS: Operation[] = [
     summary: 'The public keys of session tokens (JWKS)',
     description:
       'With SESSION_TOKEN_ALG=RS256 or EdDSA, session tokens are signed with the service\'s own key and name its kid in their header (D34). ' +
-      'These are its public keys, current and recently retired, as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an ' +
+      'These are its public keys, current and recently retired (never revoked ones), as a JSON Web Key Set (RFC 7517); unsigned, so that a game client or an ' +
       'operator can verify a token. Rate limited per client IP, in the bucket of GET /v1/keys.',
     signed: false,
     security: [],

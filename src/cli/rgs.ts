@@ -21,7 +21,7 @@ import { listOperators, operatorTable } from './operator-list.js';
 import { rewrapMasterKey } from './master-key.js';
 import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
 import { WALLET_CHECK_DEFAULTS, WalletCheckUsageError, runWalletCheck, walletCheckOptions, walletCheckTable } from './wallet-check.js';
-import { PACK_KEY, TOKEN_KEY, rotateSigningKey } from '../platform/signing-keys.js';
+import { PACK_KEY, TOKEN_KEY, revokeSigningKey, rotateSigningKey } from '../platform/signing-keys.js';
 import { DEFAULT_MONTHS_AHEAD, applyRetention, archiveMonth, ensurePartitions } from '../platform/db/partitions.js';
 import { isMonth, parseRetentionAge } from '../domain/months.js';
 
@@ -170,6 +170,16 @@ key is of that algorithm; EdDSA while it is HS256). Tokens made from now on name
 kid; the old key stays published at GET /.well-known/jwks.json and keeps verifying for 60
 minutes, the longest a session token lives. Prints {purpose, kid, algorithm, retiredKid,
 retiredAt}.
+`;
+
+const REVOKE_HELP = `
+Revoke a key you believe leaked (a leaked MASTER_KEY together with a database copy). Whoever
+holds it can sign a pack with any date, so a verifier refuses every pack it signed, even one
+made before; the key stays listed at GET /v1/keys with its revokedAt so the refusal says why.
+Ask for the packs you still need again: they are signed by the current key. Revoking the
+current key makes a new current key in the same transaction. Prints {purpose, revokedKid,
+revokedAt, retiredAt, kid}, kid being the new current key (null when the revoked key was
+not current).
 `;
 
 const TOOL_HELP = `
@@ -452,6 +462,18 @@ function buildProgram(answer: (result: unknown) => void): Command {
       return sealing((masterKey) => rotateSigningKey((work) => sql.transaction(work), masterKey, PACK_KEY));
     },
   );
+  // D32: a leaked key is revoked, not just retired: no pack it signed verifies any more
+  action(
+    signingKey
+      .command('revoke')
+      .description('revoke a dispute-pack key: it signs nothing more and no pack it signed verifies, whatever its date')
+      .requiredOption('--kid <kid>', 'the key id (pk_...) as GET /v1/keys lists it')
+      .addHelpText('after', REVOKE_HELP + SEALING_NOTE.replace('The new secrets are', 'The new private key is')),
+    (values, database) => {
+      const { sql } = database();
+      return sealing((masterKey) => revokeSigningKey((work) => sql.transaction(work), masterKey, PACK_KEY, required(values, 'kid')));
+    },
+  );
 
   // D34: the key that signs session tokens when SESSION_TOKEN_ALG is RS256 or EdDSA
   const tokenKey = program.command('token-key').description("the service's own session-token signing key (D34)");
@@ -464,6 +486,18 @@ function buildProgram(answer: (result: unknown) => void): Command {
       const { sql } = database();
       const alg = loadConfig().sessionTokenAlg;
       return sealing((masterKey) => rotateSigningKey((work) => sql.transaction(work), masterKey, TOKEN_KEY, alg === 'HS256' ? 'EdDSA' : alg));
+    },
+  );
+  action(
+    tokenKey
+      .command('revoke')
+      .description('revoke a session-token key: it is no longer published and verifies no token; a current one is replaced (of SESSION_TOKEN_ALG)')
+      .requiredOption('--kid <kid>', 'the key id (tk_...)')
+      .addHelpText('after', SEALING_NOTE.replace('The new secrets are', 'The new private key is')),
+    (values, database) => {
+      const { sql } = database();
+      const alg = loadConfig().sessionTokenAlg;
+      return sealing((masterKey) => revokeSigningKey((work) => sql.transaction(work), masterKey, TOKEN_KEY, required(values, 'kid'), alg === 'HS256' ? 'EdDSA' : alg));
     },
   );
 

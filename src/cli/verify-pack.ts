@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { verifyPack, type Jwks, type PackVerdict } from '../domain/dispute-pack.js';
-import { ArchiveError, unzipFiles } from '../game/evidence/archive.js';
+import { ArchiveError, MAX_TOTAL_BYTES, unzipFiles } from '../game/evidence/archive.js';
 
 // `rgs verify-pack FILE --keys URL|FILE` (D32): a dispute pack checked offline, without the
 // database: every hash, the signature under the service's published keys, and, when the
@@ -15,16 +15,23 @@ export class VerifyPackUsageError extends Error {
   override name = 'VerifyPackUsageError';
 }
 
-// a JWKS is a few hundred bytes per key; more than this is not one
-const MAX_KEYS_BYTES = 1024 * 1024;
+// a JWKS is a few hundred bytes per key; more than this is not one. A URL's body is read as
+// it arrives and dropped at this size: the server is whoever the auditor named, and must not
+// be able to fill the verifier's memory (D24).
+export const MAX_KEYS_BYTES = 1024 * 1024;
 const KEYS_TIMEOUT_MS = 10_000;
+// a pack is a few KiB compressed; its entries together may not exceed MAX_TOTAL_BYTES
+// inflated, and a ZIP is not larger than its entries by more than its directory
+const MAX_PACK_BYTES = MAX_TOTAL_BYTES;
 
 export async function verifyPackFile(file: string, keysSource: string): Promise<PackVerdict> {
   const keys = await readKeys(keysSource);
   let archive: Buffer;
   try {
+    if ((await stat(file)).size > MAX_PACK_BYTES) throw new VerifyPackUsageError(`the pack ${file} is larger than ${MAX_PACK_BYTES} bytes: not a dispute pack`);
     archive = await readFile(file);
   } catch (err) {
+    if (err instanceof VerifyPackUsageError) throw err;
     throw new VerifyPackUsageError(`cannot read the pack ${file}: ${(err as Error).message}`);
   }
   let files: Map<string, Uint8Array>;
@@ -47,16 +54,20 @@ async function readKeys(source: string): Promise<Jwks> {
     } catch (err) {
       throw new VerifyPackUsageError(`cannot fetch the keys from ${source}: ${(err as Error).message}`);
     }
-    if (!response.ok) throw new VerifyPackUsageError(`the keys at ${source} answered HTTP ${response.status}`);
-    text = await response.text();
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new VerifyPackUsageError(`the keys at ${source} answered HTTP ${response.status}`);
+    }
+    text = await cappedText(response, source);
   } else {
     try {
+      if ((await stat(source)).size > MAX_KEYS_BYTES) throw new VerifyPackUsageError(`the keys from ${source} are larger than a JWKS can be (${MAX_KEYS_BYTES} bytes)`);
       text = await readFile(source, 'utf8');
     } catch (err) {
+      if (err instanceof VerifyPackUsageError) throw err;
       throw new VerifyPackUsageError(`cannot read the keys from ${source}: ${(err as Error).message}`);
     }
   }
-  if (text.length > MAX_KEYS_BYTES) throw new VerifyPackUsageError(`the keys from ${source} are larger than a JWKS can be`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -68,4 +79,35 @@ async function readKeys(source: string): Promise<Jwks> {
     throw new VerifyPackUsageError(`the keys from ${source} are not a JWKS ({keys: [{kid, kty, crv, x, ...}]})`);
   }
   return parsed as Jwks;
+}
+
+// The body read chunk by chunk, the download cancelled as soon as it passes MAX_KEYS_BYTES
+// (a declared Content-Length above it is refused before any byte is read)
+async function cappedText(response: Response, source: string): Promise<string> {
+  const tooLarge = () => new VerifyPackUsageError(`the keys from ${source} are larger than a JWKS can be (${MAX_KEYS_BYTES} bytes)`);
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > MAX_KEYS_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_KEYS_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof VerifyPackUsageError) throw err;
+    throw new VerifyPackUsageError(`cannot fetch the keys from ${source}: ${(err as Error).message}`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -69,11 +69,25 @@ export function signedPack(
 
 // --- the service's public keys (GET /v1/keys) ---------------------------------------------
 
-// RFC 8037: an Ed25519 public key as a JWK; x is the raw 32-byte key, base64url
-export type PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; kid: string; x: string; use: 'sig'; alg: 'EdDSA' };
+// RFC 8037: an Ed25519 public key as a JWK; x is the raw 32-byte key, base64url. D32: with
+// the times that bound what it may sign (ISO 8601, UTC): a pack it signed is valid only if
+// made at or after createdAt and before retiredAt; a revoked key (believed leaked) signs
+// nothing valid, whatever the date a pack claims, since whoever holds it can backdate.
+export type KeyValidity = { createdAt: string; retiredAt: string | null; revokedAt: string | null };
+export type PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; kid: string; x: string; use: 'sig'; alg: 'EdDSA' } & KeyValidity;
 export type Jwks = { keys: PublicJwk[] };
 
-export const publicJwk = (kid: string, x: string): PublicJwk => ({ kty: 'OKP', crv: 'Ed25519', kid, x, use: 'sig', alg: 'EdDSA' });
+export const publicJwk = (kid: string, x: string, validity: KeyValidity): PublicJwk => ({
+  kty: 'OKP',
+  crv: 'Ed25519',
+  kid,
+  x,
+  use: 'sig',
+  alg: 'EdDSA',
+  createdAt: validity.createdAt,
+  retiredAt: validity.retiredAt,
+  revokedAt: validity.revokedAt,
+});
 
 // --- verification --------------------------------------------------------------------------
 
@@ -85,6 +99,15 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 // an Ed25519 signature is 64 bytes: 88 base64 characters, the last two '='
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
 const MICRO = /^(0|[1-9][0-9]{0,19})$/;
+// a time as toISOString writes it (UTC, milliseconds optional)
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+// milliseconds since the epoch, or undefined when the value is not such a time
+function instant(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
 
 function parseJson(bytes: Uint8Array | undefined): { ok: true; value: unknown } | { ok: false } {
   if (!bytes) return { ok: false };
@@ -102,6 +125,7 @@ function manifestProblems(manifest: unknown): string[] {
   for (const field of ['roundId', 'operatorId', 'createdAt', 'signingKeyId']) {
     if (typeof manifest[field] !== 'string' || manifest[field] === '') problems.push(`${field} must be a non-empty string`);
   }
+  if (typeof manifest.createdAt === 'string' && instant(manifest.createdAt) === undefined) problems.push('createdAt must be an ISO 8601 UTC time');
   const files = manifest.files;
   if (!Array.isArray(files) || !files.every((f) => isRecord(f) && typeof f.name === 'string' && typeof f.sha256 === 'string' && SHA256_HEX.test(f.sha256))) {
     return [...problems, 'files must be a list of {name, sha256} with lower-case hex SHA-256 digests'];
@@ -113,23 +137,50 @@ function manifestProblems(manifest: unknown): string[] {
   return problems;
 }
 
-function keyCheck(jwks: Jwks, kid: string | null): { check: PackCheck; key?: KeyObject } {
+// Why the key could not have signed a pack made at packCreatedAt, or undefined when it could
+// (D32): the pack was made while the key was current, and the key is not revoked.
+function validityProblem(jwk: PublicJwk, packCreatedAt: unknown): string | undefined {
+  const { kid } = jwk;
+  const createdAt = instant(jwk.createdAt);
+  const retiredAt = jwk.retiredAt === null ? null : instant(jwk.retiredAt);
+  const revoked = jwk.revokedAt === null ? null : instant(jwk.revokedAt);
+  if (createdAt === undefined || retiredAt === undefined || revoked === undefined) {
+    return `key ${kid} does not say when it was valid: the keys must carry createdAt, retiredAt and revokedAt as GET /v1/keys publishes them`;
+  }
+  // a leaked key can sign any date: nothing it signed is trusted
+  if (revoked !== null) return `key ${kid} was revoked at ${jwk.revokedAt}: no pack signed by it is valid, whatever its date`;
+  const madeAt = instant(packCreatedAt);
+  if (madeAt === undefined) return 'the manifest\'s createdAt is not a time, so the key\'s validity cannot be checked';
+  if (madeAt < createdAt) return `the pack says it was made at ${String(packCreatedAt)}, before key ${kid} existed (${jwk.createdAt})`;
+  if (retiredAt !== null && madeAt >= retiredAt) {
+    return `the pack says it was made at ${String(packCreatedAt)}, after key ${kid} was retired (${jwk.retiredAt}): a retired key signs no new pack`;
+  }
+  return undefined;
+}
+
+// The key the manifest names, and whether it could have signed this pack. The key is handed
+// back even when it was not valid then, so that the signature is still checked and the
+// report says both.
+function keyCheck(jwks: Jwks, kid: string | null, packCreatedAt: unknown): { check: PackCheck; key?: KeyObject } {
   if (kid === null) return { check: { name: 'signing_key', ok: false, detail: 'the manifest names no signing key' } };
   const jwk = jwks.keys.find((key) => key.kid === kid);
   if (!jwk) return { check: { name: 'signing_key', ok: false, detail: `no published key has kid ${kid}` } };
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') {
     return { check: { name: 'signing_key', ok: false, detail: `key ${kid} is not an Ed25519 key (kty OKP, crv Ed25519)` } };
   }
+  let key: KeyObject;
   try {
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
-    return { check: { name: 'signing_key', ok: true, detail: kid }, key };
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
   } catch {
     return { check: { name: 'signing_key', ok: false, detail: `key ${kid} is not a valid Ed25519 public key` } };
   }
+  const problem = validityProblem(jwk, packCreatedAt);
+  return { check: problem ? { name: 'signing_key', ok: false, detail: problem } : { name: 'signing_key', ok: true, detail: kid }, key };
 }
 
 // The whole check of a pack (D32): every file listed and hashed as the manifest says,
-// nothing else in the archive, the manifest signed by a published key, and the content
+// nothing else in the archive, the manifest signed by a published key that was current when
+// the pack says it was made and is not revoked, and the content
 // consistent: the proof (when the seed is revealed) reproduces the outcome (contract 2.11,
 // 2.12), the par sheet's return follows from its configuration, and the bet's payout from
 // the outcome and the configuration (contract 8.4). Valid only when every check holds.
@@ -147,7 +198,7 @@ export function verifyPack(files: ReadonlyMap<string, Uint8Array>, jwks: Jwks): 
   const roundId = typeof record.roundId === 'string' ? record.roundId : null;
 
   // the signature first: it is what makes the manifest's hashes worth checking
-  const { check: signingKey, key } = keyCheck(jwks, kid);
+  const { check: signingKey, key } = keyCheck(jwks, kid, record.createdAt);
   checks.push(signingKey);
   const signatureText = files.get(MANIFEST_SIGNATURE);
   const signature = signatureText ? Buffer.from(signatureText).toString('utf8') : '';
@@ -171,7 +222,9 @@ export function verifyPack(files: ReadonlyMap<string, Uint8Array>, jwks: Jwks): 
       check(`sha256:${name}`, actual === entry.sha256, actual === entry.sha256 ? undefined : { expected: entry.sha256, actual });
     }
   }
-  const unlisted = [...files.keys()].filter((name) => name !== MANIFEST && name !== MANIFEST_SIGNATURE && !(PACK_FILES as readonly string[]).includes(name));
+  // an entry the signed manifest does not name is not covered by the signature (D32)
+  const named = new Set([MANIFEST, MANIFEST_SIGNATURE, ...entries.map((e) => e.name).filter((name) => (PACK_FILES as readonly unknown[]).includes(name))]);
+  const unlisted = [...files.keys()].filter((name) => !named.has(name));
   check('archive_entries', unlisted.length === 0, unlisted.length ? { unlisted } : undefined);
 
   checks.push(...contentChecks(files, roundId));

@@ -7,6 +7,9 @@ import type { Queryable } from './db/sql.js';
 // of its own that MASTER_KEY wraps, bound to its kid. One key of a purpose is current (the
 // partial unique index signing_keys_one_current_per_purpose); a rotation retires it and
 // makes a new one, and retired keys stay published so that what they signed still verifies.
+// A revoked key (believed leaked) is retired too and proves nothing any more, whatever the
+// date its signature claims (D32): pack keys stay published with their revokedAt, so that a
+// verifier can say why it refuses; token keys stop being published and verifying (D34).
 //
 // Purposes: 'pack' signs dispute packs (D32), always Ed25519; 'token' signs session tokens
 // when SESSION_TOKEN_ALG is RS256 or EdDSA (D34), with a key of that algorithm. Both exist
@@ -24,7 +27,15 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 const KID_PREFIX: Record<SigningPurpose, string> = { pack: 'pk_', token: 'tk_' };
 const associatedData = (kid: string) => `signing-key:${kid}`;
 
-export type PublishedKey = { kid: string; purpose: string; algorithm: SigningAlgorithm; publicKey: string; createdAt: Date; retiredAt: Date | null };
+export type PublishedKey = {
+  kid: string;
+  purpose: string;
+  algorithm: SigningAlgorithm;
+  publicKey: string;
+  createdAt: Date;
+  retiredAt: Date | null;
+  revokedAt: Date | null;
+};
 
 // A public key as a JWK (RFC 7517), with the members a verifier selects it by
 export type SigningJwk =
@@ -96,6 +107,35 @@ export async function rotateSigningKey(
   });
 }
 
+export class SigningKeyNotFoundError extends Error {
+  override name = 'SigningKeyNotFoundError';
+}
+
+// `rgs signing-key revoke` (D32): the key is revoked and retired at once, so it stops signing.
+// When it was the current key a new one is made in the same transaction (of `algorithm`): a
+// leaked key is revoked in one step, and the purpose is never left without a current key.
+// Revoking a revoked key changes nothing and answers as the first time.
+export async function revokeSigningKey(
+  transaction: <T>(work: (tx: Queryable) => Promise<T>) => Promise<T>,
+  masterKey: Buffer,
+  purpose: SigningPurpose,
+  kid: string,
+  algorithm: SigningAlgorithm = 'EdDSA',
+): Promise<{ purpose: SigningPurpose; revokedKid: string; revokedAt: string; retiredAt: string; kid: string | null }> {
+  return transaction(async (tx) => {
+    // queued behind a rotation of the same purpose, as rotations queue behind each other
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('signing_keys:' || $1::text))`, [purpose]);
+    const [before] = await tx.query<{ retired_at: Date | null }>(`SELECT retired_at FROM signing_keys WHERE kid = $1 AND purpose = $2 FOR UPDATE`, [kid, purpose]);
+    if (!before) throw new SigningKeyNotFoundError(`there is no ${purpose} signing key ${kid}`);
+    const [revoked] = await tx.query<{ revoked_at: Date; retired_at: Date }>(
+      `UPDATE signing_keys SET revoked_at = coalesce(revoked_at, now()), retired_at = coalesce(retired_at, now()) WHERE kid = $1 RETURNING revoked_at, retired_at`,
+      [kid],
+    );
+    const made = before.retired_at === null ? (await tx.query<{ kid: string }>(`${INSERT} RETURNING kid`, newKey(masterKey, purpose, algorithm)))[0]!.kid : null;
+    return { purpose, revokedKid: kid, revokedAt: revoked!.revoked_at.toISOString(), retiredAt: revoked!.retired_at.toISOString(), kid: made };
+  });
+}
+
 // A sealed private key opened under another MASTER_KEY fails; its callers answer a refusal
 // of their own rather than sign with nothing.
 export class SigningKeyUnreadableError extends Error {
@@ -115,10 +155,10 @@ export async function currentSigningKey(
   masterKey: Buffer,
   purpose: SigningPurpose,
   algorithm: SigningAlgorithm = 'EdDSA',
-): Promise<{ kid: string; algorithm: SigningAlgorithm; privateKey: KeyObject }> {
+): Promise<{ kid: string; algorithm: SigningAlgorithm; privateKey: KeyObject; createdAt: Date }> {
   const select = () =>
-    db.query<KeyRow>(
-      `SELECT kid, algorithm, public_key, encrypted_private_key, wrapped_data_key FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
+    db.query<KeyRow & { created_at: Date }>(
+      `SELECT kid, algorithm, public_key, encrypted_private_key, wrapped_data_key, created_at FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
       [purpose],
     );
   let [row] = await select();
@@ -138,10 +178,18 @@ export async function currentSigningKey(
     }
     opened.set(cacheKey, privateKey);
   }
-  return { kid: row.kid, algorithm: row.algorithm, privateKey };
+  return { kid: row.kid, algorithm: row.algorithm, privateKey, createdAt: row.created_at };
 }
 
-type PublishedRow = { kid: string; purpose: string; algorithm: SigningAlgorithm; public_key: string; created_at: Date; retired_at: Date | null };
+type PublishedRow = {
+  kid: string;
+  purpose: string;
+  algorithm: SigningAlgorithm;
+  public_key: string;
+  created_at: Date;
+  retired_at: Date | null;
+  revoked_at: Date | null;
+};
 const published = (row: PublishedRow): PublishedKey => ({
   kid: row.kid,
   purpose: row.purpose,
@@ -149,14 +197,15 @@ const published = (row: PublishedRow): PublishedKey => ({
   publicKey: row.public_key,
   createdAt: row.created_at,
   retiredAt: row.retired_at,
+  revokedAt: row.revoked_at,
 });
 
-// Every key of the purpose, current and retired, oldest first (GET /v1/keys); with
+// Every key of the purpose, current, retired and revoked, oldest first (GET /v1/keys); with
 // retiredWithinMs, only those current or retired less than that long ago (D34: a token key
 // is published while a token it signed can still be live)
 export async function publishedKeys(db: Queryable, purpose: SigningPurpose, retiredWithinMs?: number): Promise<PublishedKey[]> {
   const rows = await db.query<PublishedRow>(
-    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at FROM signing_keys
+    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at, revoked_at FROM signing_keys
      WHERE purpose = $1 AND ($2::bigint IS NULL OR retired_at IS NULL OR retired_at > now() - $2::bigint * interval '1 millisecond')
      ORDER BY created_at, kid`,
     [purpose, retiredWithinMs ?? null],
@@ -164,10 +213,11 @@ export async function publishedKeys(db: Queryable, purpose: SigningPurpose, reti
   return rows.map(published);
 }
 
-// One key by its kid, of the purpose, or undefined (D34: the key a session token names)
+// One key by its kid, of the purpose, or undefined (D34: the key a session token names); a
+// revoked key is not found, so it verifies no token (D32, D34)
 export async function publishedKey(db: Queryable, purpose: SigningPurpose, kid: string): Promise<PublishedKey | undefined> {
   const [row] = await db.query<PublishedRow>(
-    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at FROM signing_keys WHERE kid = $1 AND purpose = $2`,
+    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at, revoked_at FROM signing_keys WHERE kid = $1 AND purpose = $2 AND revoked_at IS NULL`,
     [kid, purpose],
   );
   return row && published(row);

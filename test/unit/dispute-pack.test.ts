@@ -10,6 +10,7 @@ import {
   signedPack,
   verifyPack,
   type Jwks,
+  type KeyValidity,
   type PackContent,
 } from '../../src/domain/dispute-pack.js';
 import { parSheet } from '../../src/domain/par-sheet.js';
@@ -20,9 +21,11 @@ import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../sr
 // with Ed25519; verifyPack checks the hashes, the signature under a published key and the
 // content (proof, par sheet, payout), and names the check that fails.
 
-function keyPair(kid: string) {
+// a key made before the packs of these tests, current unless told otherwise
+function keyPair(kid: string, validity: Partial<KeyValidity> = {}) {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  return { kid, privateKey, jwk: publicJwk(kid, publicKey.export({ format: 'jwk' }).x!) };
+  const dates = { createdAt: '2026-11-01T00:00:00.000Z', retiredAt: null, revokedAt: null, ...validity };
+  return { kid, privateKey, jwk: publicJwk(kid, publicKey.export({ format: 'jwk' }).x!, dates) };
 }
 
 // a settled round whose one LOW bet of 1.00 won or lost as the seed says
@@ -152,5 +155,48 @@ describe('the dispute pack: manifest, signature and verification (D32)', () => {
     const verdict = verifyPack(asMap(unrevealed.files), jwks);
     expect(failed(verdict)).to.deep.equal([]);
     expect(verdict.checks.find((c) => c.name === 'proof')!.detail).to.match(/^seed_not_revealed/);
+  });
+
+  describe('the key was valid when the pack was made (D32)', () => {
+    const at = (iso: string) => signedPack({ roundId, operatorId: 'op-1', createdAt: new Date(iso) }, settledContent(roundId), key);
+    const under = (validity: Partial<KeyValidity>) => ({ keys: [{ ...key.jwk, ...validity }] });
+    const signingKey = (verdict: ReturnType<typeof verifyPack>) => verdict.checks.find((c) => c.name === 'signing_key')!;
+
+    it('a retired key: a pack made before its retirement verifies; one made at or after it is refused, its signature still checked', () => {
+      const retired = under({ retiredAt: '2026-11-27T12:00:00.000Z' });
+      expect(failed(verifyPack(asMap(at('2026-11-27T11:59:59.999Z').files), retired))).to.deep.equal([]);
+      for (const when of ['2026-11-27T12:00:00.000Z', '2026-11-28T09:00:00.000Z']) {
+        const verdict = verifyPack(asMap(at(when).files), retired);
+        expect(verdict.valid, when).to.equal(false);
+        expect(failed(verdict), when).to.deep.equal(['signing_key']);
+        expect(signingKey(verdict).detail).to.equal(
+          `the pack says it was made at ${when}, after key pk_test was retired (2026-11-27T12:00:00.000Z): a retired key signs no new pack`,
+        );
+      }
+    });
+
+    it('a pack that says it was made before its key existed is refused', () => {
+      const verdict = verifyPack(asMap(at('2026-10-31T23:59:59.999Z').files), jwks);
+      expect(failed(verdict)).to.deep.equal(['signing_key']);
+      expect(signingKey(verdict).detail).to.match(/before key pk_test existed \(2026-11-01T00:00:00\.000Z\)$/);
+    });
+
+    it('a revoked key: every pack it signed is refused, whatever its date', () => {
+      const revoked = under({ retiredAt: '2026-11-27T12:00:00.000Z', revokedAt: '2026-11-28T08:00:00.000Z' });
+      for (const when of ['2026-11-02T00:00:00.000Z', '2026-11-28T09:00:00.000Z']) {
+        const verdict = verifyPack(asMap(at(when).files), revoked);
+        expect(failed(verdict), when).to.deep.equal(['signing_key']);
+        expect(signingKey(verdict).detail).to.equal('key pk_test was revoked at 2026-11-28T08:00:00.000Z: no pack signed by it is valid, whatever its date');
+      }
+    });
+
+    it('keys that do not say when they were valid (a JWKS without the dates, or with malformed ones) verify nothing', () => {
+      const { createdAt: _c, retiredAt: _r, revokedAt: _v, ...bare } = key.jwk;
+      for (const keys of [[bare], [{ ...key.jwk, createdAt: 'yesterday' }], [{ ...key.jwk, retiredAt: 17 }]]) {
+        const verdict = verifyPack(asMap(pack.files), { keys } as unknown as Jwks);
+        expect(failed(verdict), JSON.stringify(keys)).to.deep.equal(['signing_key']);
+        expect(signingKey(verdict).detail).to.match(/does not say when it was valid/);
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { PACK_FILES, type PublicJwk, type Jwks } from '../../domain/dispute-pack.js';
-import { objectSchema, type Schema } from './common.js';
+import { objectSchema, orNull, type Schema } from './common.js';
 
 // The answers of the dispute pack (D32) and of the service's public keys: a ZIP, described
 // here, and a JWKS (RFC 7517, 8037).
@@ -16,7 +16,9 @@ export const disputePackSchema: Schema = {
 export const jwksSchema = objectSchema<Jwks>({
   keys: {
     type: 'array',
-    description: 'every dispute-pack signing key: the current one and those retired by a rotation (D32)',
+    description:
+      'every dispute-pack signing key: the current one, those retired by a rotation and those revoked (D32). A pack is valid under a key only ' +
+      'if its manifest createdAt is at or after the key\'s createdAt and before its retiredAt, and the key is not revoked.',
     items: objectSchema<PublicJwk>({
       kty: { const: 'OKP' },
       crv: { const: 'Ed25519' },
@@ -24,6 +26,13 @@ export const jwksSchema = objectSchema<Jwks>({
       x: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'the raw 32-byte public key, base64url (RFC 8037)' },
       use: { const: 'sig' },
       alg: { const: 'EdDSA' },
+      createdAt: { type: 'string', format: 'date-time', description: 'when the key was made: it signs no pack made before' },
+      retiredAt: orNull({ type: 'string', format: 'date-time', description: 'when a rotation retired it: it signs no pack made from then on; null while current' }),
+      revokedAt: orNull({
+        type: 'string',
+        format: 'date-time',
+        description: 'when it was revoked (believed leaked): no pack it signed is valid, whatever its date; null unless revoked',
+      }),
     }),
   },
 });

@@ -15,24 +15,40 @@ export function zipFiles(files: { name: string; bytes: Uint8Array }[]): Buffer {
   return Buffer.from(zipSync(zippable, { level: 6, mtime: FIXED_MTIME }));
 }
 
-// an entry larger than this is refused before it is inflated (a pack's files are a few KiB)
+// A pack holds seven small files (D32). The verifier reads archives it did not make, so the
+// archive's own directory is checked against these caps before any entry is inflated: a ZIP
+// can declare any number of entries and inflate far beyond its own size.
 export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+export const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
+export const MAX_ENTRIES = 16;
 
 export class ArchiveError extends Error {
   override name = 'ArchiveError';
 }
 
-// The archive's entries by name; ArchiveError when it is not a ZIP fflate can read, or an
-// entry is too large.
+// The archive's entries by name; ArchiveError when it is not a ZIP fflate can read, holds
+// more than MAX_ENTRIES entries, declares more than MAX_ENTRY_BYTES for one or MAX_TOTAL_BYTES
+// for all, or names an entry twice (D32: unzip tools differ on which copy they show, and only
+// one can be the signed one).
 export function unzipFiles(archive: Uint8Array): Map<string, Uint8Array> {
   try {
-    const entries = unzipSync(archive, {
+    // first the central directory only: fflate hands the filter each entry's name and declared
+    // size, and inflates nothing the filter refuses (and an entry into a buffer of its
+    // declared size, no larger)
+    const names = new Set<string>();
+    let total = 0;
+    unzipSync(archive, {
       filter: (file) => {
+        if (names.size >= MAX_ENTRIES) throw new ArchiveError(`the archive holds more than ${MAX_ENTRIES} entries`);
+        if (names.has(file.name)) throw new ArchiveError(`the archive holds entry ${file.name} more than once`);
+        names.add(file.name);
         if (file.originalSize > MAX_ENTRY_BYTES) throw new ArchiveError(`entry ${file.name} is larger than ${MAX_ENTRY_BYTES} bytes`);
-        return true;
+        total += file.originalSize;
+        if (total > MAX_TOTAL_BYTES) throw new ArchiveError(`the archive's entries are larger than ${MAX_TOTAL_BYTES} bytes together`);
+        return false;
       },
     });
-    return new Map(Object.entries(entries));
+    return new Map(Object.entries(unzipSync(archive)));
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError(`not a readable ZIP archive: ${(err as Error).message}`);

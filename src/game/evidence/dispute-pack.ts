@@ -59,8 +59,11 @@ export async function disputePack({ db, sql, masterKey, now }: Service, operator
         : { serverSeedHash: played?.seed.serverSeedHash ?? null, proofStatus: NO_OUTCOME };
 
   const key = await currentSigningKey(sql, masterKey, PACK_KEY);
+  // D32: a verifier accepts a pack made at or after its key's createdAt, which is the
+  // database's clock; this process's clock may run a little behind it just after a rotation
+  const createdAt = now < key.createdAt ? key.createdAt : now;
   const { files, manifest } = signedPack(
-    { roundId, operatorId, createdAt: now },
+    { roundId, operatorId, createdAt },
     {
       'round.json': round,
       'bets.json': round.bets,

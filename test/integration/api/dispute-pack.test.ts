@@ -10,6 +10,8 @@ import { startHarness, type Harness, type TestOperator } from '../../support/har
 import { waitForQuiescence } from '../../support/invariants.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
+import { PACK_KEY, currentSigningKey } from '../../../src/platform/signing-keys.js';
+import { jsonBytes } from '../../../src/domain/dispute-pack.js';
 
 // D32: GET /v1/rounds/{roundId}/dispute-pack answers a signed ZIP for a finished round of the
 // caller (settled, voided, or the roundId of a bet the wallet refused, D22); `rgs verify-pack`
@@ -85,12 +87,22 @@ describe('the dispute pack (D32)', function () {
     await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
   });
 
-  it('GET /v1/keys: the JWKS of the pack keys, unsigned', async () => {
+  it('GET /v1/keys: the JWKS of the pack keys, unsigned, each with the times that bound what it signs', async () => {
     const response = await fetch(`${h.baseUrl}/v1/keys`);
     expect(response.status).to.equal(200);
     const jwks = (await response.json()) as { keys: Record<string, string>[] };
     const current = await h.svc.db.signingKey.findFirstOrThrow({ where: { purpose: 'pack', retiredAt: null } });
-    expect(jwks.keys).to.deep.include({ kty: 'OKP', crv: 'Ed25519', kid: current.kid, x: current.publicKey, use: 'sig', alg: 'EdDSA' });
+    expect(jwks.keys).to.deep.include({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      kid: current.kid,
+      x: current.publicKey,
+      use: 'sig',
+      alg: 'EdDSA',
+      createdAt: current.createdAt.toISOString(),
+      retiredAt: null,
+      revokedAt: null,
+    });
     keysFile = await save('keys.json', Buffer.from(JSON.stringify(jwks)));
   });
 
@@ -212,8 +224,34 @@ describe('the dispute pack (D32)', function () {
     expect(result.code, result.stdout + result.stderr).to.equal(0);
   });
 
+  it('a pack with a second, unsigned round.json is refused: exit 1, the archive check names the duplicate', async () => {
+    // a forged round.json first, under a name of the same length renamed in its local header
+    // and in the directory, then the signed pack: a reader that keeps the last copy checks the
+    // signed one, a person who unzips the pack may be shown the forged one
+    const forged = { 'round.jsoX': new Uint8Array(Buffer.from('{"forged":true}\n')) };
+    const both = Buffer.from(zipSync({ ...forged, ...unzipSync(await pack(won())) }, { level: 0 }));
+    for (let at = both.indexOf('round.jsoX'); at >= 0; at = both.indexOf('round.jsoX')) both.write('round.json', at, 'latin1');
+    const result = await rgs('verify-pack', await save('duplicate.zip', both), '--keys', keysFile);
+    expect(result.code, result.stdout + result.stderr).to.equal(1);
+    expect(report(result).checks).to.deep.equal([{ name: 'archive', ok: false, detail: 'the archive holds entry round.json more than once' }]);
+  });
+
+  // the pack key before the rotation, as a thief would hold it
+  let leaked: Awaited<ReturnType<typeof currentSigningKey>>;
+  // a pack re-signed by the leaked key, naming it and keeping its creation time
+  const resignedBy = async (key: typeof leaked, bytes: Uint8Array) => {
+    const files = unzipSync(bytes);
+    const manifest = { ...json(files, 'manifest.json'), signingKeyId: key.kid };
+    const manifestBytes = jsonBytes(manifest);
+    const { sign } = await import('node:crypto');
+    const signature = sign(null, manifestBytes, key.privateKey).toString('base64');
+    return { manifest, zip: zipSync({ ...files, 'manifest.json': new Uint8Array(manifestBytes), 'manifest.sig': new Uint8Array(Buffer.from(signature)) }) };
+  };
+
   it('rgs signing-key rotate: new packs name the new key; packs signed before still verify against /v1/keys', async () => {
     const before = await h.svc.db.signingKey.findFirstOrThrow({ where: { purpose: 'pack', retiredAt: null } });
+    leaked = await currentSigningKey(h.svc.sql, h.svc.config.masterKey, PACK_KEY);
+    expect(leaked.kid).to.equal(before.kid);
     const rotated = await rgs('signing-key', 'rotate');
     expect(rotated.code, rotated.stderr).to.equal(0);
     const answer = JSON.parse(rotated.stdout);
@@ -229,5 +267,52 @@ describe('the dispute pack (D32)', function () {
       expect(result.code, result.stdout + result.stderr).to.equal(0);
       expect(report(result).signingKeyId).to.equal(before.kid);
     }
+  });
+
+  it('a pack made after the rotation and signed with the retired key is refused, the key published with its retiredAt', async () => {
+    const retired = await h.svc.db.signingKey.findUniqueOrThrow({ where: { kid: leaked.kid } });
+    const jwks = (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as { keys: Record<string, unknown>[] };
+    expect(jwks.keys.find((k) => k.kid === leaked.kid)).to.include({ retiredAt: retired.retiredAt!.toISOString(), revokedAt: null });
+
+    const { manifest, zip } = await resignedBy(leaked, await pack(won()));
+    expect(Date.parse(manifest.createdAt)).to.be.at.least(retired.retiredAt!.getTime());
+    const result = await rgs('verify-pack', await save('signed-after-retirement.zip', zip), '--keys', `${h.baseUrl}/v1/keys`);
+    expect(result.code, result.stdout + result.stderr).to.equal(1);
+    expect(failedChecks(result)).to.deep.equal(['signing_key']);
+    expect(report(result).checks.find((c) => c.name === 'signing_key')!.detail).to.equal(
+      `the pack says it was made at ${manifest.createdAt}, after key ${leaked.kid} was retired (${retired.retiredAt!.toISOString()}): a retired key signs no new pack`,
+    );
+  });
+
+  it('rgs signing-key revoke: every pack the key signed is refused, even one made before; revoking the current key makes a new one', async () => {
+    const revoked = await rgs('signing-key', 'revoke', '--kid', leaked.kid);
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    const answer = JSON.parse(revoked.stdout);
+    const row = await h.svc.db.signingKey.findUniqueOrThrow({ where: { kid: leaked.kid } });
+    expect(answer).to.deep.equal({ purpose: 'pack', revokedKid: leaked.kid, revokedAt: row.revokedAt!.toISOString(), retiredAt: row.retiredAt!.toISOString(), kid: null });
+    const jwks = (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as { keys: Record<string, unknown>[] };
+    expect(jwks.keys.find((k) => k.kid === leaked.kid)).to.include({ revokedAt: row.revokedAt!.toISOString() });
+
+    // made before the rotation, and verified after it until now
+    const before = await rgs('verify-pack', saved.get('settled')!, '--keys', `${h.baseUrl}/v1/keys`);
+    expect(before.code, before.stdout + before.stderr).to.equal(1);
+    expect(failedChecks(before)).to.deep.equal(['signing_key']);
+    expect(report(before).checks.find((c) => c.name === 'signing_key')!.detail).to.equal(
+      `key ${leaked.kid} was revoked at ${row.revokedAt!.toISOString()}: no pack signed by it is valid, whatever its date`,
+    );
+
+    // the current key: revoked and replaced at once; new packs name the new key and verify
+    const current = await h.svc.db.signingKey.findFirstOrThrow({ where: { purpose: 'pack', retiredAt: null } });
+    const replaced = JSON.parse((await rgs('signing-key', 'revoke', '--kid', current.kid)).stdout);
+    expect(replaced).to.include({ purpose: 'pack', revokedKid: current.kid });
+    expect(replaced.kid).to.match(/^pk_/).and.not.equal(current.kid);
+    const fresh = await save('after-revoke.zip', await pack(won()));
+    const verified = await rgs('verify-pack', fresh, '--keys', `${h.baseUrl}/v1/keys`);
+    expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
+    expect(report(verified).signingKeyId).to.equal(replaced.kid);
+
+    const unknown = await rgs('signing-key', 'revoke', '--kid', 'pk_000000000000000000000000');
+    expect(unknown.code).to.equal(1);
+    expect(JSON.parse(unknown.stderr)).to.deep.equal({ error: 'SigningKeyNotFoundError', message: 'there is no pack signing key pk_000000000000000000000000' });
   });
 });
