@@ -138,7 +138,7 @@ async function latestArchive(q: Queryable, month: Month): Promise<VerifiedArchiv
 
 // How long retention waits for the tables' locks before it keeps the month for another run:
 // while it waits, every statement of play on these tables queues behind it.
-const RETENTION_LOCK_TIMEOUT = '5s';
+export const RETENTION_LOCK_TIMEOUT_MS = 5000;
 const LOCK_NOT_AVAILABLE = '55P03';
 
 export type RetentionResult = {
@@ -158,6 +158,7 @@ export type RetentionOptions = {
   // drop months that have no verified archive (the operator's explicit choice, logged)
   withoutArchive?: boolean;
   log?: Pick<Logger, 'warn'>;
+  lockTimeoutMs?: number;
 };
 
 // `rgs retention apply --older-than Nd` (D36): detaches and drops every whole month that
@@ -168,7 +169,11 @@ export type RetentionOptions = {
 // be written into the month between them. Idempotent: a month already dropped is simply
 // absent. Dedupe keys of webhook events older than the cut-off go with them (their sessions
 // are long over).
-export async function applyRetention(sql: Sql, { now, days, dryRun = false, withoutArchive = false, log }: RetentionOptions): Promise<RetentionResult> {
+export async function applyRetention(
+  sql: Sql,
+  { now, days, dryRun = false, withoutArchive = false, log, lockTimeoutMs = RETENTION_LOCK_TIMEOUT_MS }: RetentionOptions,
+): Promise<RetentionResult> {
+  if (!Number.isInteger(lockTimeoutMs) || lockTimeoutMs <= 0) throw new RangeError('lockTimeoutMs must be a positive integer');
   const byTable = await partitionMonths(sql);
   const every = [...new Set([...byTable.values()].flat())];
   const candidates = monthsOlderThan(every, now, days);
@@ -186,7 +191,7 @@ export async function applyRetention(sql: Sql, { now, days, dryRun = false, with
       try {
         judged = await sql.transaction(async (tx) => {
           await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK_KEY]);
-          await tx.query(`SET LOCAL lock_timeout = '${RETENTION_LOCK_TIMEOUT}'`);
+          await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
           // the parents (ONLY: not every month's partition) and this month's partitions, in
           // the order they are detached; DETACH would take the same locks one by one
           await tx.query(`LOCK TABLE ${present.map((table) => `ONLY ${table}, ONLY ${partitionName(table, month)}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
@@ -202,7 +207,7 @@ export async function applyRetention(sql: Sql, { now, days, dryRun = false, with
         });
       } catch (err) {
         if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
-        result.kept.push({ month, reason: `the tables were busy for ${RETENTION_LOCK_TIMEOUT}: run it again` });
+        result.kept.push({ month, reason: `the tables stayed locked by other work for ${lockTimeoutMs} ms: run it again` });
         continue;
       }
     }

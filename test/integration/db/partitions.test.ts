@@ -87,7 +87,7 @@ async function owner(q: pg.Pool): Promise<Owner> {
 
 let cycleNumber = 0;
 async function play(
-  q: pg.Pool,
+  q: pg.Pool | pg.PoolClient,
   o: Owner,
   at: Date,
   { partitioned, status = 'SETTLED', dedupeKey = null }: { partitioned: boolean; status?: string; dedupeKey?: string | null },
@@ -503,6 +503,37 @@ describe('monthly partitions of the money tables (D36)', function () {
       await archiveMonth(sql, month, path.join(dir, 'after.ndjson.gz'), now);
       expect((await applyRetention(sql, { now, days: 120 })).dropped).to.include(month);
       expect(await partitionOf(pool, 'wallet_jobs', 'id', p.jobId)).to.deep.equal([]);
+    });
+
+    it('checks and drops in one transaction: a bet committed into the month while retention waits for the tables keeps the month', async () => {
+      const { sql, pool } = await database();
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      const writer = await pool.connect();
+      try {
+        // a bet of the month being written: its transaction holds the tables until it commits
+        await writer.query('BEGIN');
+        const late = await play(writer, o, inMonth(-7), { partitioned: true, status: 'ACCEPTED' });
+        const [{ pid }] = (await writer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+        // the lock wait is bounded by the test's own timeout, not by the default
+        const running = applyRetention(sql, { now, days: 120, withoutArchive: true, lockTimeoutMs: 120_000 });
+        // retention waits for a lock the writer holds; then the writer commits
+        await until('retention waiting behind the writer', async () => {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))`,
+            [pid],
+          );
+          return rows[0]!.n > 0;
+        });
+        await writer.query('COMMIT');
+        const result = await running;
+        expect(result.dropped).to.not.include(month);
+        expect(reasonFor(result, month)).to.equal('unfinished money work: 1 bets in play, 1 rounds not settled, 1 stakes held, 1 open wallet jobs');
+        expect(await partitionOf(pool, 'bets', 'id', late.betId)).to.deep.equal([partitionName('bets', month)]);
+      } finally {
+        await writer.query('ROLLBACK').catch(() => undefined);
+        writer.release();
+      }
     });
 
     it('rgs archive never overwrites a file: an existing --out is refused and left as it was', async () => {
