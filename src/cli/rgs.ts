@@ -426,9 +426,9 @@ function buildProgram(answer: (result: unknown) => void): Command {
       const id = required(values, 'id');
       if (!UUID.test(id)) throw new UsageError('--id must be a wallet job id (a UUID)');
       try {
-        return await reconcileWalletJob(database().sql, { id, note: required(values, 'note'), by: typeof values.by === 'string' ? values.by : userInfo().username, now: new Date() });
+        return await reconcileWalletJob(database().sql, { id, note: required(values, 'note'), by: typeof values.by === 'string' ? values.by : runningUser(), now: new Date() });
       } catch (err) {
-        if (err instanceof ReconcileError && /^--/.test(err.message)) throw new UsageError(err.message);
+        if (err instanceof ReconcileError && err.usage) throw new UsageError(err.message);
         throw err;
       }
     },
@@ -662,6 +662,15 @@ async function readProof(file: Values[string]): Promise<unknown> {
     return JSON.parse(proofText);
   } catch {
     throw new UsageError(`the proof in ${source} is not JSON`);
+  }
+}
+
+// who runs rgs, for `jobs reconcile` without --by; a process with no such user must name one
+function runningUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    throw new UsageError('--by is required: the user running rgs could not be determined');
   }
 }
 

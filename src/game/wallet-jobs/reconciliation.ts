@@ -8,6 +8,13 @@ import type { Queryable } from '../../platform/db/sql.js';
 
 export class ReconcileError extends Error {
   override name = 'ReconcileError';
+  // true: the command line was wrong (a note or a name out of bounds), not the job
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
+    super(message);
+  }
 }
 
 // the note and the name are written by a person and read back in reports: bounded like the
@@ -30,8 +37,8 @@ type Row = { id: string; endpoint: string; purpose: string; abandoned_at: Date |
 // Marks an abandoned job reconciled, once: a second mark would overwrite the first record of
 // who settled it, so it is refused (as is a job not abandoned: the service still owns it).
 export async function reconcileWalletJob(q: Queryable, { id, note, by, now }: { id: string; note: string; by: string; now: Date }): Promise<Reconciled> {
-  if (note.trim() === '' || note.length > RECONCILIATION_TEXT_MAX) throw new ReconcileError(`--note must say why, in 1 to ${RECONCILIATION_TEXT_MAX} characters`);
-  if (by.trim() === '' || by.length > RECONCILED_BY_MAX) throw new ReconcileError(`--by must name who, in 1 to ${RECONCILED_BY_MAX} characters`);
+  if (note.trim() === '' || note.length > RECONCILIATION_TEXT_MAX) throw new ReconcileError(`--note must say why, in 1 to ${RECONCILIATION_TEXT_MAX} characters`, true);
+  if (by.trim() === '' || by.length > RECONCILED_BY_MAX) throw new ReconcileError(`--by must name who, in 1 to ${RECONCILED_BY_MAX} characters`, true);
   const [done] = await q.query<Row>(
     `UPDATE wallet_jobs SET reconciled_at = $2, reconciled_by = $3, reconciliation_note = $4
      WHERE id = $1 AND abandoned_at IS NOT NULL AND reconciled_at IS NULL

@@ -130,6 +130,9 @@ describe('rgs partitions, archive and retention (D36)', function () {
     const bad = await rgs('jobs', 'reconcile', '--id', 'not-a-job', '--note', 'x');
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.include('--id must be a wallet job id (a UUID)');
+    const blank = await rgs('jobs', 'reconcile', '--id', id, '--note', ' ');
+    expect(blank.code).to.equal(2);
+    expect(blank.stderr).to.include('--note must say why, in 1 to 1000 characters');
     const done = ok(await rgs('jobs', 'reconcile', '--id', id, '--note', 'paid by the wallet team, ticket 4411', '--by', 'ops-anna'));
     expect(done).to.include({ id, endpoint: 'win', reconciledBy: 'ops-anna', reconciliationNote: 'paid by the wallet team, ticket 4411' });
     const listed = ok(await rgs('jobs', 'abandoned')).jobs.find((job: { id: string }) => job.id === id);
