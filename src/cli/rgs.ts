@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { text } from 'node:stream/consumers';
 import { Command, CommanderError, Option } from 'commander';
 import { isDevelopmentMasterKey, loadConfig, parseMasterKey, type Config } from '../platform/config.js';
@@ -23,6 +24,8 @@ import { VerifyPackUsageError, verifyPackFile } from './verify-pack.js';
 import { WALLET_CHECK_DEFAULTS, WalletCheckUsageError, runWalletCheck, walletCheckOptions, walletCheckTable } from './wallet-check.js';
 import { PACK_KEY, TOKEN_KEY, revokeSigningKey, rotateSigningKey } from '../platform/signing-keys.js';
 import { DEFAULT_MONTHS_AHEAD, applyRetention, archiveMonth, ensurePartitions } from '../platform/db/partitions.js';
+import { createLogger } from '../platform/logger.js';
+import { ReconcileError, reconcileWalletJob } from '../game/wallet-jobs/reconciliation.js';
 import { isMonth, parseRetentionAge } from '../domain/months.js';
 
 // `rgs`, the operator administration tool (DECISIONS D11): JSON on stdout (`operator list`
@@ -54,6 +57,7 @@ class TextAnswer {
 type Values = Record<string, string | boolean | string[] | undefined>;
 type Run = (values: Values, database: () => Database) => Promise<unknown>;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 const TRUE_FALSE = ['true', 'false'];
 
@@ -163,6 +167,23 @@ alg, notBefore, previousKid, previousNotAfter}.
 
 Example:
   rgs credential add --operator casino-1 --kind api --alg EdDSA --public-key-file casino-1.pub.pem`;
+
+const ARCHIVE_HELP = `
+The file is created, never replaced: an existing --out is refused and left as it is. Once
+written it is read back (sha256 of its bytes, rows per table) and recorded in the database;
+retention drops a month only with such a record whose rows still match the month and that
+was taken when nothing in it was unfinished. Prints {rgsArchive, month, tables, createdAt,
+file, sha256, counts, openWork, verifiedAt}.
+`;
+
+const RETENTION_HELP = `
+A month is kept, and named under "kept" with the reason, while it holds unfinished money
+work (a bet in play, a round not settled, a stake held, a wallet job open, or abandoned and
+not yet recorded by rgs jobs reconcile, a webhook event pending), and while it has no
+verified archive of rgs archive that matches it. --without-archive drops such finished
+months anyway and logs each at warn on stderr. The check and the drop are one transaction
+that locks the tables: writes to them wait for the moment it takes.
+`;
 
 const TOKEN_KEY_HELP = `
 Session tokens are signed with this key when SESSION_TOKEN_ALG is RS256 or EdDSA (the new
@@ -395,10 +416,33 @@ function buildProgram(answer: (result: unknown) => void): Command {
         lastError: job.lastError,
         createdAt: job.createdAt.toISOString(),
         abandonedAt: job.abandonedAt?.toISOString() ?? null,
+        reconciledAt: job.reconciledAt?.toISOString() ?? null,
+        reconciledBy: job.reconciledBy,
+        reconciliationNote: job.reconciliationNote,
         payload: job.payload,
       })),
     };
   });
+  // D36: a human's record that an abandoned job was settled with the wallet; until then
+  // retention keeps the job's month
+  action(
+    jobs
+      .command('reconcile')
+      .description('record that an abandoned wallet job was settled with the operator: who, when and why (once per job)')
+      .requiredOption('--id <id>', 'the wallet job (its id in rgs jobs abandoned)')
+      .requiredOption('--note <text>', 'why it is settled: what the wallet says, the ticket, the correction made')
+      .option('--by <name>', 'who settled it (default: the user running rgs)'),
+    async (values, database) => {
+      const id = required(values, 'id');
+      if (!UUID.test(id)) throw new UsageError('--id must be a wallet job id (a UUID)');
+      try {
+        return await reconcileWalletJob(database().sql, { id, note: required(values, 'note'), by: typeof values.by === 'string' ? values.by : runningUser(), now: new Date() });
+      } catch (err) {
+        if (err instanceof ReconcileError && err.usage) throw new UsageError(err.message);
+        throw err;
+      }
+    },
+  );
 
   // D36: the monthly partitions of the money tables, their archive and their retention
   const partitions = program.command('partitions').description('the monthly partitions of the money tables (D36)');
@@ -418,22 +462,32 @@ function buildProgram(answer: (result: unknown) => void): Command {
   action(
     program
       .command('archive')
-      .description("write one month's rows of every partitioned table to a gzip JSON-lines file (before retention drops them)")
+      .description("write one month's rows of every partitioned table to a new gzip JSON-lines file, read it back and record it (retention needs it)")
       .requiredOption('--month <YYYY-MM>', 'the month')
-      .requiredOption('--out <file>', 'the file to write'),
+      .requiredOption('--out <file>', 'the file to create; an existing file is never overwritten')
+      .addHelpText('after', ARCHIVE_HELP),
     (values, database) => archiveMonth(database().sql, monthOption(values, 'month')!, required(values, 'out'), new Date()),
   );
   const retention = program.command('retention').description('drop whole months of the money tables (D36)');
   action(
     retention
       .command('apply')
-      .description(`detach and drop every month that ended more than --older-than ago (at least 120d) and holds no unfinished money work`)
+      .description(`detach and drop every month that ended more than --older-than ago (at least 120d), holds no unfinished money work and has a verified archive`)
       .requiredOption('--older-than <days>', 'an age in days such as 120d; anything under 120d is refused')
-      .option('--dry-run', 'say what would be dropped, drop nothing'),
+      .option('--dry-run', 'say what would be dropped, drop nothing')
+      .option('--without-archive', 'also drop finished months that have no verified archive (logged at warn, with each month and its rows)')
+      .addHelpText('after', RETENTION_HELP),
     (values, database) => {
       const age = parseRetentionAge(required(values, 'older-than'));
       if (!age.ok) throw new UsageError(age.reason);
-      return applyRetention(database().sql, { now: new Date(), days: age.days, dryRun: values['dry-run'] === true });
+      return applyRetention(database().sql, {
+        now: new Date(),
+        days: age.days,
+        dryRun: values['dry-run'] === true,
+        withoutArchive: values['without-archive'] === true,
+        // stderr: stdout carries the command's JSON answer
+        log: createLogger({ level: 'warn', name: 'rgs-retention', destination: process.stderr }),
+      });
     },
   );
 
@@ -642,6 +696,15 @@ async function readProof(file: Values[string]): Promise<unknown> {
     return JSON.parse(proofText);
   } catch {
     throw new UsageError(`the proof in ${source} is not JSON`);
+  }
+}
+
+// who runs rgs, for `jobs reconcile` without --by; a process with no such user must name one
+function runningUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    throw new UsageError('--by is required: the user running rgs could not be determined');
   }
 }
 

@@ -96,3 +96,54 @@ export function monthsOlderThan(months: readonly Month[], now: Date, days: numbe
   const current = monthOf(now);
   return [...new Set(months)].filter((month) => month < current && monthEnd(month).getTime() <= cutoff).sort();
 }
+
+// ---- whether retention may drop a month (D36) ----
+
+// Money work still open in a month, by what it is ('bets in play': 1); only counts above 0
+// matter.
+export type OpenWork = Record<string, number>;
+
+// The archive of a month `rgs archive` wrote and read back: its rows per table, and the
+// money work still open in the snapshot it was taken from.
+export type VerifiedArchive = { file: string; createdAt: string; counts: Record<string, number>; openWork: OpenWork };
+
+export type RetentionVerdict = { drop: true; withoutArchive: boolean } | { drop: false; reason: string };
+
+export const describeOpenWork = (work: OpenWork): string =>
+  Object.entries(work)
+    .filter(([, n]) => n > 0)
+    .map(([what, n]) => `${n} ${what}`)
+    .join(', ');
+
+// A month goes only when nothing in it is unfinished (a bet in play, a stake held, a wallet
+// job open or abandoned and not reconciled, a webhook event to deliver), and only when the
+// latest archive of it holds exactly the rows the month holds now and was taken when
+// nothing in it was unfinished: an archive of a bet still in play, or one short of rows
+// written since, would not be the record that is dropped. `withoutArchive` is the
+// operator's explicit choice to drop a finished month that has no such archive (the caller
+// logs it).
+export function retentionVerdict(
+  month: Month,
+  { openWork, archive, counts, withoutArchive }: { openWork: OpenWork; archive?: VerifiedArchive; counts: Record<string, number>; withoutArchive: boolean },
+): RetentionVerdict {
+  const open = describeOpenWork(openWork);
+  if (open) return { drop: false, reason: `unfinished money work: ${open}` };
+  const problem = archiveProblem(month, archive, counts);
+  if (problem === undefined) return { drop: true, withoutArchive: false };
+  return withoutArchive ? { drop: true, withoutArchive: true } : { drop: false, reason: `${problem}, or pass --without-archive` };
+}
+
+// why the archive does not stand for the month as it is now; undefined: it does
+function archiveProblem(month: Month, archive: VerifiedArchive | undefined, counts: Record<string, number>): string | undefined {
+  // a month with no rows loses nothing when dropped
+  if (!archive && Object.values(counts).every((n) => n === 0)) return undefined;
+  if (!archive) return `no verified archive: run rgs archive --month ${month} --out FILE first`;
+  const again = `run rgs archive --month ${month} --out FILE again`;
+  const archivedOpen = describeOpenWork(archive.openWork);
+  if (archivedOpen) return `the archive ${archive.file} was taken while the month had unfinished money work (${archivedOpen}): ${again}`;
+  const tables = [...new Set([...Object.keys(counts), ...Object.keys(archive.counts)])].sort();
+  const differ = tables.filter((table) => (counts[table] ?? 0) !== (archive.counts[table] ?? 0));
+  if (differ.length === 0) return undefined;
+  const detail = differ.map((table) => `${table} ${archive.counts[table] ?? 0} archived, ${counts[table] ?? 0} now`).join(', ');
+  return `the archive ${archive.file} no longer matches the month (${detail}): ${again}`;
+}

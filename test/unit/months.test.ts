@@ -12,6 +12,7 @@ import {
   parseRetentionAge,
   partitionMonth,
   partitionName,
+  retentionVerdict,
 } from '../../src/domain/months.js';
 
 // D36: the month math of partitions and retention
@@ -82,5 +83,45 @@ describe('months (D36 partitions and retention)', () => {
     expect(monthsOlderThan(months, cutAtAugust, 120)).to.deep.equal(['2026-05', '2026-06', '2026-07']);
     expect(monthsOlderThan(months, new Date(cutAtAugust.getTime() - 1), 120)).to.deep.equal(['2026-05', '2026-06']);
     expect(() => monthsOlderThan(months, now, 119)).to.throw(RangeError);
+  });
+});
+
+describe('retentionVerdict (D36: what a month needs before it is dropped)', () => {
+  const counts = { bets: 2, rounds: 2, wallet_jobs: 1 };
+  const archive = { file: '/archives/2026-03.ndjson.gz', createdAt: '2026-11-01T00:00:00.000Z', counts: { ...counts }, openWork: {} };
+
+  it('keeps a month with unfinished money work, naming it, even with --without-archive', () => {
+    for (const withoutArchive of [false, true]) {
+      expect(retentionVerdict('2026-03', { openWork: { 'bets in play': 1, 'open wallet jobs': 0, 'abandoned wallet jobs not reconciled': 2 }, archive, counts, withoutArchive })).to.deep.equal({
+        drop: false,
+        reason: 'unfinished money work: 1 bets in play, 2 abandoned wallet jobs not reconciled',
+      });
+    }
+  });
+
+  it('drops a finished month with an archive that matches it; without one only when told, and says so', () => {
+    expect(retentionVerdict('2026-03', { openWork: {}, archive, counts, withoutArchive: false })).to.deep.equal({ drop: true, withoutArchive: false });
+    expect(retentionVerdict('2026-03', { openWork: {}, counts, withoutArchive: false })).to.deep.equal({
+      drop: false,
+      reason: 'no verified archive: run rgs archive --month 2026-03 --out FILE first, or pass --without-archive',
+    });
+    expect(retentionVerdict('2026-03', { openWork: {}, counts, withoutArchive: true })).to.deep.equal({ drop: true, withoutArchive: true });
+    // a month with no rows loses nothing
+    expect(retentionVerdict('2026-03', { openWork: {}, counts: { bets: 0 }, withoutArchive: false })).to.deep.equal({ drop: true, withoutArchive: false });
+  });
+
+  it('refuses an archive that no longer matches the month, or that was taken while work was unfinished', () => {
+    expect(retentionVerdict('2026-03', { openWork: {}, archive, counts: { ...counts, bets: 3, webhook_events: 1 }, withoutArchive: false })).to.deep.equal({
+      drop: false,
+      reason:
+        'the archive /archives/2026-03.ndjson.gz no longer matches the month (bets 2 archived, 3 now, webhook_events 0 archived, 1 now): ' +
+        'run rgs archive --month 2026-03 --out FILE again, or pass --without-archive',
+    });
+    expect(retentionVerdict('2026-03', { openWork: {}, archive: { ...archive, openWork: { 'stakes held': 1 } }, counts, withoutArchive: false })).to.deep.equal({
+      drop: false,
+      reason:
+        'the archive /archives/2026-03.ndjson.gz was taken while the month had unfinished money work (1 stakes held): ' +
+        'run rgs archive --month 2026-03 --out FILE again, or pass --without-archive',
+    });
   });
 });

@@ -1,11 +1,18 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
+import type { Logger } from 'pino';
 import {
   monthsOlderThan,
+  retentionVerdict,
+  type OpenWork,
+  type VerifiedArchive,
   monthsToEnsure,
   partitionMonth,
   partitionName,
@@ -72,57 +79,148 @@ export async function partitionMonths(sql: Queryable): Promise<Map<PartitionedTa
   return months;
 }
 
-// What keeps a month from being dropped: money work not finished in it. A bet still in play
-// (PENDING or ACCEPTED), a wallet job neither completed nor abandoned, a webhook event still
-// to deliver. None of these should be 120 days old; if one is, a human looks first.
-const UNFINISHED = (month: Month) => `SELECT
-   (SELECT count(*) FROM ${partitionName('bets', month)} WHERE status IN ('PENDING', 'ACCEPTED'))::int AS bets_in_play,
-   (SELECT count(*) FROM ${partitionName('wallet_jobs', month)} WHERE completed_at IS NULL AND abandoned_at IS NULL)::int AS open_wallet_jobs,
-   (SELECT count(*) FROM ${partitionName('webhook_events', month)} WHERE status = 'pending')::int AS pending_webhook_events`;
+// What keeps a month from being dropped: money work not finished in it, in every table that
+// has the month's partition (D36). Each table is checked on its own, so a partition missing
+// from one table (dropped by hand, never made) never hides the work in the others. A bet
+// still in play, a round not settled or voided, a stake still held, a wallet job neither
+// completed nor abandoned, a webhook event still to deliver; and a wallet job abandoned after
+// 24 hours (contract 3.4, D23) until a human has reconciled it with the wallet (`rgs jobs
+// reconcile`): its row is the only record of money the wallet may not have moved. None of
+// these should be 120 days old; if one is, a human looks first.
+const OPEN_WORK: Record<PartitionedTable, { table: PartitionedTable; what: string; where: string }[]> = {
+  bets: [{ table: 'bets', what: 'bets in play', where: "status IN ('PENDING', 'ACCEPTED')" }],
+  rounds: [{ table: 'rounds', what: 'rounds not settled', where: "state NOT IN ('SETTLED', 'VOIDED')" }],
+  pending_round_bets: [{ table: 'pending_round_bets', what: 'stakes held', where: "state = 'HELD'" }],
+  wallet_jobs: [
+    { table: 'wallet_jobs', what: 'open wallet jobs', where: 'completed_at IS NULL AND abandoned_at IS NULL' },
+    { table: 'wallet_jobs', what: 'abandoned wallet jobs not reconciled', where: 'abandoned_at IS NOT NULL AND reconciled_at IS NULL' },
+  ],
+  webhook_events: [{ table: 'webhook_events', what: 'pending webhook events', where: "status = 'pending'" }],
+  wallet_calls: [],
+  webhook_attempts: [],
+};
+// the order a reason names them in
+const OPEN_WORK_ORDER: readonly PartitionedTable[] = ['bets', 'rounds', 'pending_round_bets', 'wallet_jobs', 'webhook_events'];
 
-type Unfinished = { bets_in_play: number; open_wallet_jobs: number; pending_webhook_events: number };
+// the unfinished work of a month in the tables given (those that have its partition), by
+// what it is; nothing unfinished: {}
+export async function openWork(q: Queryable, month: Month, tables: readonly PartitionedTable[]): Promise<OpenWork> {
+  const checks = OPEN_WORK_ORDER.filter((table) => tables.includes(table)).flatMap((table) => OPEN_WORK[table]);
+  if (checks.length === 0) return {};
+  const rows = await q.query<{ what: string; n: number }>(
+    checks
+      .map(({ table, what, where }) => `SELECT ${quoteLiteral(what)} AS what, count(*)::int AS n FROM ONLY ${partitionName(table, month)} WHERE ${where}`)
+      .join(' UNION ALL '),
+  );
+  const found = new Map(rows.map(({ what, n }) => [what, n]));
+  return Object.fromEntries(checks.map(({ what }) => [what, found.get(what) ?? 0]).filter(([, n]) => (n as number) > 0));
+}
+
+const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+// the rows of a month, per table that has its partition
+async function monthCounts(q: Queryable, month: Month, tables: readonly PartitionedTable[]): Promise<Record<string, number>> {
+  if (tables.length === 0) return {};
+  const rows = await q.query<{ t: string; n: number }>(
+    tables.map((table) => `SELECT ${quoteLiteral(table)} AS t, count(*)::int AS n FROM ONLY ${partitionName(table, month)}`).join(' UNION ALL '),
+  );
+  return Object.fromEntries(rows.map(({ t, n }) => [t, n]));
+}
+
+// the latest archive of a month `rgs archive` wrote and verified (D36)
+async function latestArchive(q: Queryable, month: Month): Promise<VerifiedArchive | undefined> {
+  const [row] = await q.query<{ file: string; created_at: Date; counts: Record<string, number>; open_work: OpenWork }>(
+    'SELECT file, created_at, counts, open_work FROM month_archives WHERE month = $1 ORDER BY created_at DESC LIMIT 1',
+    [month],
+  );
+  return row && { file: row.file, createdAt: row.created_at.toISOString(), counts: row.counts, openWork: row.open_work };
+}
+
+// How long retention waits for the tables' locks before it keeps the month for another run:
+// while it waits, every statement of play on these tables queues behind it.
+export const RETENTION_LOCK_TIMEOUT_MS = 5000;
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export type RetentionResult = {
   cutoff: string;
   olderThanDays: number;
   dropped: Month[];
+  // months dropped with --without-archive (also in `dropped`)
+  droppedWithoutArchive: Month[];
   kept: { month: Month; reason: string }[];
   dryRun: boolean;
 };
 
-// `rgs retention apply --older-than Nd` (D36): detaches and drops, table by table, every
-// whole month that ended at least `days` days ago and holds no unfinished money work. The
-// current and future months never qualify; under MIN_RETENTION_DAYS is refused (by
-// monthsOlderThan). Idempotent: a month already dropped is simply absent. Dedupe keys of
-// webhook events older than the cut-off go with them (their sessions are long over).
-export async function applyRetention(sql: Sql, { now, days, dryRun = false }: { now: Date; days: number; dryRun?: boolean }): Promise<RetentionResult> {
+export type RetentionOptions = {
+  now: Date;
+  days: number;
+  dryRun?: boolean;
+  // drop months that have no verified archive (the operator's explicit choice, logged)
+  withoutArchive?: boolean;
+  log?: Pick<Logger, 'warn'>;
+  lockTimeoutMs?: number;
+};
+
+// `rgs retention apply --older-than Nd` (D36): detaches and drops every whole month that
+// ended at least `days` days ago, holds no unfinished money work, and has a verified archive
+// that still matches it (or `withoutArchive`). The current and future months never qualify;
+// under MIN_RETENTION_DAYS is refused (by monthsOlderThan). The check and the drop are one
+// transaction that first locks the tables and the month's partitions, so that nothing can
+// be written into the month between them. Idempotent: a month already dropped is simply
+// absent. Dedupe keys of webhook events older than the cut-off go with them (their sessions
+// are long over).
+export async function applyRetention(
+  sql: Sql,
+  { now, days, dryRun = false, withoutArchive = false, log, lockTimeoutMs = RETENTION_LOCK_TIMEOUT_MS }: RetentionOptions,
+): Promise<RetentionResult> {
+  if (!Number.isInteger(lockTimeoutMs) || lockTimeoutMs <= 0) throw new RangeError('lockTimeoutMs must be a positive integer');
   const byTable = await partitionMonths(sql);
   const every = [...new Set([...byTable.values()].flat())];
   const candidates = monthsOlderThan(every, now, days);
   const cutoff = retentionCutoff(now, days);
-  const result: RetentionResult = { cutoff: cutoff.toISOString(), olderThanDays: days, dropped: [], kept: [], dryRun };
+  const result: RetentionResult = { cutoff: cutoff.toISOString(), olderThanDays: days, dropped: [], droppedWithoutArchive: [], kept: [], dryRun };
   for (const month of candidates) {
     const present = PARTITIONED_TABLES.filter((table) => byTable.get(table)!.includes(month));
-    const complete = present.length === PARTITIONED_TABLES.length;
-    const [work] = complete ? await sql.query<Unfinished>(UNFINISHED(month)) : [{ bets_in_play: 0, open_wallet_jobs: 0, pending_webhook_events: 0 }];
-    const reasons = Object.entries(work!)
-      .filter(([, count]) => count > 0)
-      .map(([what, count]) => `${count} ${what.replace(/_/g, ' ')}`);
-    if (reasons.length > 0) {
-      result.kept.push({ month, reason: `unfinished money work: ${reasons.join(', ')}` });
+    const judge = async (q: Queryable) => {
+      const counts = await monthCounts(q, month, present);
+      return { counts, verdict: retentionVerdict(month, { openWork: await openWork(q, month, present), archive: await latestArchive(q, month), counts, withoutArchive }) };
+    };
+    let judged: Awaited<ReturnType<typeof judge>>;
+    if (dryRun) judged = await judge(sql);
+    else {
+      try {
+        judged = await sql.transaction(async (tx) => {
+          await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK_KEY]);
+          await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+          // the parents (ONLY: not every month's partition) and this month's partitions, in
+          // the order they are detached; DETACH would take the same locks one by one
+          await tx.query(`LOCK TABLE ${present.map((table) => `ONLY ${table}, ONLY ${partitionName(table, month)}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+          const outcome = await judge(tx);
+          if (outcome.verdict.drop) {
+            for (const table of present) {
+              const partition = partitionName(table, month);
+              await tx.query(`ALTER TABLE ${table} DETACH PARTITION ${partition}`);
+              await tx.query(`DROP TABLE ${partition}`);
+            }
+          }
+          return outcome;
+        });
+      } catch (err) {
+        if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
+        result.kept.push({ month, reason: `the tables stayed locked by other work for ${lockTimeoutMs} ms: run it again` });
+        continue;
+      }
+    }
+    const { verdict, counts } = judged;
+    if (!verdict.drop) {
+      result.kept.push({ month, reason: verdict.reason });
       continue;
     }
-    if (!dryRun) {
-      await sql.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK_KEY]);
-        for (const table of present) {
-          const partition = partitionName(table, month);
-          await tx.query(`ALTER TABLE ${table} DETACH PARTITION ${partition}`);
-          await tx.query(`DROP TABLE ${partition}`);
-        }
-      });
-    }
     result.dropped.push(month);
+    if (verdict.withoutArchive) {
+      result.droppedWithoutArchive.push(month);
+      log?.warn({ month, counts, dryRun }, dryRun ? 'retention would drop a month without a verified archive (--without-archive)' : 'retention dropped a month without a verified archive (--without-archive)');
+    }
   }
   if (!dryRun) await sql.query('DELETE FROM webhook_dedupe_keys WHERE created_at < $1', [cutoff]);
   return result;
@@ -138,50 +236,102 @@ export async function applyRetention(sql: Sql, { now, days, dryRun = false }: { 
 export const ARCHIVE_FORMAT = 1;
 
 export type ArchiveHeader = { rgsArchive: number; month: Month; tables: PartitionedTable[]; createdAt: string };
-export type ArchiveManifest = ArchiveHeader & { file: string; counts: Record<string, number> };
+// what `rgs archive` prints, and records in month_archives once the file has been read back
+export type ArchiveManifest = ArchiveHeader & { file: string; sha256: string; counts: Record<string, number>; openWork: OpenWork; verifiedAt: string };
 
 const FETCH_ROWS = 1000;
 
+// The file is created with O_EXCL ('wx'): an archive never replaces a file, which may be an
+// earlier month's archive or anything else at that path (D36). Once written it is read back
+// (the bytes' sha256 against those written, the rows per table against the trailer and the
+// snapshot) and only then recorded in month_archives, which retention requires. A run that
+// fails removes the file it created.
 export async function archiveMonth(sql: Sql, month: Month, file: string, now: Date): Promise<ArchiveManifest> {
   const byTable = await partitionMonths(sql);
   const tables = ARCHIVE_ORDER.filter((table) => byTable.get(table)!.includes(month));
   if (tables.length === 0) throw new Error(`no partition holds ${month}: nothing to archive`);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'wx');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'EEXIST') throw new ArchiveError(`${file} already exists: an archive never overwrites a file; choose another --out`);
+    throw err;
+  }
   const header: ArchiveHeader = { rgsArchive: ARCHIVE_FORMAT, month, tables, createdAt: now.toISOString() };
   const counts: Record<string, number> = {};
+  let work: OpenWork = {};
   const client = await sql.pool.connect();
   const gzip = createGzip();
-  const written = pipeline(gzip, createWriteStream(file));
+  const hash = createHash('sha256');
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  const written = pipeline(gzip, hashing, handle.createWriteStream());
   const write = async (line: string) => {
     if (!gzip.write(`${line}\n`)) await once(gzip, 'drain');
   };
   try {
-    // one snapshot for every table of the month
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await write(JSON.stringify(header));
-    for (const table of tables) {
-      counts[table] = 0;
-      await client.query(`DECLARE archive_rows NO SCROLL CURSOR FOR SELECT to_jsonb(t)::text AS row FROM ONLY ${partitionName(table, month)} t`);
-      for (;;) {
-        const { rows } = await client.query<{ row: string }>(`FETCH ${FETCH_ROWS} FROM archive_rows`);
-        for (const { row } of rows) await write(`{"table":${JSON.stringify(table)},"row":${row}}`);
-        counts[table] += rows.length;
-        if (rows.length < FETCH_ROWS) break;
+    try {
+      // one snapshot for every table of the month, and for the work still open in it
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await write(JSON.stringify(header));
+      for (const table of tables) {
+        counts[table] = 0;
+        await client.query(`DECLARE archive_rows NO SCROLL CURSOR FOR SELECT to_jsonb(t)::text AS row FROM ONLY ${partitionName(table, month)} t`);
+        for (;;) {
+          const { rows } = await client.query<{ row: string }>(`FETCH ${FETCH_ROWS} FROM archive_rows`);
+          for (const { row } of rows) await write(`{"table":${JSON.stringify(table)},"row":${row}}`);
+          counts[table] += rows.length;
+          if (rows.length < FETCH_ROWS) break;
+        }
+        await client.query('CLOSE archive_rows');
       }
-      await client.query('CLOSE archive_rows');
+      work = await openWork({ query: async (text: unknown) => (await client.query(text as string)).rows }, month, tables);
+      await client.query('COMMIT');
+      await write(JSON.stringify({ end: true, counts }));
+      gzip.end();
+      await written;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      gzip.destroy();
+      await written.catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
     }
-    await client.query('COMMIT');
-    await write(JSON.stringify({ end: true, counts }));
-    gzip.end();
-    await written;
+    const sha256 = hash.digest('hex');
+    await verifyArchive(file, { month, sha256, counts });
+    const verifiedAt = new Date();
+    await sql.query(
+      'INSERT INTO month_archives (id, month, file, sha256, counts, open_work, created_at, verified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [randomUUID(), month, path.resolve(file), sha256, JSON.stringify(counts), JSON.stringify(work), now, verifiedAt],
+    );
+    return { ...header, file, sha256, counts, openWork: work, verifiedAt: verifiedAt.toISOString() };
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    gzip.destroy();
-    await written.catch(() => undefined);
+    await handle.close().catch(() => undefined);
+    await unlink(file).catch(() => undefined);
     throw err;
-  } finally {
-    client.release();
   }
-  return { ...header, file, counts };
+}
+
+// Reads an archive back as retention will rely on it: the bytes on disk hash to what was
+// written, the file reads to its trailer, and its rows per table are those of the snapshot.
+async function verifyArchive(file: string, expected: { month: Month; sha256: string; counts: Record<string, number> }): Promise<void> {
+  const onDisk = createHash('sha256');
+  for await (const chunk of createReadStream(file)) onDisk.update(chunk as Buffer);
+  if (onDisk.digest('hex') !== expected.sha256) throw new ArchiveError(`${file}: the bytes read back differ from those written`);
+  const read: Record<string, number> = {};
+  for await (const item of readArchive(file)) {
+    if ('rgsArchive' in item) {
+      if (item.month !== expected.month) throw new ArchiveError(`${file}: the header names ${item.month}, not ${expected.month}`);
+    } else read[item.table] = (read[item.table] ?? 0) + 1;
+  }
+  for (const [table, n] of Object.entries(expected.counts)) {
+    if ((read[table] ?? 0) !== n) throw new ArchiveError(`${file}: ${table} reads back ${read[table] ?? 0} rows, the month had ${n}`);
+  }
 }
 
 export class ArchiveError extends Error {

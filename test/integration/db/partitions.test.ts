@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -17,7 +17,10 @@ import {
   ArchiveError,
   type ArchivedRow,
   type ArchiveHeader,
+  type RetentionResult,
 } from '../../../src/platform/db/partitions.js';
+import { reconcileWalletJob } from '../../../src/game/wallet-jobs/reconciliation.js';
+import { createLogger } from '../../../src/platform/logger.js';
 import { addMonths, monthOf, monthStart, partitionName, type Month } from '../../../src/domain/months.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
@@ -84,7 +87,7 @@ async function owner(q: pg.Pool): Promise<Owner> {
 
 let cycleNumber = 0;
 async function play(
-  q: pg.Pool,
+  q: pg.Pool | pg.PoolClient,
   o: Owner,
   at: Date,
   { partitioned, status = 'SETTLED', dedupeKey = null }: { partitioned: boolean; status?: string; dedupeKey?: string | null },
@@ -145,6 +148,14 @@ async function play(
     [p.eventId, at],
   );
   return p;
+}
+
+// a bet of play() still in play settles: its round, held stake and win job with it
+async function settle(q: pg.Pool, p: Played): Promise<void> {
+  await q.query(`UPDATE bets SET status = 'SETTLED' WHERE id = $1`, [p.betId]);
+  await q.query(`UPDATE rounds SET state = 'SETTLED', settled = true WHERE id = $1`, [p.roundId]);
+  await q.query(`UPDATE pending_round_bets SET state = 'RESOLVED' WHERE bet_id = $1`, [p.betId]);
+  await q.query(`UPDATE wallet_jobs SET completed_at = now() WHERE id = $1`, [p.jobId]);
 }
 
 // the partition a row is in
@@ -295,15 +306,18 @@ describe('monthly partitions of the money tables (D36)', function () {
       const young = await play(pool, o, inMonth(-3), { partitioned: true });
       const current = await play(pool, o, now, { partitioned: true });
 
-      const dry = await applyRetention(sql, { now, days: 120, dryRun: true });
+      // archives are the next test's: here every finished month goes without one
+      const dry = await applyRetention(sql, { now, days: 120, dryRun: true, withoutArchive: true });
       expect(dry.dropped).to.include(monthOf(inMonth(-7)));
       expect(await count(pool, 'bets')).to.equal(4);
 
-      const result = await applyRetention(sql, { now, days: 120 });
+      const result = await applyRetention(sql, { now, days: 120, withoutArchive: true });
       // months -8 and -7 ended more than 120 days ago (at least 181); month -6 is kept for its bet in play
       expect(result.dropped).to.include.members([addMonths(monthOf(now), -8), monthOf(inMonth(-7))]);
       expect(result.dropped).to.not.include(monthOf(inMonth(-6)));
-      expect(result.kept).to.deep.equal([{ month: monthOf(inMonth(-6)), reason: 'unfinished money work: 1 bets in play, 1 open wallet jobs' }]);
+      expect(result.kept).to.deep.equal([
+        { month: monthOf(inMonth(-6)), reason: 'unfinished money work: 1 bets in play, 1 rounds not settled, 1 stakes held, 1 open wallet jobs' },
+      ]);
       for (const dropped of result.dropped) {
         expect(new Date(`${addMonths(dropped, 1)}-01T00:00:00Z`).getTime()).to.be.at.most(now.getTime() - 120 * DAY_MS);
       }
@@ -315,15 +329,14 @@ describe('monthly partitions of the money tables (D36)', function () {
       for (const table of PARTITIONED_TABLES) expect(byTable.get(table), table).to.not.include(monthOf(inMonth(-7)));
 
       // again: nothing more to drop
-      const again = await applyRetention(sql, { now, days: 120 });
+      const again = await applyRetention(sql, { now, days: 120, withoutArchive: true });
       expect(again.dropped).to.deep.equal([]);
       // the bet settles: its month goes next time
-      await pool.query(`UPDATE bets SET status = 'SETTLED' WHERE id = $1`, [stuck.betId]);
-      await pool.query(`UPDATE wallet_jobs SET completed_at = now() WHERE id = $1`, [stuck.jobId]);
-      expect((await applyRetention(sql, { now, days: 120 })).dropped).to.deep.equal([monthOf(inMonth(-6))]);
+      await settle(pool, stuck);
+      expect((await applyRetention(sql, { now, days: 120, withoutArchive: true })).dropped).to.deep.equal([monthOf(inMonth(-6))]);
       // a longer age keeps more; under 120 days is refused
-      expect((await applyRetention(sql, { now, days: 400 })).dropped).to.deep.equal([]);
-      expect(await sqlState(applyRetention(sql, { now, days: 119 }))).to.match(/refused/);
+      expect((await applyRetention(sql, { now, days: 400, withoutArchive: true })).dropped).to.deep.equal([]);
+      expect(await sqlState(applyRetention(sql, { now, days: 119, withoutArchive: true }))).to.match(/refused/);
       expect(await count(pool, 'bets')).to.equal(2);
     });
 
@@ -377,6 +390,165 @@ describe('monthly partitions of the money tables (D36)', function () {
       };
       expect(await sqlState(read())).to.match(/cut short/);
       expect(await read().catch((err: unknown) => err)).to.be.instanceOf(ArchiveError);
+    });
+  });
+
+  describe('what retention requires before it drops a month', () => {
+    const now = new Date();
+    const month = addMonths(monthOf(now), -7);
+    const reasonFor = (result: RetentionResult, m: Month) => result.kept.find((k) => k.month === m)?.reason;
+
+    async function archivesDir(): Promise<string> {
+      const dir = await mkdtemp(path.join(tmpdir(), 'rgs-retention-'));
+      tempDirs.push(dir);
+      return dir;
+    }
+
+    it("checks every table that has the month's partition: a bet in play keeps its month when another table's partition is missing", async () => {
+      const { sql, pool } = await database();
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      const accepted = await play(pool, o, inMonth(-7), { partitioned: true, status: 'ACCEPTED' });
+      // one table's partition of the month is gone (dropped by hand, or never made)
+      await pool.query(`ALTER TABLE webhook_attempts DETACH PARTITION ${partitionName('webhook_attempts', month)}`);
+      await pool.query(`DROP TABLE ${partitionName('webhook_attempts', month)}`);
+
+      for (const dryRun of [true, false]) {
+        const result = await applyRetention(sql, { now, days: 120, dryRun, withoutArchive: true });
+        expect(result.dropped, `dryRun ${dryRun}`).to.not.include(month);
+        expect(reasonFor(result, month)).to.equal('unfinished money work: 1 bets in play, 1 rounds not settled, 1 stakes held, 1 open wallet jobs');
+      }
+      expect(await partitionOf(pool, 'bets', 'id', accepted.betId)).to.deep.equal([partitionName('bets', month)]);
+      const [bet] = (await pool.query<{ status: string; amount: string }>('SELECT status, amount_micro::text AS amount FROM bets WHERE id = $1', [accepted.betId])).rows;
+      expect(bet).to.deep.equal({ status: 'ACCEPTED', amount: '9007199254740993' });
+    });
+
+    it('drops a month only once rgs archive has written and verified it, and again only while it still matches; --without-archive is logged', async () => {
+      const { sql, pool } = await database();
+      const other = addMonths(month, 1);
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      await play(pool, o, inMonth(-7), { partitioned: true });
+      await play(pool, o, inMonth(-6), { partitioned: true });
+
+      const refused = await applyRetention(sql, { now, days: 120 });
+      // (months with no rows go: dropping them loses nothing)
+      expect(refused.dropped).to.not.include.members([month, other]);
+      expect(reasonFor(refused, month)).to.equal(`no verified archive: run rgs archive --month ${month} --out FILE first, or pass --without-archive`);
+      expect(await count(pool, 'bets')).to.equal(2);
+
+      const dir = await archivesDir();
+      const file = path.join(dir, `${month}.ndjson.gz`);
+      const manifest = await archiveMonth(sql, month, file, now);
+      expect(manifest.sha256).to.equal(createHash('sha256').update(await readFile(file)).digest('hex'));
+      expect(manifest.openWork).to.deep.equal({});
+      const records = (await pool.query('SELECT month, file, sha256, counts, open_work FROM month_archives')).rows;
+      expect(records).to.deep.equal([{ month, file: path.resolve(file), sha256: manifest.sha256, counts: manifest.counts, open_work: {} }]);
+
+      // a bet written into the month after its archive: the archive no longer stands for it
+      await play(pool, o, inMonth(-7), { partitioned: true });
+      const stale = await applyRetention(sql, { now, days: 120 });
+      expect(stale.dropped).to.not.include.members([month, other]);
+      expect(reasonFor(stale, month)).to.match(/^the archive .* no longer matches the month \(bets 1 archived, 2 now, /);
+      expect(reasonFor(stale, month)).to.match(/: run rgs archive --month \d{4}-\d{2} --out FILE again, or pass --without-archive$/);
+
+      await archiveMonth(sql, month, path.join(dir, `${month}-again.ndjson.gz`), now);
+      const applied = await applyRetention(sql, { now, days: 120 });
+      expect(applied.dropped).to.include(month);
+      expect(applied.droppedWithoutArchive).to.deep.equal([]);
+      expect(reasonFor(applied, other)).to.match(/^no verified archive/);
+      expect(await count(pool, 'bets')).to.equal(1);
+
+      // the operator's explicit choice, logged at warn with the month and its rows
+      const lines: string[] = [];
+      const log = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+      const without = await applyRetention(sql, { now, days: 120, withoutArchive: true, log });
+      expect(without.dropped).to.include(other);
+      expect(without.droppedWithoutArchive).to.include(other);
+      expect(await count(pool, 'bets')).to.equal(0);
+      const warned = lines.map((line) => JSON.parse(line)).find((entry) => entry.month === other);
+      expect(warned).to.include({ level: 40, msg: 'retention dropped a month without a verified archive (--without-archive)' });
+      expect(warned.counts).to.include({ bets: 1, rounds: 1, wallet_jobs: 1 });
+    });
+
+    it('keeps a month with an abandoned win until a human has reconciled it, and then needs an archive taken after', async () => {
+      const { sql, pool } = await database();
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      const p = await play(pool, o, inMonth(-7), { partitioned: true });
+      // its win job was given up after 24 hours (contract 3.4): a ticket for a human
+      await pool.query(`UPDATE wallet_jobs SET completed_at = NULL, abandoned_at = $2, last_error = 'RS_ERROR_TIMEOUT' WHERE id = $1`, [p.jobId, inMonth(-7)]);
+
+      const kept = await applyRetention(sql, { now, days: 120, withoutArchive: true });
+      expect(kept.dropped).to.not.include(month);
+      expect(reasonFor(kept, month)).to.equal('unfinished money work: 1 abandoned wallet jobs not reconciled');
+      const dir = await archivesDir();
+      const early = await archiveMonth(sql, month, path.join(dir, 'early.ndjson.gz'), now);
+      expect(early.openWork).to.deep.equal({ 'abandoned wallet jobs not reconciled': 1 });
+
+      // a note and a name are required; a job the service still owns cannot be marked
+      expect(await sqlState(reconcileWalletJob(sql, { id: p.jobId, note: ' ', by: 'ops-anna', now }))).to.match(/--note must say why/);
+      const open = await play(pool, o, now, { partitioned: true, status: 'ACCEPTED' });
+      expect(await sqlState(reconcileWalletJob(sql, { id: open.jobId, note: 'x', by: 'ops-anna', now }))).to.match(/is not abandoned/);
+      expect(await sqlState(reconcileWalletJob(sql, { id: randomUUID(), note: 'x', by: 'ops-anna', now }))).to.match(/does not exist/);
+
+      const done = await reconcileWalletJob(sql, { id: p.jobId, note: 'the wallet paid it by hand, ticket 4411', by: 'ops-anna', now });
+      expect(done).to.deep.include({ id: p.jobId, endpoint: 'win', reconciledBy: 'ops-anna', reconciliationNote: 'the wallet paid it by hand, ticket 4411', reconciledAt: now.toISOString() });
+      // once: the first record of who settled it stays
+      expect(await sqlState(reconcileWalletJob(sql, { id: p.jobId, note: 'again', by: 'someone-else', now }))).to.match(/reconciled already, by ops-anna/);
+
+      // the archive taken before the mark shows the job unreconciled: not the record to keep
+      const stale = await applyRetention(sql, { now, days: 120 });
+      expect(reasonFor(stale, month)).to.match(/was taken while the month had unfinished money work \(1 abandoned wallet jobs not reconciled\)/);
+      await archiveMonth(sql, month, path.join(dir, 'after.ndjson.gz'), now);
+      expect((await applyRetention(sql, { now, days: 120 })).dropped).to.include(month);
+      expect(await partitionOf(pool, 'wallet_jobs', 'id', p.jobId)).to.deep.equal([]);
+    });
+
+    it('checks and drops in one transaction: a bet committed into the month while retention waits for the tables keeps the month', async () => {
+      const { sql, pool } = await database();
+      await ensurePartitions(sql, { now, from: month });
+      const o = await owner(pool);
+      const writer = await pool.connect();
+      try {
+        // a bet of the month being written: its transaction holds the tables until it commits
+        await writer.query('BEGIN');
+        const late = await play(writer, o, inMonth(-7), { partitioned: true, status: 'ACCEPTED' });
+        const [{ pid }] = (await writer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+        // the lock wait is bounded by the test's own timeout, not by the default
+        const running = applyRetention(sql, { now, days: 120, withoutArchive: true, lockTimeoutMs: 120_000 });
+        // retention waits for a lock the writer holds; then the writer commits
+        await until('retention waiting behind the writer', async () => {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))`,
+            [pid],
+          );
+          return rows[0]!.n > 0;
+        });
+        await writer.query('COMMIT');
+        const result = await running;
+        expect(result.dropped).to.not.include(month);
+        expect(reasonFor(result, month)).to.equal('unfinished money work: 1 bets in play, 1 rounds not settled, 1 stakes held, 1 open wallet jobs');
+        expect(await partitionOf(pool, 'bets', 'id', late.betId)).to.deep.equal([partitionName('bets', month)]);
+      } finally {
+        await writer.query('ROLLBACK').catch(() => undefined);
+        writer.release();
+      }
+    });
+
+    it('rgs archive never overwrites a file: an existing --out is refused and left as it was', async () => {
+      const { sql, pool } = await database();
+      await ensurePartitions(sql, { now, from: month });
+      await play(pool, await owner(pool), inMonth(-7), { partitioned: true });
+      const dir = await archivesDir();
+      const file = path.join(dir, 'earlier.ndjson.gz');
+      await writeFile(file, 'an earlier archive');
+
+      const err = await archiveMonth(sql, month, file, now).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(ArchiveError);
+      expect((err as Error).message).to.equal(`${file} already exists: an archive never overwrites a file; choose another --out`);
+      expect(await readFile(file, 'utf8')).to.equal('an earlier archive');
+      expect((await pool.query('SELECT count(*)::int AS n FROM month_archives')).rows).to.deep.equal([{ n: 0 }]);
     });
   });
 

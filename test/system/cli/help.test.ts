@@ -12,7 +12,7 @@ const GROUPS: Record<string, string[]> = {
   operator: ['create', 'update', 'show', 'list'],
   game: ['config', 'show'],
   credential: ['rotate', 'revoke'],
-  jobs: ['abandoned'],
+  jobs: ['abandoned', 'reconcile'],
   'master-key': ['rewrap'],
   partitions: ['ensure'],
   retention: ['apply'],
