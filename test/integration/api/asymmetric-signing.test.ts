@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addPublicKeyCredential, revokeCredential, type PublicKeyAlg } from '../../../src/wallet/credentials.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { hugeExponentKey, shortRsaKey } from '../../support/hostile-keys.js';
 import { signedRequest, type ApiResponse, type PrivateApiKey, type SignedRequestOptions } from '../../support/signed-client.js';
 
 // D34: API credentials verified with the operator's public key (RS256, EdDSA), from a PEM or
@@ -148,6 +149,39 @@ describe('asymmetric request signing (D34)', () => {
       await server.stop();
       const added = await addPublicKeyCredential(h.svc.db, operator.operatorId, 'EdDSA', { jwksUrl: server.url }, { production: false, now: h.svc.now() });
       refused(await launch(operator, { kid: added.kid, alg: 'EdDSA', privateKey }), 'key_unavailable');
+      expect((await launch(operator, operator.key)).status).to.equal(200);
+    });
+
+    it('RSA keys of another exponent than 65537 or under 2048 bits are skipped; a set with no other key fails only its credential, key_unavailable', async () => {
+      const operator = await h.onboard();
+      const good = keyPair('RS256');
+      // the honest key last, behind the hostile ones
+      const mixed = await keyServer([hugeExponentKey(), shortRsaKey(), good.publicKey]);
+      const short = generateKeyPairSync('rsa', { modulusLength: 1024 });
+      const hostile = await keyServer([hugeExponentKey(), short.publicKey]);
+      try {
+        const withMixed = await addPublicKeyCredential(h.svc.db, operator.operatorId, 'RS256', { jwksUrl: mixed.url }, { production: false, now: h.svc.now() });
+        expect((await launch(operator, { kid: withMixed.kid, alg: 'RS256', privateKey: good.privateKey })).status).to.equal(200);
+        // a 1024-bit key of the set does not verify, though the signature is its own
+        refused(await launch(operator, { kid: withMixed.kid, alg: 'RS256', privateKey: short.privateKey }), 'invalid_signature');
+
+        const withHostile = await addPublicKeyCredential(h.svc.db, operator.operatorId, 'RS256', { jwksUrl: hostile.url }, { production: false, now: h.svc.now() });
+        refused(await launch(operator, { kid: withHostile.kid, alg: 'RS256', privateKey: short.privateKey }), 'key_unavailable');
+        refused(await launch(operator, { kid: withHostile.kid, alg: 'RS256', privateKey: good.privateKey }), 'key_unavailable');
+        expect(await h.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(1);
+        // the operator's HMAC credential is another credential: it still works
+        expect((await launch(operator, operator.key)).status).to.equal(200);
+      } finally {
+        await mixed.stop();
+        await hostile.stop();
+      }
+    });
+
+    it('a PEM stored before these rules (an RSA key of a huge exponent) fails its credential with key_unavailable', async () => {
+      const operator = await h.onboard();
+      const key = await withPublicKey(operator, 'RS256');
+      await h.svc.db.credential.update({ where: { kid: key.kid }, data: { publicKey: pemOf(hugeExponentKey()) } });
+      refused(await launch(operator, key), 'key_unavailable');
       expect((await launch(operator, operator.key)).status).to.equal(200);
     });
 
