@@ -912,7 +912,7 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
-        /** @description the operator is over its rate limit for this kind of request (contract 8.1, D10). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
+        /** @description the operator is over its rate limit for this kind of request (contract 8.1, D10), or the key id or the client address sent too many signatures that did not verify (public-key credentials, D24). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
         "Error.rate_limited": {
             /** @constant */
             error: "rate_limited";

@@ -219,7 +219,7 @@ export const ERRORS = {
   },
   rate_limited: {
     status: 429,
-    meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10)',
+    meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10), or the key id or the client address sent too many signatures that did not verify (public-key credentials, D24)',
     ...waitAndRetry('contract 8.1, D3'),
   },
   internal_error: {

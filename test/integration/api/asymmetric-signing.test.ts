@@ -200,6 +200,62 @@ describe('asymmetric request signing (D34)', () => {
     });
   });
 
+  describe('failed signatures, limited per key id and per client address before verifying (D24)', () => {
+    // behind a proxy, so that each test address is its own client (D12)
+    let proxied: Harness;
+    before(async () => {
+      proxied = await startHarness({ TRUST_PROXY: 'true' });
+    });
+    after(() => proxied.close());
+
+    const from = (address: string): SignedRequestOptions => ({
+      timestamp: Math.floor(proxied.svc.now().getTime() / 1000),
+      headers: { 'x-forwarded-for': address },
+    });
+    const read = (key: PrivateApiKey | TestOperator['key'], address: string, options: SignedRequestOptions = {}) =>
+      signedRequest(proxied.baseUrl, key, 'GET', '/v1/rounds', undefined, { ...from(address), ...options });
+    const added = async (operator: TestOperator): Promise<PrivateApiKey> => {
+      const { publicKey, privateKey } = keyPair('EdDSA');
+      const addition = await addPublicKeyCredential(proxied.svc.db, operator.operatorId, 'EdDSA', { publicKeyPem: pemOf(publicKey) }, { production: false, now: proxied.svc.now() });
+      return { kid: addition.kid, alg: 'EdDSA', privateKey };
+    };
+    // forged signatures sent one after another until the first refusal that is not
+    // invalid_signature: the buckets hold 10 and refill 1 a second, so it comes after 10
+    // failures at least, and long before 40 (which would take more than 30 s)
+    const failuresUntilLimited = async (send: (i: number) => Promise<ApiResponse>): Promise<number> => {
+      for (let i = 0; i < 40; i++) {
+        const response = await send(i);
+        if (response.status === 401 && response.body.error === 'invalid_signature') continue;
+        expect(response.status, response.text).to.equal(429);
+        expect(response.body).to.include({ error: 'rate_limited' });
+        expect(Number(response.headers.get('retry-after'))).to.be.at.least(1);
+        return i;
+      }
+      return expect.fail('40 forged signatures were all verified');
+    };
+    const forgedBy = (key: PrivateApiKey): PrivateApiKey => ({ ...key, privateKey: keyPair('EdDSA').privateKey });
+
+    it('a kid past 10 failed signatures is refused rate_limited, from any address; another kid is served, and so is HMAC', async () => {
+      const target = await proxied.onboard();
+      const other = await proxied.onboard();
+      const key = await added(target);
+      const otherKey = await added(other);
+      // each from an address of its own: only the kid's bucket is charged
+      expect(await failuresUntilLimited((i) => read(forgedBy(key), `198.51.100.${i + 1}`))).to.be.at.least(10);
+      expect((await read(otherKey, '203.0.113.11')).status).to.equal(200);
+      // the target's HMAC credential costs no public-key verification, and is not limited so
+      expect((await read(target.key, '203.0.113.10')).status).to.equal(200);
+    });
+
+    it('an address past 10 failed signatures is refused rate_limited, whatever kids it names; other addresses are served', async () => {
+      const operators = await Promise.all([0, 1, 2].map(() => proxied.onboard()));
+      const keys = await Promise.all(operators.map((operator) => added(operator)));
+      // two kids in turn from one address: neither kid's bucket is empty when the address's is
+      expect(await failuresUntilLimited((i) => read(forgedBy(keys[i % 2]!), '192.0.2.66'))).to.be.at.least(10);
+      expect((await read(keys[2]!, '192.0.2.67')).status).to.equal(200);
+    });
+  });
+
   // the clock moves: these run last
   describe('rotation (contract 5.3) and the key set cache, with the clock moved', () => {
     it('a credential added later rotates: the older one verifies until its notAfter (24 h), then key_not_valid_now; a key set is kept 10 minutes at most', async () => {
