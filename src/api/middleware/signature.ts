@@ -72,7 +72,7 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
       // nobody else's (D24)
       if (!(err instanceof KeyUnavailableError)) throw err;
       (ctx.state.log ?? logger).warn({ kid, operatorId: credential.operator.id }, err.message);
-      throw fail('key_unavailable', "the credential's key set cannot be fetched");
+      throw fail('key_unavailable', "the credential's key set cannot be fetched, or it holds no usable key");
     }
     if (!verified) {
       await chargeTokens(redis, failures).catch(() => undefined);
