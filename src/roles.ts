@@ -10,6 +10,7 @@ import { startHttpServer } from './platform/http.js';
 import { startBetWorkers, startRollbackWorkers, startSettleWorkers, startWebhookWorkers } from './jobs/pools.js';
 import { checkRegistry } from './jobs/registry.js';
 import { startScheduler } from './jobs/scheduler.js';
+import { checkTokenKey } from './game/sessions/token.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
 // api and realtime roles share one HTTP listener on PORT.
@@ -22,6 +23,9 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   // (registry.ts); otherwise the process does not start
   checkRegistry();
   const { roles } = config;
+  // D38: the api role signs session tokens; it does not start to sign them otherwise than
+  // SESSION_TOKEN_ALG says (a change takes effect at `rgs migrate`, which rotates the key)
+  if (roles.includes('api')) await checkTokenKey(svc);
   // closed first, in order: players get their reconnect hint before the listener goes
   const front: Stoppable[] = [];
   // closed together after the front: each finishes or hands back its jobs (D12)

@@ -738,7 +738,7 @@ export interface components {
             /** @description the requestUuid of the request body when it is a UUID that can be read, else "" (D3, contract 5.2) */
             requestUuid: string;
         };
-        /** @description the API credential is verified with the operator's key set (JWKS URL, D34), which could not be fetched, and no copy fetched in the last 10 minutes is held. What to do: make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB), then send the request again signed afresh. */
+        /** @description the API credential's public keys cannot be used: its key set (JWKS URL, D34) could not be fetched and no copy fetched in the last 10 minutes is held, or the set (or the stored PEM) holds no key usable for its algorithm (RSA: exponent 65537, 2048 to 4096 bits; D24). What to do: make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB) holding a usable key, or add the credential again with one, then send the request again signed afresh. */
         "Error.key_unavailable": {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -912,7 +912,7 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
-        /** @description the operator is over its rate limit for this kind of request (contract 8.1, D10). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
+        /** @description the operator is over its rate limit for this kind of request (contract 8.1, D10), or the key id or the client address sent too many signatures that did not verify (public-key credentials, D24). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
         "Error.rate_limited": {
             /** @constant */
             error: "rate_limited";

@@ -35,6 +35,9 @@ export type Config = {
   developmentMasterKey: boolean;
   jwtSecret: string;
   sessionTokenAlg: SessionTokenAlg;
+  // D34: with SESSION_TOKEN_ALG other than HS256, HS256 session tokens are refused after
+  // this instant; undefined: one session lifetime after the process started
+  sessionTokenHs256Until: Date | undefined;
   walletCallTimeoutMs: number;
   // D37: the delay of this process's own work (its event loop, its oldest bet waiting for a
   // statement) past which new bets are refused service_busy and the operator calls that
@@ -145,6 +148,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`SESSION_TOKEN_ALG must be one of ${SESSION_TOKEN_ALGS.join(', ')} (got "${sessionTokenAlg}")`);
   }
 
+  // an ISO 8601 instant with its offset (Date.parse alone would read a bare date as UTC and
+  // a bare date-time as local time)
+  let sessionTokenHs256Until: Date | undefined;
+  if (env.SESSION_TOKEN_HS256_UNTIL) {
+    const raw = env.SESSION_TOKEN_HS256_UNTIL;
+    const at = new Date(raw);
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw) || Number.isNaN(at.getTime())) {
+      problems.push(`SESSION_TOKEN_HS256_UNTIL must be an ISO 8601 instant with its offset, like 2026-12-01T12:00:00Z (got "${raw}")`);
+    } else sessionTokenHs256Until = at;
+  }
+
   const metricsToken = env.METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && metricsToken.length < 32) problems.push('METRICS_TOKEN must be at least 32 characters');
 
@@ -212,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     developmentMasterKey,
     jwtSecret,
     sessionTokenAlg,
+    sessionTokenHs256Until,
     walletCallTimeoutMs: integer('WALLET_CALL_TIMEOUT_MS', 5000, 1, 60000),
     overloadDelayMs: integer('OVERLOAD_DELAY_MS', 100, 0, 10000),
     trustProxy: boolean('TRUST_PROXY', false),

@@ -127,8 +127,8 @@ export const ERRORS = {
   },
   key_unavailable: {
     status: 401,
-    meaning: "the API credential is verified with the operator's key set (JWKS URL, D34), which could not be fetched, and no copy fetched in the last 10 minutes is held",
-    action: 'make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB), then send the request again signed afresh',
+    meaning: "the API credential's public keys cannot be used: its key set (JWKS URL, D34) could not be fetched and no copy fetched in the last 10 minutes is held, or the set (or the stored PEM) holds no key usable for its algorithm (RSA: exponent 65537, 2048 to 4096 bits; D24)",
+    action: 'make the key set URL answer 200 with a JWKS (within 5 s, at most 64 KiB) holding a usable key, or add the credential again with one, then send the request again signed afresh',
     fields: SIGNATURE_FIELDS,
   },
   replayed_signature: {
@@ -219,7 +219,7 @@ export const ERRORS = {
   },
   rate_limited: {
     status: 429,
-    meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10)',
+    meaning: 'the operator is over its rate limit for this kind of request (contract 8.1, D10), or the key id or the client address sent too many signatures that did not verify (public-key credentials, D24)',
     ...waitAndRetry('contract 8.1, D3'),
   },
   internal_error: {

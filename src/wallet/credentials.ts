@@ -5,6 +5,7 @@ import type { CredentialKind } from '../platform/db/generated/enums.js';
 import { recordEvent } from '../platform/outbox.js';
 import { generateSecret, openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from '../platform/crypto.js';
 import { walletUrlFormatProblem, walletUrlProductionProblem } from '../game/operators/settings-policy.js';
+import { rsaKeyProblem } from '../domain/rsa-keys.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the
 // operator's requests to us; WALLET credentials sign our calls to the operator's wallet.
@@ -100,7 +101,8 @@ export type PublicKeyAlg = Exclude<CredentialAlg, 'HS256'>;
 export type PublicKeySource = { publicKeyPem: string; jwksUrl?: undefined } | { jwksUrl: string; publicKeyPem?: undefined };
 
 // The public key of a PEM credential, checked to be of the credential's algorithm: an RSA
-// key of at least 2048 bits for RS256 (RFC 7518 3.3), an Ed25519 key for EdDSA.
+// key of e = 65537 and 2048 to 4096 bits for RS256 (D34, D24: src/domain/rsa-keys.ts), an
+// Ed25519 key for EdDSA.
 export function publicKeyOf(alg: PublicKeyAlg, pem: string): KeyObject {
   let key: KeyObject;
   // node derives the public key from a private one; the service must never be handed it
@@ -112,7 +114,8 @@ export function publicKeyOf(alg: PublicKeyAlg, pem: string): KeyObject {
   }
   if (alg === 'RS256') {
     if (key.asymmetricKeyType !== 'rsa') throw new CredentialError(`an RS256 credential needs an RSA public key, not ${key.asymmetricKeyType}`);
-    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new CredentialError('an RS256 public key must have at least 2048 bits');
+    const problem = rsaKeyProblem(key.asymmetricKeyDetails);
+    if (problem) throw new CredentialError(problem);
   } else if (key.asymmetricKeyType !== 'ed25519') {
     throw new CredentialError(`an EdDSA credential needs an Ed25519 public key, not ${key.asymmetricKeyType}`);
   }

@@ -4,7 +4,8 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet } from 'jose';
 import { nonPublicAddress, publicOnlyLookupFor } from '../game/operators/settings-policy.js';
-import { publicKeyOf, type PublicKeyAlg } from './credentials.js';
+import { RSA_KEY_RULE, rsaKeyProblem } from '../domain/rsa-keys.js';
+import { CredentialError, publicKeyOf, type PublicKeyAlg } from './credentials.js';
 
 // D34: the public keys an API credential of RS256 or EdDSA is verified with, and the
 // verification itself. X-Rgs-Key-Id names the credential (contract 5.1, unchanged); its key
@@ -21,7 +22,8 @@ const JWKS_REFETCH_COOLDOWN_MS = 30 * 1000;
 // D24: the operator's key server is untrusted in time and size
 export const JWKS_FETCH_TIMEOUT_MS = 5000;
 export const JWKS_MAX_BYTES = 64 * 1024;
-// keys of one set tried against one signature
+// keys of one set tried against one request's signature, the cached set's and a refetched
+// one's together (D24: the CPU one request can cost is bounded)
 const KEYS_TRIED = 10;
 
 // The credential's keys cannot be had: its key set could not be fetched (or was no key set)
@@ -60,7 +62,14 @@ export class PublicKeys {
     if (credential.publicKey !== null) {
       let key = this.pems.get(credential.kid);
       if (!key) {
-        key = publicKeyOf(credential.alg, credential.publicKey);
+        try {
+          key = publicKeyOf(credential.alg, credential.publicKey);
+        } catch (err) {
+          // a PEM stored before the key rules of D34 tightened (an RSA key of another exponent
+          // or size): it fails its own credential, nobody else's (D24)
+          if (!(err instanceof CredentialError)) throw err;
+          throw new KeyUnavailableError(`the public key of credential ${credential.kid} is refused: ${err.message}`);
+        }
         if (this.pems.size >= 10_000) this.pems.clear();
         this.pems.set(credential.kid, key);
       }
@@ -68,19 +77,37 @@ export class PublicKeys {
     }
     if (credential.jwksUrl === null) throw new KeyUnavailableError(`credential ${credential.kid} has no public key`);
     const url = credential.jwksUrl;
+    const noUsableKey = () => new KeyUnavailableError(`the key set at ${url} has no usable ${credential.alg} key (${credential.alg === 'RS256' ? RSA_KEY_RULE : 'Ed25519'})`);
     let cached = this.sets.get(url);
     if (!cached || this.now() - cached.fetchedAt > JWKS_MAX_AGE_MS) cached = await this.fetchSet(url, credential.privateAllowed);
-    if (await this.anyVerifies(cached, credential.alg, canonical, signature)) return true;
-    // the operator may have added a key since: fetched again (not too often); a set that
-    // cannot be fetched now leaves the answer as it was
-    if (this.now() - cached.fetchedAt < JWKS_REFETCH_COOLDOWN_MS) return false;
-    const fresh = await this.fetchSet(url, credential.privateAllowed).catch(() => undefined);
-    return fresh !== undefined && (await this.anyVerifies(fresh, credential.alg, canonical, signature));
+    // D24: one request's keys tried, the cached set's and a refetched one's together
+    const budget = { left: KEYS_TRIED };
+    const first = await this.tryKeys(cached, credential.alg, canonical, signature, budget);
+    if (first === true) return true;
+    // the operator may have added (or fixed) a key since: fetched again (not too often); a set
+    // that cannot be fetched now leaves the answer as it was
+    const fresh =
+      this.now() - cached.fetchedAt < JWKS_REFETCH_COOLDOWN_MS ? undefined : await this.fetchSet(url, credential.privateAllowed).catch(() => undefined);
+    const second = fresh && (await this.tryKeys(fresh, credential.alg, canonical, signature, budget));
+    if (second === true) return true;
+    // a set with no key usable for the credential fails that credential only (D24)
+    if ((fresh ? second : first) === undefined) throw noUsableKey();
+    return false;
   }
 
-  private async anyVerifies(cached: CachedSet, alg: PublicKeyAlg, canonical: string, signature: Buffer): Promise<boolean> {
+  // true: a key verified the signature (it is tried first next time, so that an honest
+  // request costs one verification); false: none did; undefined: the set has no usable key
+  private async tryKeys(cached: CachedSet, alg: PublicKeyAlg, canonical: string, signature: Buffer, budget: { left: number }): Promise<boolean | undefined> {
     const keys = (cached.keys[alg] ??= await usableKeys(cached.set, alg));
-    return keys.some((key) => verifiesWith(alg, key, canonical, signature));
+    if (keys.length === 0) return undefined;
+    for (let i = 0; i < keys.length && budget.left > 0; i++) {
+      budget.left -= 1;
+      if (verifiesWith(alg, keys[i]!, canonical, signature)) {
+        if (i > 0) keys.unshift(...keys.splice(i, 1));
+        return true;
+      }
+    }
+    return false;
   }
 
   // one fetch of a URL at a time, however many requests wait for it
@@ -101,16 +128,20 @@ export class PublicKeys {
   }
 }
 
-// jose selects the keys of the set usable for the algorithm (kty, crv, use, key_ops, alg)
+// jose selects the keys of the set usable for the algorithm (kty, crv, use, key_ops and alg);
+// of those, an RSA key outside the rules of src/domain/rsa-keys.ts is skipped (D34, D24: an
+// operator's key must not make a verification dear), and at most KEYS_TRIED are kept
 async function usableKeys(set: JSONWebKeySet, alg: PublicKeyAlg): Promise<KeyObject[]> {
+  const usable = (key: KeyObject) => alg !== 'RS256' || rsaKeyProblem(key.asymmetricKeyDetails) === undefined;
   const select = createLocalJWKSet(set);
   try {
-    return [KeyObject.from(await select({ alg }))];
+    return [KeyObject.from(await select({ alg }))].filter(usable);
   } catch (err) {
     if (err instanceof joseErrors.JWKSMultipleMatchingKeys) {
       const keys: KeyObject[] = [];
       for await (const key of err) {
-        keys.push(KeyObject.from(key));
+        const object = KeyObject.from(key);
+        if (usable(object)) keys.push(object);
         if (keys.length === KEYS_TRIED) break;
       }
       return keys;

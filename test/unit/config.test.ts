@@ -83,6 +83,15 @@ describe('config (D12)', () => {
     for (const bad of ['rs256', 'HS512', 'none']) expect(problemsOf({ SESSION_TOKEN_ALG: bad }).join(), bad).to.include('SESSION_TOKEN_ALG');
   });
 
+  it('reads SESSION_TOKEN_HS256_UNTIL: an ISO 8601 instant with its offset, unset by default (D34)', () => {
+    expect(loadConfig({}).sessionTokenHs256Until).to.equal(undefined);
+    expect(loadConfig({ SESSION_TOKEN_HS256_UNTIL: '2026-12-01T12:00:00Z' }).sessionTokenHs256Until?.toISOString()).to.equal('2026-12-01T12:00:00.000Z');
+    expect(loadConfig({ SESSION_TOKEN_HS256_UNTIL: '2026-12-01T13:30:00.5+01:00' }).sessionTokenHs256Until?.toISOString()).to.equal('2026-12-01T12:30:00.500Z');
+    for (const bad of ['2026-12-01', '2026-12-01T12:00:00', 'tomorrow', '2026-13-01T12:00:00Z']) {
+      expect(problemsOf({ SESSION_TOKEN_HS256_UNTIL: bad }).join(), bad).to.include('SESSION_TOKEN_HS256_UNTIL');
+    }
+  });
+
   it('lists every bad variable at once in ConfigError.problems', () => {
     const problems = problemsOf({
       PORT: 'eighty',

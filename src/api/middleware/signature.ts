@@ -1,4 +1,5 @@
-import { serviceUnavailable, signatureError } from '../../platform/errors.js';
+import { rateLimited, serviceUnavailable, signatureError } from '../../platform/errors.js';
+import { BUCKETS, chargeTokens, peekTokens, type Holding } from '../../platform/rate-limit.js';
 import { CredentialUnreadableError, isValidAt, revealSecret, type PublicKeyAlg } from '../../wallet/credentials.js';
 import { KeyUnavailableError, type PublicKeys } from '../../wallet/public-keys.js';
 import type { Logger } from '../../platform/logger.js';
@@ -47,6 +48,18 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
     // marker below takes its canonical base64 (a re-spelling is the same signature)
     const signature = Buffer.from(presented, 'base64');
     const canonical = canonicalString(ctx.method, ctx.path, timestamp, ctx.state.rawBody);
+    // D24: a public-key verification costs CPU every tenant shares, and it comes before any
+    // per-operator limit: failed signatures are limited per kid and per client IP, checked
+    // here, before verifying, and charged when one fails. HMAC needs no such limit: it
+    // costs less than the Redis call that would guard it.
+    const failures: Holding[] = [
+      { bucket: BUCKETS.signatureFailuresPerKey, holder: kid },
+      { bucket: BUCKETS.signatureFailuresPerClient, holder: `ip:${ctx.ip}` },
+    ];
+    const room = await peekTokens(redis, failures).catch(() => {
+      throw serviceUnavailable('rate limiting is unavailable (Redis)');
+    });
+    if (!room.allowed) throw rateLimited(room.retryAfterSeconds);
     let verified: boolean;
     try {
       verified = await publicKeys.verify(
@@ -59,9 +72,12 @@ export const verifySignature = (masterKey: Buffer, redis: Redis, now: () => Date
       // nobody else's (D24)
       if (!(err instanceof KeyUnavailableError)) throw err;
       (ctx.state.log ?? logger).warn({ kid, operatorId: credential.operator.id }, err.message);
-      throw fail('key_unavailable', "the credential's key set cannot be fetched");
+      throw fail('key_unavailable', "the credential's key set cannot be fetched, or it holds no usable key");
     }
-    if (!verified) throw fail('invalid_signature', 'signature does not match');
+    if (!verified) {
+      await chargeTokens(redis, failures).catch(() => undefined);
+      throw fail('invalid_signature', 'signature does not match');
+    }
     expected = signature.toString('base64');
   } else {
     let secret: string;

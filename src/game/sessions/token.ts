@@ -1,9 +1,9 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import jwt from 'jsonwebtoken';
-import type { Config, SessionTokenAlg } from '../../platform/config.js';
+import type { Config } from '../../platform/config.js';
 import type { Queryable } from '../../platform/db/sql.js';
-import { TOKEN_KEY, currentSigningKey, jwkOf, publishedKey, type SigningAlgorithm } from '../../platform/signing-keys.js';
+import { TOKEN_KEY, currentSigningKey, jwkOf, publishedKeys, type SigningAlgorithm } from '../../platform/signing-keys.js';
 
 // Session token (contract 5.6): HS256 JWT under JWT_SECRET, which is separate from every
 // operator secret, unless SESSION_TOKEN_ALG is RS256 or EdDSA (D34, below). Lifetime at most
@@ -75,34 +75,67 @@ export function verifySessionToken(secret: string, token: string, nowSeconds = M
 // service holds only: HS256 with JWT_SECRET, RS256 and EdDSA with the token key of its kid,
 // which must be of that algorithm. So changing SESSION_TOKEN_ALG, or rotating the key
 // (`rgs token-key rotate`), ends no live session: a retired key verifies for one session
-// lifetime after its retirement, by when every token it signed has expired.
+// lifetime after its retirement, by when every token it signed has expired; HS256 tokens
+// verify until SESSION_TOKEN_HS256_UNTIL (by default one session lifetime after the
+// process started). Tokens are signed with the current key only if it is of
+// SESSION_TOKEN_ALG (D38: `rgs migrate` rotates it to that algorithm).
 //
 // RS256 and EdDSA are deterministic, so a launch replayed under the same key re-mints the
 // same token (D25); after a rotation the replay is signed by the new key: another token
 // with the same claims, just as valid.
-type VerificationKey = { key: KeyObject; algorithm: SigningAlgorithm; retiredAt: Date | null; readAt: number };
+type VerificationKey = { key: KeyObject; algorithm: SigningAlgorithm; retiredAt: Date | null };
 
 // a key's retirement is noticed within this; its public key never changes
 const KEY_REREAD_MS = 60_000;
-// a kid the database does not know is not asked for again this soon (a forged header must
-// not cost a query per handshake); real kids are random, so none is known only later
-const UNKNOWN_KID_MS = 10_000;
-const KIDS_KEPT = 1_000;
+// D24: the token keys are read, all of them in one query, at most this often. A token
+// naming a kid this process does not know waits for the next read (at most this long):
+// a key made a moment ago on another node is found, and a flood of forged headers, each
+// with a kid of its own, costs one query per interval, not one each.
+const KEYS_READ_EVERY_MS = 1_000;
+// the kids the service makes (signing-keys.ts); anything else is refused unread
+const TOKEN_KID = /^tk_[0-9a-f]{24}$/;
+
+// The service would sign session tokens with a key of another algorithm than
+// SESSION_TOKEN_ALG: the current token key was made before SESSION_TOKEN_ALG changed, and
+// `rgs migrate` has not rotated it since (D38). Refused: a token is signed as configured or
+// not at all.
+export class TokenKeyMismatchError extends Error {
+  override name = 'TokenKeyMismatchError';
+  constructor(kid: string, keyAlgorithm: string, configured: string) {
+    super(
+      `SESSION_TOKEN_ALG is ${configured} but the current session-token key ${kid} is ${keyAlgorithm}: ` +
+        `run \`rgs migrate\` with SESSION_TOKEN_ALG=${configured} (it rotates the token key to ${configured}, D38), then start the service again`,
+    );
+  }
+}
+
+type TokenConfig = Pick<Config, 'sessionTokenAlg' | 'jwtSecret' | 'masterKey'> & { sessionTokenHs256Until?: Date | undefined };
 
 export class SessionTokens {
-  private readonly keys = new Map<string, VerificationKey>();
-  private readonly unknown = new Map<string, number>();
+  private keys = new Map<string, VerificationKey>();
+  // when the last read of the keys began (this process's clock), and the read under way
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading: Promise<void> | undefined;
+  // D34: with SESSION_TOKEN_ALG other than HS256, HS256 tokens verify until then only
+  private readonly hs256Until: number;
 
   constructor(
-    private readonly config: { sessionTokenAlg: SessionTokenAlg; jwtSecret: string; masterKey: Buffer },
+    private readonly config: TokenConfig,
     private readonly sql: Queryable,
-  ) {}
+    startedAtMs: number = Date.now(),
+  ) {
+    // SESSION_TOKEN_HS256_UNTIL, or else one session lifetime from this process's start:
+    // long enough for every token signed before SESSION_TOKEN_ALG changed (a change takes
+    // effect at a migrate and a restart, D38), and never for ever
+    this.hs256Until = config.sessionTokenHs256Until?.getTime() ?? startedAtMs + SESSION_LIFETIME_SECONDS * 1000;
+  }
 
   async sign(claims: SessionClaims): Promise<string> {
     const alg = this.config.sessionTokenAlg;
     if (alg === 'HS256') return signSessionToken(this.config.jwtSecret, claims);
     // the current key is read at every launch, so a rotation on any node applies to the next one
     const key = await currentSigningKey(this.sql, this.config.masterKey, TOKEN_KEY, alg satisfies SigningAlgorithm);
+    if (key.algorithm !== alg) throw new TokenKeyMismatchError(key.kid, key.algorithm, alg);
     return new SignJWT(canonical(claims)).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
   }
 
@@ -113,9 +146,14 @@ export class SessionTokens {
     } catch {
       return { ok: false, reason: 'invalid_token' };
     }
-    if (header.alg === 'HS256') return verifySessionToken(this.config.jwtSecret, token, nowSeconds);
-    if ((header.alg !== 'RS256' && header.alg !== 'EdDSA') || typeof header.kid !== 'string') return { ok: false, reason: 'invalid_token' };
-    const key = await this.keyOf(header.kid, nowSeconds * 1000);
+    if (header.alg === 'HS256') {
+      // D34: HS256 under JWT_SECRET is not for ever once another algorithm is configured: a
+      // leaked JWT_SECRET must stop minting sessions
+      if (this.config.sessionTokenAlg !== 'HS256' && nowSeconds * 1000 > this.hs256Until) return { ok: false, reason: 'invalid_token' };
+      return verifySessionToken(this.config.jwtSecret, token, nowSeconds);
+    }
+    if ((header.alg !== 'RS256' && header.alg !== 'EdDSA') || typeof header.kid !== 'string' || !TOKEN_KID.test(header.kid)) return { ok: false, reason: 'invalid_token' };
+    const key = await this.keyOf(header.kid);
     if (!key || key.algorithm !== header.alg) return { ok: false, reason: 'invalid_token' };
     if (key.retiredAt && nowSeconds * 1000 > key.retiredAt.getTime() + SESSION_LIFETIME_SECONDS * 1000) return { ok: false, reason: 'invalid_token' };
     try {
@@ -128,30 +166,51 @@ export class SessionTokens {
     }
   }
 
-  private async keyOf(kid: string, nowMs: number): Promise<VerificationKey | undefined> {
-    const known = this.keys.get(kid);
-    if (known && nowMs - known.readAt < KEY_REREAD_MS) return known;
-    if ((this.unknown.get(kid) ?? 0) > nowMs) return undefined;
-    const row = await publishedKey(this.sql, TOKEN_KEY, kid);
-    if (this.keys.size >= KIDS_KEPT) this.keys.clear();
-    if (this.unknown.size >= KIDS_KEPT) this.unknown.clear();
-    if (!row) {
-      this.unknown.set(kid, nowMs + UNKNOWN_KID_MS);
-      return undefined;
-    }
-    const { kid: _kid, use: _use, alg: _alg, ...jwk } = jwkOf(row);
-    const key = { key: known?.key ?? createPublicKey({ key: jwk, format: 'jwk' }), algorithm: row.algorithm, retiredAt: row.retiredAt, readAt: nowMs };
-    this.keys.set(kid, key);
-    return key;
+  // the key of the kid from a read that began after the kid was asked for, unless the keys
+  // were read less than KEY_REREAD_MS ago and hold it
+  private async keyOf(kid: string): Promise<VerificationKey | undefined> {
+    const asked = Date.now();
+    if (asked - this.readAt < KEY_REREAD_MS && this.keys.has(kid)) return this.keys.get(kid);
+    while (this.readAt < asked) await this.read();
+    return this.keys.get(kid);
   }
+
+  // one read at a time, none sooner than KEYS_READ_EVERY_MS after the one before: the keys
+  // current or retired less than a session lifetime ago (those a live token can name)
+  private read(): Promise<void> {
+    this.reading ??= new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, this.readAt + KEYS_READ_EVERY_MS - Date.now())))
+      .then(async () => {
+        const began = Date.now();
+        const rows = await publishedKeys(this.sql, TOKEN_KEY, SESSION_LIFETIME_SECONDS * 1000);
+        const keys = new Map<string, VerificationKey>();
+        for (const row of rows) {
+          const { kid: _kid, use: _use, alg: _alg, ...jwk } = jwkOf(row);
+          keys.set(row.kid, { key: this.keys.get(row.kid)?.key ?? createPublicKey({ key: jwk, format: 'jwk' }), algorithm: row.algorithm, retiredAt: row.retiredAt });
+        }
+        this.keys = keys;
+        this.readAt = began;
+      })
+      .finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+}
+
+// At start (D38): a process that signs session tokens refuses to start when the current token
+// key is of another algorithm than SESSION_TOKEN_ALG, rather than sign otherwise than
+// configured. None yet is no problem: the first launch makes one of SESSION_TOKEN_ALG.
+export async function checkTokenKey(svc: { config: Pick<Config, 'sessionTokenAlg'>; sql: Queryable }): Promise<void> {
+  const alg = svc.config.sessionTokenAlg;
+  if (alg === 'HS256') return;
+  const current = (await publishedKeys(svc.sql, TOKEN_KEY)).find((key) => key.retiredAt === null);
+  if (current && current.algorithm !== alg) throw new TokenKeyMismatchError(current.kid, current.algorithm, alg);
 }
 
 // one per process and database (its key cache is shared by every launch and handshake)
 const tokensOf = new WeakMap<object, SessionTokens>();
-export function sessionTokens(svc: { config: Pick<Config, 'sessionTokenAlg' | 'jwtSecret' | 'masterKey'>; sql: Queryable }): SessionTokens {
+export function sessionTokens(svc: { config: TokenConfig; sql: Queryable; now?: () => Date }): SessionTokens {
   let tokens = tokensOf.get(svc.sql);
   if (!tokens) {
-    tokens = new SessionTokens(svc.config, svc.sql);
+    tokens = new SessionTokens(svc.config, svc.sql, svc.now ? svc.now().getTime() : Date.now());
     tokensOf.set(svc.sql, tokens);
   }
   return tokens;

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addPublicKeyCredential, revokeCredential, type PublicKeyAlg } from '../../../src/wallet/credentials.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { hugeExponentKey, shortRsaKey } from '../../support/hostile-keys.js';
 import { signedRequest, type ApiResponse, type PrivateApiKey, type SignedRequestOptions } from '../../support/signed-client.js';
 
 // D34: API credentials verified with the operator's public key (RS256, EdDSA), from a PEM or
@@ -151,6 +152,39 @@ describe('asymmetric request signing (D34)', () => {
       expect((await launch(operator, operator.key)).status).to.equal(200);
     });
 
+    it('RSA keys of another exponent than 65537 or under 2048 bits are skipped; a set with no other key fails only its credential, key_unavailable', async () => {
+      const operator = await h.onboard();
+      const good = keyPair('RS256');
+      // the honest key last, behind the hostile ones
+      const mixed = await keyServer([hugeExponentKey(), shortRsaKey(), good.publicKey]);
+      const short = generateKeyPairSync('rsa', { modulusLength: 1024 });
+      const hostile = await keyServer([hugeExponentKey(), short.publicKey]);
+      try {
+        const withMixed = await addPublicKeyCredential(h.svc.db, operator.operatorId, 'RS256', { jwksUrl: mixed.url }, { production: false, now: h.svc.now() });
+        expect((await launch(operator, { kid: withMixed.kid, alg: 'RS256', privateKey: good.privateKey })).status).to.equal(200);
+        // a 1024-bit key of the set does not verify, though the signature is its own
+        refused(await launch(operator, { kid: withMixed.kid, alg: 'RS256', privateKey: short.privateKey }), 'invalid_signature');
+
+        const withHostile = await addPublicKeyCredential(h.svc.db, operator.operatorId, 'RS256', { jwksUrl: hostile.url }, { production: false, now: h.svc.now() });
+        refused(await launch(operator, { kid: withHostile.kid, alg: 'RS256', privateKey: short.privateKey }), 'key_unavailable');
+        refused(await launch(operator, { kid: withHostile.kid, alg: 'RS256', privateKey: good.privateKey }), 'key_unavailable');
+        expect(await h.svc.db.session.count({ where: { operatorId: operator.operatorId } })).to.equal(1);
+        // the operator's HMAC credential is another credential: it still works
+        expect((await launch(operator, operator.key)).status).to.equal(200);
+      } finally {
+        await mixed.stop();
+        await hostile.stop();
+      }
+    });
+
+    it('a PEM stored before these rules (an RSA key of a huge exponent) fails its credential with key_unavailable', async () => {
+      const operator = await h.onboard();
+      const key = await withPublicKey(operator, 'RS256');
+      await h.svc.db.credential.update({ where: { kid: key.kid }, data: { publicKey: pemOf(hugeExponentKey()) } });
+      refused(await launch(operator, key), 'key_unavailable');
+      expect((await launch(operator, operator.key)).status).to.equal(200);
+    });
+
     it('a key set answering something else than a JWKS: key_unavailable', async () => {
       const operator = await h.onboard();
       const server = createServer((_req, res) => res.end('<html>not a key set</html>'));
@@ -163,6 +197,62 @@ describe('asymmetric request signing (D34)', () => {
         server.closeAllConnections();
         server.close();
       }
+    });
+  });
+
+  describe('failed signatures, limited per key id and per client address before verifying (D24)', () => {
+    // behind a proxy, so that each test address is its own client (D12)
+    let proxied: Harness;
+    before(async () => {
+      proxied = await startHarness({ TRUST_PROXY: 'true' });
+    });
+    after(() => proxied.close());
+
+    const from = (address: string): SignedRequestOptions => ({
+      timestamp: Math.floor(proxied.svc.now().getTime() / 1000),
+      headers: { 'x-forwarded-for': address },
+    });
+    const read = (key: PrivateApiKey | TestOperator['key'], address: string, options: SignedRequestOptions = {}) =>
+      signedRequest(proxied.baseUrl, key, 'GET', '/v1/rounds', undefined, { ...from(address), ...options });
+    const added = async (operator: TestOperator): Promise<PrivateApiKey> => {
+      const { publicKey, privateKey } = keyPair('EdDSA');
+      const addition = await addPublicKeyCredential(proxied.svc.db, operator.operatorId, 'EdDSA', { publicKeyPem: pemOf(publicKey) }, { production: false, now: proxied.svc.now() });
+      return { kid: addition.kid, alg: 'EdDSA', privateKey };
+    };
+    // forged signatures sent one after another until the first refusal that is not
+    // invalid_signature: the buckets hold 10 and refill 1 a second, so it comes after 10
+    // failures at least, and long before 40 (which would take more than 30 s)
+    const failuresUntilLimited = async (send: (i: number) => Promise<ApiResponse>): Promise<number> => {
+      for (let i = 0; i < 40; i++) {
+        const response = await send(i);
+        if (response.status === 401 && response.body.error === 'invalid_signature') continue;
+        expect(response.status, response.text).to.equal(429);
+        expect(response.body).to.include({ error: 'rate_limited' });
+        expect(Number(response.headers.get('retry-after'))).to.be.at.least(1);
+        return i;
+      }
+      return expect.fail('40 forged signatures were all verified');
+    };
+    const forgedBy = (key: PrivateApiKey): PrivateApiKey => ({ ...key, privateKey: keyPair('EdDSA').privateKey });
+
+    it('a kid past 10 failed signatures is refused rate_limited, from any address; another kid is served, and so is HMAC', async () => {
+      const target = await proxied.onboard();
+      const other = await proxied.onboard();
+      const key = await added(target);
+      const otherKey = await added(other);
+      // each from an address of its own: only the kid's bucket is charged
+      expect(await failuresUntilLimited((i) => read(forgedBy(key), `198.51.100.${i + 1}`))).to.be.at.least(10);
+      expect((await read(otherKey, '203.0.113.11')).status).to.equal(200);
+      // the target's HMAC credential costs no public-key verification, and is not limited so
+      expect((await read(target.key, '203.0.113.10')).status).to.equal(200);
+    });
+
+    it('an address past 10 failed signatures is refused rate_limited, whatever kids it names; other addresses are served', async () => {
+      const operators = await Promise.all([0, 1, 2].map(() => proxied.onboard()));
+      const keys = await Promise.all(operators.map((operator) => added(operator)));
+      // two kids in turn from one address: neither kid's bucket is empty when the address's is
+      expect(await failuresUntilLimited((i) => read(forgedBy(keys[i % 2]!), '192.0.2.66'))).to.be.at.least(10);
+      expect((await read(keys[2]!, '192.0.2.67')).status).to.equal(200);
     });
   });
 

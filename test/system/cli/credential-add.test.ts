@@ -7,6 +7,7 @@ import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { signedRequest } from '../../support/signed-client.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
+import { hugeExponentKey, shortRsaKey } from '../../support/hostile-keys.js';
 
 // `rgs credential add` (D34, D38) and `rgs token-key rotate` (D34), run as the real subprocess
 
@@ -59,7 +60,7 @@ describe('rgs credential add and token-key rotate (D34, D38)', function () {
     expect(row).to.include({ alg: 'RS256', jwksUrl: 'https://keys.example/jwks.json', publicKey: null });
   });
 
-  it('refuses a file that is not a PEM public key, a key of the other algorithm, and a key set URL that is not http(s): exit 1, nothing added', async () => {
+  it('refuses a file that is not a PEM public key, a key of the other algorithm, an RSA key of another exponent than 65537 or under 2048 bits, and a key set URL that is not http(s): exit 1, nothing added', async () => {
     const count = () => h.svc.db.credential.count({ where: { operatorId: operator.operatorId } });
     const before = await count();
     const ed = generateKeyPairSync('ed25519');
@@ -67,6 +68,9 @@ describe('rgs credential add and token-key rotate (D34, D38)', function () {
       [['--alg', 'RS256', '--public-key-file', file('junk.pem', 'not a key')], /not a PEM public key/],
       [['--alg', 'EdDSA', '--public-key-file', file('private.pem', ed.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())], /this is a private key/],
       [['--alg', 'RS256', '--public-key-file', file('ed.pem', ed.publicKey.export({ type: 'spki', format: 'pem' }).toString())], /needs an RSA public key/],
+      // D34, D24: RSA keys of e = 65537 and 2048 to 4096 bits only
+      [['--alg', 'RS256', '--public-key-file', file('huge-e.pem', hugeExponentKey().export({ type: 'spki', format: 'pem' }).toString())], /public exponent 65537/],
+      [['--alg', 'RS256', '--public-key-file', file('short.pem', shortRsaKey().export({ type: 'spki', format: 'pem' }).toString())], /at least 2048 bits/],
       [['--alg', 'EdDSA', '--jwks-url', 'ftp://keys.example/jwks.json'], /JWKS URL must be an http\(s\) URL/],
     ];
     for (const [args, message] of cases) {

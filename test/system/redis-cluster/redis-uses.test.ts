@@ -4,7 +4,7 @@ import { parseRedisNodes } from '../../../src/platform/config.js';
 import { createLogger } from '../../../src/platform/logger.js';
 import { clearRedisPrefix, createRedis, scanKeys, type Redis, type RedisTarget } from '../../../src/platform/redis.js';
 import { createQueues, QUEUE_KEYS } from '../../../src/platform/queues.js';
-import { BUCKETS, takeToken } from '../../../src/platform/rate-limit.js';
+import { BUCKETS, chargeTokens, peekTokens, takeToken } from '../../../src/platform/rate-limit.js';
 import { LeaderLease, type Term } from '../../../src/jobs/leader.js';
 import { CircuitBreaker, CIRCUIT_THRESHOLD, circuitKey } from '../../../src/wallet/circuit.js';
 import { PlayerEmitter } from '../../../src/game/players/emitter.js';
@@ -79,6 +79,16 @@ describe('Redis Cluster (D36): every Redis use', function () {
     for (let i = 0; i <= BUCKETS.session.burst; i++) verdicts.push(await takeToken(redis, 'op-1', BUCKETS.session));
     expect(verdicts.slice(0, -1).every((v) => v.allowed)).to.equal(true);
     expect(verdicts.at(-1)).to.deep.equal({ allowed: false, retryAfterSeconds: 1 });
+  });
+
+  it('the failed-signature limits: one script over the buckets of a kid and of a client (D24)', async () => {
+    const failures = [
+      { bucket: BUCKETS.signatureFailuresPerKey, holder: 'ak_cluster' },
+      { bucket: BUCKETS.signatureFailuresPerClient, holder: 'ip:192.0.2.1' },
+    ];
+    expect(await peekTokens(redis, failures)).to.deep.equal({ allowed: true });
+    for (let i = 0; i < BUCKETS.signatureFailuresPerKey.burst + 2; i++) await chargeTokens(redis, failures);
+    expect(await peekTokens(redis, failures)).to.deep.equal({ allowed: false, retryAfterSeconds: 1 });
   });
 
   it('the sockets of sessions, presence, the connect-balance window and the debit heartbeats', async () => {
