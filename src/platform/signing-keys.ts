@@ -213,16 +213,6 @@ export async function publishedKeys(db: Queryable, purpose: SigningPurpose, reti
   return rows.map(published);
 }
 
-// One key by its kid, of the purpose, or undefined (D34: the key a session token names); a
-// revoked key is not found, so it verifies no token (D32, D34)
-export async function publishedKey(db: Queryable, purpose: SigningPurpose, kid: string): Promise<PublishedKey | undefined> {
-  const [row] = await db.query<PublishedRow>(
-    `SELECT kid, purpose, algorithm, public_key, created_at, retired_at, revoked_at FROM signing_keys WHERE kid = $1 AND purpose = $2 AND revoked_at IS NULL`,
-    [kid, purpose],
-  );
-  return row && published(row);
-}
-
 // `rgs master-key rewrap` (D25): a key's data key moves under `to`, its sealed private key
 // stays as it is (envelope encryption, as for a credential)
 export const rewrapSigningKey = (from: Buffer, to: Buffer, row: { kid: string; encryptedPrivateKey: Buffer; wrappedDataKey: Buffer }): Rewrapped =>

@@ -176,7 +176,8 @@ export class SessionTokens {
   }
 
   // one read at a time, none sooner than KEYS_READ_EVERY_MS after the one before: the keys
-  // current or retired less than a session lifetime ago (those a live token can name)
+  // current or retired less than a session lifetime ago (those a live token can name), less
+  // the revoked ones
   private read(): Promise<void> {
     this.reading ??= new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, this.readAt + KEYS_READ_EVERY_MS - Date.now())))
       .then(async () => {
@@ -184,6 +185,8 @@ export class SessionTokens {
         const rows = await publishedKeys(this.sql, TOKEN_KEY, SESSION_LIFETIME_SECONDS * 1000);
         const keys = new Map<string, VerificationKey>();
         for (const row of rows) {
+          // a revoked key may have leaked: it verifies no token (D32, D34)
+          if (row.revokedAt !== null) continue;
           const { kid: _kid, use: _use, alg: _alg, ...jwk } = jwkOf(row);
           keys.set(row.kid, { key: this.keys.get(row.kid)?.key ?? createPublicKey({ key: jwk, format: 'jwk' }), algorithm: row.algorithm, retiredAt: row.retiredAt });
         }
