@@ -965,7 +965,7 @@ export interface components {
             /** @description the Retry-After value as a number */
             retryAfterSeconds: number;
         };
-        /** @description a dependency of the service (Postgres or Redis) is unavailable for the moment. What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
+        /** @description a dependency of the service (Postgres or Redis) is unavailable for the moment, or the node that answered cannot sign session tokens until it is restarted with its configuration (D38). What to do: wait Retry-After seconds, then retry; retry with the same requestUuid: the effect happens at most once (D17). */
         "Error.service_unavailable": {
             /**
              * @description discriminator enum property added by openapi-typescript

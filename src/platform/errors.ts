@@ -247,7 +247,7 @@ export const ERRORS = {
   },
   service_unavailable: {
     status: 503,
-    meaning: 'a dependency of the service (Postgres or Redis) is unavailable for the moment',
+    meaning: 'a dependency of the service (Postgres or Redis) is unavailable for the moment, or the node that answered cannot sign session tokens until it is restarted with its configuration (D38)',
     action: `wait Retry-After seconds, then retry; ${REQUEST_UUID_SAFE}`,
     headers: { 'Retry-After': RETRY_AFTER('seconds to wait before retrying') },
   },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { TOKEN_KEY, rotateSigningKey, type SigningAlgorithm } from '../../../src/platform/signing-keys.js';
 import { SESSION_LIFETIME_SECONDS, SessionTokens, signSessionToken, type SessionClaims } from '../../../src/game/sessions/token.js';
 import { loadConfig } from '../../../src/platform/config.js';
@@ -165,6 +165,27 @@ describe('session tokens: the configured algorithm, and the end of HS256 (D34, D
       const launched = await (await h.onboard()).launch();
       expect(launched.status, launched.text).to.equal(200);
       expect(decodeProtectedHeader(launched.body.sessionToken as string).alg).to.equal('RS256');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a node still running with SESSION_TOKEN_ALG=RS256 after a migrate made the token key EdDSA answers launches 503 service_unavailable with Retry-After (D38); the same launch, sent again once the key is of its algorithm, succeeds', async () => {
+    await migrateTo('RS256');
+    const h = await startHarness({ SESSION_TOKEN_ALG: 'RS256' }, ['api']);
+    try {
+      const operator = await h.onboard();
+      expect((await operator.launch()).status).to.equal(200);
+      await migrateTo('EdDSA');
+      const body = { requestUuid: randomUUID() };
+      const refused = await operator.launch(body);
+      expect(refused.status, refused.text).to.equal(503);
+      expect(refused.body.error).to.equal('service_unavailable');
+      expect(refused.headers.get('retry-after')).to.match(/^[0-9]+$/);
+      await migrateTo('RS256');
+      const retried = await operator.launch(body);
+      expect(retried.status, retried.text).to.equal(200);
+      expect(decodeProtectedHeader(retried.body.sessionToken as string).alg).to.equal('RS256');
     } finally {
       await h.close();
     }
