@@ -11,12 +11,18 @@ import { startBetWorkers, startRollbackWorkers, startSettleWorkers, startWebhook
 import { checkRegistry } from './jobs/registry.js';
 import { startScheduler } from './jobs/scheduler.js';
 import { checkTokenKey } from './game/sessions/token.js';
+import { Shutdown } from './platform/shutdown.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
-// api and realtime roles share one HTTP listener on PORT.
-type Stoppable = { close: () => Promise<void> };
-
-export type RunningRoles = { url: string | undefined; close: () => Promise<void> };
+// api and realtime roles share one HTTP listener on PORT. Each role adds what it closes to
+// the process's shutdown, as a named step of a stage (platform/shutdown.ts declares their
+// order, D12); main.ts adds the service context's and runs it on SIGTERM.
+export type RunningRoles = {
+  url: string | undefined;
+  shutdown: Shutdown;
+  // runs the shutdown; rejects, once every step ran, when one of them failed
+  close: () => Promise<void>;
+};
 
 export async function startRoles(svc: ServiceContext, config: Config, port = config.port): Promise<RunningRoles> {
   // every job a queue carries has its one handler, whatever roles this process runs
@@ -26,10 +32,7 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
   // D38: the api role signs session tokens; it does not start to sign them otherwise than
   // SESSION_TOKEN_ALG says (a change takes effect at `rgs migrate`, which rotates the key)
   if (roles.includes('api')) await checkTokenKey(svc);
-  // closed first, in order: players get their reconnect hint before the listener goes
-  const front: Stoppable[] = [];
-  // closed together after the front: each finishes or hands back its jobs (D12)
-  const back: Stoppable[] = [];
+  const shutdown = new Shutdown();
   let url: string | undefined;
   if (roles.includes('api') || roles.includes('realtime')) {
     // the player's pages (D16, D33), under one cache of the operators' frame-ancestors
@@ -43,31 +46,36 @@ export async function startRoles(svc: ServiceContext, config: Config, port = con
       const localDebits = roles.includes('bet') && config.betHandoff === 'local' ? new LocalDebits(svc) : undefined;
       if (localDebits) {
         await localDebits.start();
-        back.push(localDebits);
+        shutdown.add('work in flight', 'local debits', (until) => localDebits.close(until));
       }
-      front.push(attachRealtime(svc, http.server, localDebits));
+      const realtime = attachRealtime(svc, http.server, localDebits);
+      shutdown.add('player channel', 'player channel', () => realtime.close());
     }
-    front.push(http);
+    shutdown.add('listeners', 'public listener', () => http.close());
     url = http.url;
   }
   // D20, D25: HEALTH_PORT serves health and metrics to the deployment's own network, also
   // next to a public listener (in production /metrics is closed there without METRICS_TOKEN)
   if (config.healthPort !== undefined) {
-    front.push(await startHttpServer(config.healthPort, createHealthApp(svc, 'health').callback()));
+    const health = await startHttpServer(config.healthPort, createHealthApp(svc, 'health').callback());
+    shutdown.add('listeners', 'health listener', () => health.close());
   }
-  if (roles.includes('scheduler')) back.push(startScheduler(svc));
-  if (roles.includes('bet')) back.push(startBetWorkers(svc));
-  if (roles.includes('settle')) back.push(startSettleWorkers(svc));
-  if (roles.includes('rollback')) back.push(startRollbackWorkers(svc));
-  if (roles.includes('webhooks')) back.push(startWebhookWorkers(svc));
+  const work = (name: string, running: { close: (inFlightUntil?: number) => Promise<void> }) =>
+    shutdown.add('work in flight', name, (until) => running.close(until));
+  if (roles.includes('scheduler')) work('scheduler', startScheduler(svc));
+  if (roles.includes('bet')) work('bet workers', startBetWorkers(svc));
+  if (roles.includes('settle')) work('settle workers', startSettleWorkers(svc));
+  if (roles.includes('rollback')) work('rollback workers', startRollbackWorkers(svc));
+  if (roles.includes('webhooks')) work('webhooks workers', startWebhookWorkers(svc));
   // D37: the process takes work from here on; its start-up until now (and for a short
   // warm-up after) is not overload
   svc.overload.ready();
   return {
     url,
+    shutdown,
     close: async () => {
-      for (const role of front) await role.close();
-      await Promise.all(back.map((role) => role.close()));
+      const { failed } = await shutdown.run(svc.logger);
+      if (failed.length > 0) throw new Error(`shutdown steps failed: ${failed.join(', ')}`);
     },
   };
 }

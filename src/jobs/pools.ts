@@ -13,7 +13,8 @@ import { POOLS, processorFor, type WorkerScope } from './registry.js';
 // name to (registry.ts). BullMQ delivers at least once; every handler is fenced on the
 // row's state, so a second delivery books nothing twice.
 
-export type RunningWorkers = { close: () => Promise<void> };
+// close: inFlightUntil is the shutdown's one instant for the work in flight (platform/shutdown.ts)
+export type RunningWorkers = { close: (inFlightUntil?: number) => Promise<void> };
 
 // Worker connections must not give up on a command (BullMQ: maxRetriesPerRequest null).
 export const workerConnection = (svc: ServiceContext): Redis =>
@@ -29,8 +30,8 @@ const LOCKING = { lockDuration: 3000, stalledInterval: 1000, maxStalledCount: 5 
 // running after that is handed back: the caller then drops the connection, the lock is no
 // longer renewed, and once it lapses another worker takes the job (every handler is
 // fenced, so nothing is booked twice).
-export async function closeWorker(worker: Worker, logger: ServiceContext['logger']): Promise<void> {
-  if (!(await finishedInTime(worker.close()))) logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
+export async function closeWorker(worker: Worker, logger: ServiceContext['logger'], inFlightUntil?: number): Promise<void> {
+  if (!(await finishedInTime(worker.close(), inFlightUntil))) logger.warn({ queue: worker.name }, 'jobs still running at shutdown are handed back to the queue');
 }
 
 // A queue's worker pool in this process: a BullMQ Worker whose processor is the registry's
@@ -77,10 +78,10 @@ export function startWebhookWorkers(svc: ServiceContext): RunningWorkers {
       .finally(() => (sweeping = undefined));
   }, SWEEP_INTERVAL_MS);
   return {
-    close: async () => {
+    close: async (inFlightUntil) => {
       clearInterval(timer);
       await sweeping;
-      await workers.close();
+      await workers.close(inFlightUntil);
       deliverer.close();
     },
   };
@@ -90,8 +91,8 @@ function watch(svc: ServiceContext, worker: Worker, connection: Redis, pool: str
   worker.on('error', (err) => svc.logger.warn({ pool, err: err.message }, 'worker error'));
   worker.on('failed', (job, err) => svc.logger.debug({ pool, jobId: job?.id, err: err.message }, 'job attempt failed'));
   return {
-    close: async () => {
-      await closeWorker(worker, svc.logger);
+    close: async (inFlightUntil) => {
+      await closeWorker(worker, svc.logger, inFlightUntil);
       connection.disconnect();
     },
   };

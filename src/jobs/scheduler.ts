@@ -150,14 +150,14 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
     // D12, D30: the running tick finishes; then, if this process's term had recovered and
     // still holds the lease, it hands over (the marker and the release are one step,
     // leader.ts), so that its successor resumes the clocks at once and voids nothing
-    close: async () => {
+    close: async (inFlightUntil?: number) => {
       stopping = true;
       wake();
       // a recovery under way is let finish: then it hands over what it adopted; a term that
       // never recovered hands nothing over, and its successor recovers as after a crash
-      await finishedInTime(electing);
+      await finishedInTime(electing, inFlightUntil);
       const stopped = stopTicks();
-      if (stopped) await closeWorker(stopped.worker, svc.logger);
+      if (stopped) await closeWorker(stopped.worker, svc.logger, inFlightUntil);
       const epoch = recoveredEpoch;
       if (!(epoch !== undefined && (await leader.handOver(epoch)))) await leader.stop();
       connection.disconnect();

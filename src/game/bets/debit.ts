@@ -365,8 +365,8 @@ export class LocalDebits {
 
   // D12: the debits in flight finish first; one still running after that is left to
   // recovery, as a bet worker's job is left to another worker
-  async close(): Promise<void> {
-    const finished = await finishedInTime(Promise.all(this.inFlight));
+  async close(inFlightUntil?: number): Promise<void> {
+    const finished = await finishedInTime(Promise.all(this.inFlight), inFlightUntil);
     clearInterval(this.timer);
     this.unwatch();
     if (!finished) this.svc.logger.warn({ bets: this.inFlight.size }, 'debits still running at shutdown are left to recovery');
