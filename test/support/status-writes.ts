@@ -337,7 +337,7 @@ export function prismaWrites(file: string, original: string, machines: Machines,
       scan.problems.push(`${at}: ${m[1]}.${m[2]} ${to}`);
       continue;
     }
-    const created = m[2].startsWith('create');
+    const created = m[2]!.startsWith('create');
     let from: string[] | null = null;
     const where = property(arg, 'where');
     const guard = where?.startsWith('{') ? property(where, machine.column) : undefined;
