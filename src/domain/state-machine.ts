@@ -94,6 +94,11 @@ export const ROUND_MACHINE: StateMachine<RoundState> = {
   ],
 };
 
+// A round SETTLED or VOIDED has its outcome, or its void, for good: its proof can be given
+// (contract 2.11) and its seed revealed; the other states are in play (rgs_rounds, D15).
+export const ROUNDS_FINISHED: readonly RoundState[] = [R.SETTLED, R.VOIDED];
+export const ROUNDS_IN_PLAY: readonly RoundState[] = Object.values(ROUND_STATE).filter((s) => !ROUNDS_FINISHED.includes(s));
+
 // whether the machine allows the move; from null: creating the row in `to`
 export const allows = <S extends string>(machine: StateMachine<S>, from: S | null, to: S): boolean =>
   machine.transitions.some((t) => t.from === from && t.to === to);

@@ -3,6 +3,7 @@ import { BetStatus as BetStatusEnum, RoundState as RoundStateEnum } from '../../
 import {
   BET_MACHINE,
   ROUND_MACHINE,
+  ROUNDS_IN_PLAY,
   allows,
   incoherences,
   type StateMachine,
@@ -40,6 +41,10 @@ describe('state machine (contract 3.1, 3.2)', () => {
     const intoVoided = ROUND_MACHINE.transitions.filter((t) => t.to === 'VOIDED').map((t) => t.from);
     expect(intoVoided).to.deep.equal(['BETTING_OPEN', 'ROLLING', 'SETTLED']);
     expect(allows(ROUND_MACHINE, 'RESULT', 'VOIDED')).to.equal(false);
+  });
+
+  it('a round is in play until SETTLED or VOIDED (rgs_rounds, D15)', () => {
+    expect(ROUNDS_IN_PLAY).to.deep.equal(['BETTING_OPEN', 'ROLLING', 'RESULT']);
   });
 
   it('finds what is wrong with an incoherent table', () => {
