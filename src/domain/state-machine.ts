@@ -54,13 +54,13 @@ export const BET_MACHINE: StateMachine<BetStatus> = {
     {
       from: B.ACCEPTED,
       to: B.SETTLED,
-      when: 'a losing bet when its round settles; a winning one when its win call succeeds, or is answered TRANSACTION_DOES_NOT_EXIST (payout 0)',
+      when: 'a losing bet when its round settles; a winning one when its win call succeeds, or is answered RS_ERROR_TRANSACTION_DOES_NOT_EXIST (payout 0)',
       cites: 'contract 3.2, D23',
     },
     {
       from: B.ACCEPTED,
       to: B.VOIDED,
-      when: 'its round is voided (terminate, crash recovery), or its win is abandoned after 24 hours; the stake is rolled back',
+      when: 'its round is voided (terminate, outcome derivation failure, crash recovery), or its win is abandoned after 24 hours; the stake is rolled back',
       cites: 'contract 3.2, 8.6, D23, D29',
     },
   ],
@@ -83,13 +83,13 @@ export const ROUND_MACHINE: StateMachine<RoundState> = {
     { from: R.BETTING_OPEN, to: R.ROLLING, when: 'the cycle moves to ROLLING, in the same statement', cites: 'contract 3.1, D1' },
     { from: R.ROLLING, to: R.RESULT, when: 'the outcome is derived and persisted', cites: 'contract 3.1' },
     { from: R.RESULT, to: R.SETTLED, when: 'settlement: a loss settled at once, a win gets its win job', cites: 'contract 3.1' },
+    { from: R.BETTING_OPEN, to: R.VOIDED, when: 'the operator terminates the session, or recovery finds no outcome', cites: 'contract 3.1, 8.6, D29' },
     {
-      from: R.BETTING_OPEN,
+      from: R.ROLLING,
       to: R.VOIDED,
-      when: 'the operator terminates the session, or recovery finds no outcome',
+      when: 'the operator terminates the session, the outcome cannot be derived, or recovery finds none',
       cites: 'contract 3.1, 8.6, D29',
     },
-    { from: R.ROLLING, to: R.VOIDED, when: 'the operator terminates the session, or recovery finds no outcome', cites: 'contract 3.1, 8.6, D29' },
     { from: R.SETTLED, to: R.VOIDED, when: 'its win is abandoned after 24 hours (win_exhausted): the stake is refunded', cites: 'D23, contract 4.2' },
   ],
 };
@@ -138,4 +138,23 @@ export function incoherences<S extends string>(machine: StateMachine<S>): string
     if (!terminal && exits.length === 0) faults.push(`${state} has no exit and is not terminal`);
   }
   return faults;
+}
+
+// docs/architecture.md "States of a bet and of a round": the machine as a mermaid
+// diagram and a table (test/unit/architecture-doc.test.ts holds the doc to it)
+export function stateMachineMarkdown(machine: StateMachine<string>): string {
+  const name = (s: string | null) => s ?? '[*]';
+  const diagram = [
+    '```mermaid',
+    'stateDiagram-v2',
+    ...machine.transitions.map((t) => `    ${name(t.from)} --> ${t.to}`),
+    ...machine.terminal.map((s) => `    ${s} --> [*]`),
+    '```',
+  ];
+  const table = [
+    `| From | To | When | Cites |`,
+    `| --- | --- | --- | --- |`,
+    ...machine.transitions.map((t) => `| ${t.from ?? '(created)'} | ${t.to} | ${t.when} | ${t.cites} |`),
+  ];
+  return [...diagram, '', ...table].join('\n');
 }
