@@ -22,7 +22,10 @@ export type FoundWrite = {
   statement: string;
 };
 
-export type Scan = { writes: FoundWrite[]; problems: string[] };
+export type Scan = { writes: FoundWrite[]; problems: string[]; sqlSeen?: number };
+
+const UPDATE_OF = /\bUPDATE\s+"?(bets|rounds)"?(?:\s+(?:AS\s+)?(?!SET\b)([A-Za-z_]\w*))?\s+SET\b/gi;
+const INSERT_OF = /\bINSERT\s+INTO\s+"?(bets|rounds)"?\s*(\()?/gi;
 
 type Machines = Record<'bets' | 'rounds', StateMachine<string>>;
 
@@ -177,7 +180,8 @@ export function sqlWrites(file: string, source: string, sql: string, offset: num
     for (let i = start; i < sql.length; i += 1) if (d[i]! < d[start]! || (sql[i] === ';' && d[i] === d[start])) return i;
     return sql.length;
   };
-  for (const m of sql.matchAll(/\bUPDATE\s+"?(bets|rounds)"?(?:\s+(?:AS\s+)?(?!SET\b)([A-Za-z_]\w*))?\s+SET\b/gi)) {
+  for (const m of sql.matchAll(UPDATE_OF)) {
+    scan.sqlSeen = (scan.sqlSeen ?? 0) + 1;
     const table = m[1]!.toLowerCase() as 'bets' | 'rounds';
     const machine = machines[table];
     const alias = m[2] ?? table;
@@ -222,7 +226,8 @@ export function sqlWrites(file: string, source: string, sql: string, offset: num
     }
     scan.writes.push({ at: at(m.index), file, table, to, created: false, from, statement: sql });
   }
-  for (const m of sql.matchAll(/\bINSERT\s+INTO\s+"?(bets|rounds)"?\s*(\()?/gi)) {
+  for (const m of sql.matchAll(INSERT_OF)) {
+    scan.sqlSeen = (scan.sqlSeen ?? 0) + 1;
     const table = m[1]!.toLowerCase() as 'bets' | 'rounds';
     const machine = machines[table];
     if (!m[2]) {
@@ -371,7 +376,14 @@ export function scanStatusWrites(root: string, machines: Machines): Scan {
   for (const full of filesUnder(path.join(root, 'src'), '.ts').filter((f) => !f.startsWith(generated))) {
     const file = path.relative(root, full);
     const source = readFileSync(full, 'utf8');
+    const before = scan.sqlSeen ?? 0;
     for (const t of templateLiterals(source)) sqlWrites(file, source, t.text, t.offset, machines, scan);
+    // every UPDATE or INSERT of bets or rounds in the file's code is one its template
+    // literals gave: else the reading of the file went astray (a quote it misread)
+    const code = blankComments(source);
+    const inCode = [...code.matchAll(UPDATE_OF), ...code.matchAll(INSERT_OF)].length;
+    const read = (scan.sqlSeen ?? 0) - before;
+    if (inCode !== read) scan.problems.push(`${file}: ${inCode} UPDATE or INSERT of bets or rounds in its code, ${read} read in its template literals`);
     prismaWrites(file, source, machines, scan);
   }
   // a migration's one-off statements ran once (a partition copy moves no row between
