@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ROUNDS_IN_PLAY } from '../domain/state-machine.js';
 
 // Prometheus metrics (D15), one registry per process, served at GET /metrics.
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -84,8 +85,6 @@ export function createMetrics() {
     }),
   };
 }
-
-const ROUNDS_IN_PLAY = ['BETTING_OPEN', 'ROLLING', 'RESULT'] as const;
 
 type GaugeSources = {
   queueCounts: () => Promise<{ queue: string; state: string; count: number }[]>;

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { BET_MACHINE, ROUND_MACHINE, stateMachineMarkdown } from '../../src/domain/state-machine.js';
 import { jobTableMarkdown } from '../../src/jobs/registry.js';
 
-// docs/architecture.md carries two tables that must not drift from what the code does: the
-// queue table, generated from the job registry, and the process table, which must name
-// every Procfile process type with the roles its command selects.
+// docs/architecture.md carries tables that must not drift from what the code does: the
+// queue table, generated from the job registry, the process table, which must name every
+// Procfile process type with the roles its command selects, and the bet and round state
+// machines, generated from src/domain/state-machine.ts.
 
 const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 const procfile = readFileSync(new URL('../../Procfile', import.meta.url), 'utf8');
@@ -18,6 +20,11 @@ const section = (name: string) => {
 describe('docs/architecture.md', () => {
   it('its queue table is the job registry’s (regenerate it with jobTableMarkdown() after a registry change)', () => {
     expect(section('job-table')).to.equal(jobTableMarkdown());
+  });
+
+  it('its bet and round states are the state machine’s (regenerate them with stateMachineMarkdown() after a change)', () => {
+    expect(section('bet-states')).to.equal(stateMachineMarkdown(BET_MACHINE));
+    expect(section('round-states')).to.equal(stateMachineMarkdown(ROUND_MACHINE));
   });
 
   it('its process table names every Procfile process with the roles it runs, and nothing else', () => {

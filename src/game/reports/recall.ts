@@ -1,4 +1,5 @@
 import { isMicroAmount } from '../../domain/money.js';
+import type { RoundState } from '../../domain/state-machine.js';
 import { statement, type Queryable } from '../../platform/db/sql.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { seedRevealed } from '../fairness/round-proof.js';
@@ -33,7 +34,7 @@ export type RecalledRound = {
   placedAt: string;
   finishedAt: string | null;
   // the round's state (contract 3.1); a roundId that never became a round reads VOIDED (D22)
-  state: 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'SETTLED' | 'VOIDED';
+  state: RoundState;
   voidReason: string | null;
   // D22: why the wallet refused the bet (its 8.2 reason); null otherwise
   rejectReason: string | null;
