@@ -9,7 +9,8 @@ import { uniqueId } from './harness.js';
 // The scheduler's recovery queues every pending wallet job of its database again (contract
 // 2.13) and the rollback and settle workers run what their queues still hold, so an earlier
 // file's retries (its wallet gone with it) would be counted in this file's metrics.
-// name: appended to the worker's database name, one per file.
+// name: appended to the worker's database name, one per file; at most 19 characters (the
+// key prefix is the name and 13 more, REDIS_KEY_PREFIX at most 32).
 export async function ownStore(name: string): Promise<{ env: NodeJS.ProcessEnv; drop: () => Promise<void> }> {
   const databaseUrl = new URL(TEST_DATABASE_URL);
   databaseUrl.pathname += `_${name}`;
@@ -20,7 +21,7 @@ export async function ownStore(name: string): Promise<{ env: NodeJS.ProcessEnv; 
   await migrate(url, undefined, { masterKey: loadConfig().masterKey });
   return {
     // the harness clears a key prefix of its own when it closes
-    env: { DATABASE_URL: url, REDIS_KEY_PREFIX: uniqueId(`rgs-test-${name}`) },
+    env: { DATABASE_URL: url, REDIS_KEY_PREFIX: uniqueId(name) },
     drop: () => dropDatabase(url),
   };
 }
