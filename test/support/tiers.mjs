@@ -17,7 +17,8 @@ const MOCHA = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
 // Integration files that need the machine to themselves, run serially after the others:
 const ALONE = [
   // a token bucket (contract 8.1, D10) refills in real time while the test sends its burst:
-  // files running beside them slow the burst until the excess is never refused
+  // the bursts run until one is refused, but what passes after a wait (not a fresh burst)
+  // and the listing's reads still count on the machine being quick
   'test/integration/api/rate-limit.test.ts',
   'test/integration/api/reconciliation.test.ts',
   'test/integration/api/proof.test.ts',

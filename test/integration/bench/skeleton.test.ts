@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { SKELETON_STEPS, openSkeleton, sampleSkeletonUnderLoad, skeletonSteps } from '../../../bench/skeleton.js';
 import { clearRedisPrefix, createRedis } from '../../../src/platform/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
+import { until } from '../../support/game.js';
 
 // The bench's bet path skeleton: the stack's own steps of a bet, run for real
 // against the real Postgres and Redis. Nothing here is timed; what is checked is that every
@@ -17,6 +17,20 @@ async function skeletonTables(): Promise<string[]> {
   try {
     const { rows } = await client.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'bench_skeleton_%'`);
     return rows.map((row) => row.tablename);
+  } finally {
+    await client.end();
+  }
+}
+
+// the bets accepted in the skeleton's own tables (one per sample), 0 before they exist
+async function acceptedSkeletonBets(): Promise<number> {
+  const [table] = (await skeletonTables()).filter((name) => name.endsWith('_bets'));
+  if (!table) return 0;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE status = 'ACCEPTED'`);
+    return rows[0]!.n;
   } finally {
     await client.end();
   }
@@ -71,7 +85,9 @@ describe('bench bet path skeleton', () => {
 
   it('samples on a thread of its own until stopped', async () => {
     const sampler = await sampleSkeletonUnderLoad(TEST_DATABASE_URL, TEST_REDIS_URL, PREFIX, true);
-    await sleep(300);
+    // until its thread has accepted two bets (bounded), not a fixed 300 ms, which a loaded box
+    // can spend on the first one: a bet in progress when it is stopped is finished and kept
+    await until('two skeleton bets accepted', async () => (await acceptedSkeletonBets()) >= 2);
     const samples = await sampler.stop();
     expect(samples.length).to.be.above(1);
     for (const sample of samples) expect(Object.keys(sample)).to.deep.equal([...SKELETON_STEPS]);

@@ -3,6 +3,7 @@ import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
 import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ownStore } from '../../support/own-store.js';
 
 // D15: what /metrics shows of the game as it is played: bets decided (rgs_bets_total, by
 // result and bet_rejected reason), wallet job attempts (rgs_wallet_job_attempts_total, by
@@ -28,12 +29,20 @@ function parse(text: string): Sample[] {
 describe('game metrics on /metrics (D15)', function () {
   this.timeout(30_000);
   let h: Harness;
+  let store: Awaited<ReturnType<typeof ownStore>> | undefined;
   before(async () => {
-    // the retried count below is the injected 500's alone: the harness's 1 s wallet timeout
-    // let a loaded CI box time a rollback out and count it retried again
-    h = await startHarness({ WALLET_CALL_TIMEOUT_MS: '5000' }, ROLE_NAMES);
+    // the counters are the process's, and the retried count below is the injected 500's
+    // alone: in the worker's shared database and queues, the rollbacks an earlier file left
+    // retrying (its wallet gone) are run and counted here too (recovery, contract 2.13). The
+    // harness's 1 s wallet timeout let a loaded CI box time a rollback out and count it
+    // retried again.
+    store = await ownStore('metrics');
+    h = await startHarness({ ...store.env, WALLET_CALL_TIMEOUT_MS: '5000' }, ROLE_NAMES);
   });
-  after(() => h?.close());
+  after(async () => {
+    await h?.close();
+    await store?.drop();
+  });
   afterEach(() => {
     for (const endpoint of ['bet', 'win', 'rollback'] as const) h.wallet.setFault(endpoint, null);
   });

@@ -7,6 +7,7 @@ import { rollbackJobData } from '../../../src/game/wallet-jobs/wallet-jobs.js';
 import { setGameConfig } from '../../../src/game/operators/game-config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../../support/game.js';
+import { ownStore } from '../../support/own-store.js';
 
 // Work a stopped process or a lost queue left behind is re-derived from Postgres: a debit
 // left PENDING is rolled back with its own transactionUuid, and a pending wallet job with
@@ -16,10 +17,17 @@ describe('recovery of pending work from Postgres', function () {
   let h: Harness;
   // no scheduler: its sweeps would race the test's own recovery runs; the test opens the
   // betting window itself
+  let store: Awaited<ReturnType<typeof ownStore>> | undefined;
   before(async () => {
-    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+    // the sweeps' counts below are their whole database's: in the worker's shared one, a
+    // debit an earlier file left PENDING (its harness closed mid-debit) is counted too
+    store = await ownStore('recovery_work');
+    h = await startHarness(store.env, ROLES_WITHOUT_CLOCK);
   });
-  after(() => h.close());
+  after(async () => {
+    await h?.close();
+    await store?.drop();
+  });
 
   // a session seated at an open betting window, and a bet row placed as the realtime node
   // places it, whose bet job never ran (its process died); with debitNode, placed as a node

@@ -97,14 +97,35 @@ describe('a round of dice, end to end', function () {
     const operator = await h.onboard();
     await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', { bettingWindowMs: 700, rollingWindowMs: 1000, cooldownMs: 200 });
     const { player } = await seated(operator, 1_000_000n);
-    const open = await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN' && Date.parse(p.phaseEndsAt) - h.svc.now().getTime() > 300);
-    const closesAt = Date.parse(open.phaseEndsAt);
     const holdMs = 600;
-    await delay(Math.max(0, closesAt - 100 - h.svc.now().getTime()));
-    const held = h.svc.sql.transaction(async (tx) => {
-      await tx.query('SELECT 1 FROM cycles WHERE id = $1 FOR SHARE', [open.cycleId]);
-      await delay(holdMs);
-    });
+    // The hold must hold the cycle before its close: taken 100 ms before it, and checked under
+    // the lock (the cycle still BETTING_OPEN). A loaded box can wake the test after the close;
+    // then the next window is tried. The hold ends holdMs after it was due to begin, whenever
+    // it began.
+    const tried = new Set<string>();
+    let open: any;
+    let closesAt: number;
+    let held: Promise<void>;
+    for (;;) {
+      const window = await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN' && !tried.has(p.cycleId) && Date.parse(p.phaseEndsAt) - h.svc.now().getTime() > 300);
+      tried.add(window.cycleId);
+      closesAt = Date.parse(window.phaseEndsAt);
+      await delay(Math.max(0, closesAt - 100 - h.svc.now().getTime()));
+      const releaseAt = closesAt - 100 + holdMs;
+      let lockedBeforeClose!: (before: boolean) => void;
+      const locked = new Promise<boolean>((resolve) => (lockedBeforeClose = resolve));
+      held = h.svc.sql.transaction(async (tx) => {
+        const [cycle] = await tx.query<{ phase: string }>('SELECT phase FROM cycles WHERE id = $1 FOR SHARE', [window.cycleId]);
+        lockedBeforeClose(cycle?.phase === 'BETTING_OPEN');
+        if (cycle?.phase === 'BETTING_OPEN') await delay(Math.max(0, releaseAt - h.svc.now().getTime()));
+      });
+      if (await locked) {
+        open = window;
+        break;
+      }
+      await held;
+      expect(tried.size, 'windows the test woke too late for').to.be.below(5);
+    }
     const rolling = await player.waitFor('round_state', (p) => p.cycleId === open.cycleId && p.phase === 'ROLLING');
     await held;
     // the close waited for the hold, and ROLLING's end counts from when betting was due to close

@@ -16,13 +16,17 @@ const bet = (seat: SeatedPlayer) => seat.player.request('place_bet', { side: 'LO
 const debitsOf = (h: Harness, seat: SeatedPlayer) =>
   h.wallet.requests.filter((r) => r.endpoint === 'bet' && (r.body as { playerRef?: string }).playerRef === seat.playerRef).length;
 
+const BET_BOUND_MS = 1000;
+
 describe('overload: bets past the intake bound (D37)', function () {
   this.timeout(30_000);
   let h: Harness;
   let locker: pg.Client;
   before(async () => {
-    // no clock: the betting window stays open until the test moves it
-    h = await startHarness({ OVERLOAD_DELAY_MS: '200' }, ROLES_WITHOUT_CLOCK);
+    // no clock: the betting window stays open until the test moves it. The bound is well
+    // above the loop's stalls on a loaded box (env.ts), which would refuse the bets that must
+    // be taken: the test builds a queue wait past it itself
+    h = await startHarness({ OVERLOAD_DELAY_MS: String(BET_BOUND_MS) }, ROLES_WITHOUT_CLOCK);
     locker = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await locker.connect();
   });
@@ -54,7 +58,7 @@ describe('overload: bets past the intake bound (D37)', function () {
       accepted.push(bet(second));
       await until('the second flush', async () => (await blockedInserts()) >= 2);
       accepted.push(bet(third));
-      await until('the third bet waiting past the bound', async () => h.svc.overload.state().queueWaitMs > 200);
+      await until('the third bet waiting past the bound', async () => h.svc.overload.state().queueWaitMs > BET_BOUND_MS);
 
       const refused = await bet(late);
       expect(refused).to.deep.equal({ ok: false, reason: 'service_busy' });

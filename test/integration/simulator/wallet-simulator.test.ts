@@ -486,7 +486,9 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
       sim.setFault('bet', { kind: 'delay', ms: 300 }, 1);
       const started = Date.now();
       const pending = call(sim, 'bet', betBody('100'));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // until the bet is booked (bounded by the test's timeout), not a fixed wait: a loaded box
+      // may not have delivered the request within one; the answer is due 300 ms after that
+      while (sim.balanceOf(PLAYER, CURRENCY) === 1_000_000n) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(sim.balanceOf(PLAYER, CURRENCY)).to.equal(999_900n);
       expect(sim.requests[0]?.response).to.equal('pending');
       const reply = await pending;
