@@ -1,10 +1,12 @@
 import type { BetRejectReason } from './bet-rules.js';
-import type { Side } from './dice.js';
 
 // The player channel's messages, both ways (contract 4.4, 6.3; D4, D28, D33): the one map
 // that the game layer's emitter, the realtime role's handlers and the page (through JSDoc,
 // src/realtime/page/tsconfig.json) are checked against. Types only: what travels is JSON,
 // so every amount is a MicroAmount string (D18), never a number.
+
+// dice.ts's Side, spelled here: the page's check reads this module and no Node types
+type Side = 'LOW' | 'HIGH';
 
 // ---- service -> player ------------------------------------------------------------------
 
