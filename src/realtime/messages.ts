@@ -4,10 +4,13 @@ import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
 import type { PlaceBetRequest } from '../game/bets/place.js';
 import type { BetRejectReason } from '../domain/bet-rules.js';
 import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../domain/money.js';
+import type { PlaceBet, RotateSeed } from '../domain/player-channel.js';
 
-// Client messages of the player channel (D4), validated before anything else happens.
+// Client messages of the player channel (D4), validated before anything else happens: the
+// schemas are typed by the channel's map (src/domain/player-channel.ts), so the map and what
+// is accepted cannot drift apart.
 
-type PlaceBetPayload = { side: 'LOW' | 'HIGH'; amountMicro: number | string; clientBetId?: string };
+type PlaceBetPayload = PlaceBet;
 
 // D4: amountMicro is an integer or a MicroAmount string, D24: a stake string (digits, no
 // leading zero) or a non-negative integer that a bigint holds; anything else (floats,
@@ -52,7 +55,7 @@ export function parsePlaceBet(payload: unknown): ParsedBet {
   return { ok: true, request: { side, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
 }
 
-type RotateSeedPayload = { clientSeed?: string };
+type RotateSeedPayload = RotateSeed;
 const rotateSeedSchema: JSONSchemaType<RotateSeedPayload> = {
   type: 'object',
   additionalProperties: false,

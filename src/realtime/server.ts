@@ -3,14 +3,24 @@ import type { Socket } from 'socket.io';
 import type { ServiceContext } from '../platform/context.js';
 import { betStep } from '../platform/bet-steps.js';
 import { epochMs } from '../platform/clock.js';
-import { statement } from '../platform/db/sql.js';
 import type { BetAck, LocalDebits } from '../game/bets/debit.js';
-import { ensureEngine, type RoundStatePayload } from '../game/rounds/clock.js';
+import { ensureEngine } from '../game/rounds/clock.js';
 import type { EngineKey } from '../domain/engine-key.js';
-import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../game/operators/game-config.js';
-import { engineRoom, sessionRoom } from '../game/players/emitter.js';
+import type {
+  BetRejected,
+  ChannelRefused,
+  ClientEvent,
+  ClientMessages,
+  ClientToServerEvents,
+  ServerToClientEvents,
+  SessionEnded,
+  Stamped,
+} from '../domain/player-channel.js';
+import { engineRoom, sessionRoom, type InterNodeEvents } from '../game/players/emitter.js';
+import { connectedMessage } from '../game/players/connected.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../game/players/presence.js';
-import { admitSocket, connectBalance, forgetSocket, refreshSockets } from '../game/players/session-sockets.js';
+import { admitSocket, forgetSocket, refreshSockets } from '../game/players/session-sockets.js';
+import { sessionStanding, type Refusal } from '../game/sessions/standing.js';
 import { isDependencyFailure } from '../platform/dependencies.js';
 import { endSession, endedNotice } from '../game/sessions/end.js';
 import { sessionTokens, type SessionClaims } from '../game/sessions/token.js';
@@ -26,13 +36,18 @@ import { rotateSeed } from '../game/fairness/rotation.js';
 // token (auth.token) is checked at the handshake and again on every message, the session
 // itself on every message too (a bet's own placement reads it); rooms per engine and per
 // session. A disconnect never cancels an acknowledged bet (8.6): the bet lives in Postgres
-// and its worker.
+// and its worker. Every message in and out is one of the player channel's map
+// (src/domain/player-channel.ts); the session reads and the wallet's balance are the game
+// layer's (game/sessions/standing.ts, game/players/connected.ts): here sockets meet them.
 
 // pending: the socket's messages being handled (their acks not yet sent); seat: its entry
 // among the session's live sockets (session-sockets.ts)
 type SocketData = { claims: SessionClaims; engine: EngineKey; throttle: MessageThrottle; pending: Set<Promise<void>>; seat?: string };
-type PlayerSocket = Socket & { data: SocketData };
-type Ack = (answer: unknown) => void;
+type PlayerSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterNodeEvents, SocketData>;
+// the acknowledgement of a player message, as the map types it
+type Reply<E extends ClientEvent> = (answer: ClientMessages[E]['ack']) => void;
+// every ack of the map answers a refusal before handling the same way (D28)
+type Refuse = (answer: ChannelRefused) => void;
 
 export type RunningRealtime = { close: () => Promise<void> };
 
@@ -62,11 +77,9 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
       .verify(token, nowSeconds())
       .then(async (check) => {
         if (!check.ok) return next(new Error(check.reason));
-        const session = await sessionOf(svc, check.claims.sessionId);
-        const refusal = refusalOf(svc, session);
-        if (refusal) return next(new Error(refusal));
-        const engine = { operatorId: session!.operator_id, gameCode: session!.game_code, currency: session!.currency };
-        socket.data = { claims: check.claims, engine, throttle: new MessageThrottle(), pending: new Set() };
+        const standing = await sessionStanding(svc, check.claims.sessionId);
+        if (!standing.ok) return next(new Error(standing.refusal));
+        socket.data = { claims: check.claims, engine: standing.engine, throttle: new MessageThrottle(), pending: new Set() };
         next();
       })
       .catch((err: unknown) => {
@@ -129,21 +142,6 @@ export function attachRealtime(svc: ServiceContext, httpServer: HttpServer, loca
   };
 }
 
-type SessionRow = { state: string; expires_at: Date; operator_id: string; game_code: string; currency: string };
-const SESSION = statement('realtime_session', 'SELECT state, expires_at, operator_id, game_code, currency FROM sessions WHERE id = $1');
-
-const sessionOf = async (svc: ServiceContext, sessionId: string): Promise<SessionRow | undefined> =>
-  (await svc.sql.query<SessionRow>(SESSION, [sessionId]))[0];
-
-type Refusal = 'invalid_token' | 'session_terminated' | 'session_expired';
-
-function refusalOf(svc: ServiceContext, session: Pick<SessionRow, 'state' | 'expires_at'> | undefined): Refusal | null {
-  if (!session) return 'invalid_token';
-  if (session.state === 'TERMINATED') return 'session_terminated';
-  if (session.state === 'EXPIRED' || session.expires_at <= svc.now()) return 'session_expired';
-  return null;
-}
-
 async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: BetIntake, nowSeconds: () => number, accepting: { open: boolean }) {
   const { claims, engine } = socket.data;
   const sessionId = claims.sessionId;
@@ -185,17 +183,18 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
 
   // D4: every message re-checks the token and the session (a bet's placement reads the
   // session itself, so it is not read twice); a refusal ends the socket
-  const guard = async (event: string, payload: unknown, ack: unknown): Promise<Ack | null> => {
-    const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
+  const guard = async <E extends ClientEvent>(event: E, payload: unknown, ack: Reply<E> | undefined): Promise<Reply<E> | null> => {
+    const reply: Reply<E> = ack ?? (() => undefined);
+    const refuse = reply as Refuse;
     if (!socket.data.throttle.take()) {
-      reply({ ok: false, reason: 'rate_limited' });
+      refuse({ ok: false, reason: 'rate_limited' });
       // D28: rate_limited joins the 8.2 codes, on bet_rejected too
       if (event === 'place_bet') emitBetRejected(socket, 'rate_limited', clientBetIdOf(payload));
       return null;
     }
-    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' ? null : refusalOf(svc, await sessionOf(svc, sessionId));
+    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' ? null : refusalOf(await sessionStanding(svc, sessionId));
     if (refusal) {
-      reply({ ok: false, reason: refusal });
+      refuse({ ok: false, reason: refusal });
       // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
       if (event === 'place_bet') emitBetRejected(socket, refusal, clientBetIdOf(payload));
       await endHere(refusal);
@@ -205,19 +204,21 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   };
 
   // a handler that fails answers service_unavailable rather than leaving the ack hanging;
-  // while it runs it is pending (a session_ended waits for its ack, D28)
-  const handle = (event: string, run: (payload: unknown, reply: Ack) => Promise<void>) =>
-    socket.on(event, (...args: unknown[]) => {
+  // while it runs it is pending (a session_ended waits for its ack, D28). The message's
+  // arguments come off the wire: whatever the map says the page sends, the handler takes
+  // them as unknown and validates them (messages.ts); its ack is typed by the map.
+  const handle = <E extends ClientEvent>(event: E, run: (payload: unknown, reply: Reply<E>) => Promise<void>) =>
+    socket.on(event as ClientEvent, ((...args: unknown[]) => {
       const work = serve(event, run, args);
       socket.data.pending.add(work);
       void work.finally(() => socket.data.pending.delete(work));
-    });
-  const serve = async (event: string, run: (payload: unknown, reply: Ack) => Promise<void>, args: unknown[]) => {
+    }) as ClientToServerEvents[ClientEvent]);
+  const serve = async <E extends ClientEvent>(event: E, run: (payload: unknown, reply: Reply<E>) => Promise<void>, args: unknown[]) => {
     // the ack callback comes last: a message sent without a payload carries only the callback
-    const ack = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+    const ack = (typeof args[args.length - 1] === 'function' ? args.pop() : undefined) as Reply<E> | undefined;
     const payload = args[0];
     const unavailable = () => {
-      if (typeof ack === 'function') (ack as Ack)({ ok: false, reason: 'service_unavailable' });
+      if (typeof ack === 'function') (ack as Refuse)({ ok: false, reason: 'service_unavailable' });
       if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
     };
     // D28: while Postgres or Redis is away, or the node is closing, intake pauses
@@ -276,13 +277,13 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     reply({ ok: true, rounds: await recentRounds(svc, sessionId) });
   });
 
-  socket.emit('connected', { ...(await connectedPayload(svc, sessionId, engine)), ts: new Date().toISOString() });
+  socket.emit('connected', { ...(await connectedMessage(svc, sessionId, engine)), ts: new Date().toISOString() });
 }
 
 // session_ended, then the disconnect (D4), once the socket's pending acks are sent (D28: a
 // bet's ack comes before the session_ended its wallet answer caused). Each pending message
 // is answered within the bet verdict's own time limit; past that the socket ends anyway.
-function endSocket(svc: ServiceContext, socket: PlayerSocket, payload: Record<string, unknown>): void {
+function endSocket(svc: ServiceContext, socket: PlayerSocket, payload: Stamped<SessionEnded>): void {
   const end = () => {
     if (!socket.connected) return;
     socket.emit('session_ended', payload);
@@ -302,107 +303,13 @@ function endSocket(svc: ServiceContext, socket: PlayerSocket, payload: Record<st
 }
 
 // D4 bet_rejected, told to this socket (the worker's verdicts go to the session room)
-function emitBetRejected(socket: PlayerSocket, reason: string, clientBetId: string | undefined): void {
+function emitBetRejected(socket: PlayerSocket, reason: BetRejected['reason'], clientBetId: string | undefined): void {
   socket.emit('bet_rejected', { reason, ...(clientBetId ? { clientBetId } : {}), ts: new Date().toISOString() });
 }
+
+const refusalOf = (standing: Awaited<ReturnType<typeof sessionStanding>>): Refusal | null => (standing.ok ? null : standing.refusal);
 
 function rejectedHere(socket: PlayerSocket, reason: Exclude<BetAck, { ok: true }>['reason'], clientBetId?: string): BetAck {
   emitBetRejected(socket, reason, clientBetId);
   return { ok: false, reason };
-}
-
-// What `connected` shows (D4): the session, its current seed, the engine's state (and
-// config: the cycle's snapshot, else the operator's, else the defaults).
-const CONNECTED = statement(
-  'realtime_connected',
-  `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
-          sd.server_seed_hash, sd.client_seed, sd.next_nonce, e.running,
-          c.id AS cycle_id, c.phase, c.phase_ends_at,
-          COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
-          COALESCE(c.payout_multiplier_scaled, g.payout_multiplier_scaled) AS payout_multiplier_scaled,
-          COALESCE(c.commission_micro, g.commission_micro) AS commission_micro
-   FROM sessions s
-   LEFT JOIN seeds sd ON sd.session_id = s.id AND sd.current
-   LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
-   LEFT JOIN cycles c ON c.id = e.current_cycle_id
-   LEFT JOIN game_configs g ON g.operator_id = s.operator_id AND g.game_code = s.game_code AND g.currency = s.currency
-   WHERE s.id = $1`,
-);
-
-type ConnectedRow = {
-  mode: 'REAL' | 'DEMO';
-  demo_balance_micro: bigint | null;
-  currency: string;
-  lang: string;
-  return_url: string | null;
-  operator_id: string;
-  player_ref: string;
-  game_code: string;
-  server_seed_hash: string | null;
-  client_seed: string | null;
-  next_nonce: number | null;
-  running: boolean | null;
-  cycle_id: string | null;
-  phase: RoundStatePayload['phase'] | null;
-  phase_ends_at: Date | null;
-  min_bet_micro: bigint | null;
-  max_bet_micro: bigint | null;
-  payout_multiplier_scaled: bigint | null;
-  commission_micro: bigint | null;
-};
-
-// D4 `connected`, read after the socket joined its rooms (no round_state is missed), with
-// the engine's clock started first if it is not running (D1)
-async function connectedPayload(svc: ServiceContext, sessionId: string, engine: EngineKey) {
-  let row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
-  if (!row.running) {
-    await ensureEngine(svc, engine);
-    row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
-  }
-  const money = (value: bigint | null, fallback: bigint) => (value ?? fallback).toString();
-  return {
-    sessionId,
-    serverSeedHash: row.server_seed_hash,
-    clientSeed: row.client_seed,
-    nonce: row.next_nonce ?? 0,
-    balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await connectBalanceOf(svc, sessionId, row),
-    currency: row.currency,
-    config: {
-      minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
-      maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
-      payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled),
-      commissionMicro: money(row.commission_micro, DEFAULT_GAME_CONFIG.commissionMicro),
-    },
-    roundState: row.cycle_id
-      ? { cycleId: row.cycle_id, phase: row.phase!, phaseEndsAt: row.phase_ends_at?.toISOString() ?? null }
-      : null,
-    mode: row.mode === 'DEMO' ? 'demo' : 'real',
-    lang: row.lang,
-    returnUrl: row.return_url,
-  };
-}
-
-// contract 4.2: /wallet/balance is called at session start and optionally on reconnect;
-// a balance that cannot be read is shown as unknown (null), never guessed. D24: the
-// connects of one session make at most one call per CONNECT_BALANCE_WINDOW_MS between them,
-// so a token opening sockets in a loop cannot open its operator's balance circuit. The
-// connect that calls shows the wallet's answer; the others of the window show that answer,
-// or the balance a later balance_update of the session carried (session-sockets.ts), or
-// null while the call is still in flight.
-const connectBalanceOf = (svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) =>
-  connectBalance(svc.redis, sessionId, () => walletBalance(svc, sessionId, session));
-
-async function walletBalance(svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) {
-  try {
-    const result = await svc.wallet.call({
-      operatorId: session.operator_id,
-      endpoint: 'balance',
-      sessionId,
-      fields: { operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code },
-    });
-    return result.statusClass === 'success' && result.balanceMicro !== undefined ? result.balanceMicro.toString() : null;
-  } catch (err) {
-    svc.logger.warn({ err, sessionId }, 'balance for connected could not be read');
-    return null;
-  }
 }

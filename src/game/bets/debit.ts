@@ -8,6 +8,7 @@ import { endSession } from '../sessions/end.js';
 import { WalletTargetError, type AuditedDebit, type WalletAnswer } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
 import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js';
+import type { BetVerdict } from '../../domain/player-channel.js';
 import { debitCall, type BetTicket } from './ticket.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import type { Redis } from '../../platform/redis.js';
@@ -20,7 +21,8 @@ import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wal
 // debits in the bet worker pool (a bet job, jobs/registry.ts) and in a process that runs
 // both the realtime and the bet role (LocalDebits, below).
 
-export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
+// the player channel's verdict on a bet (D4)
+export type BetAck = BetVerdict;
 
 // contract 3.2 -> ACCEPTED, in one statement for all the debits that succeeded at the same
 // moment, which also completes their audit rows (2.13):

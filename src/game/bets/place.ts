@@ -392,7 +392,7 @@ export class BetIntake {
     localDebits?: LocalDebits,
   ) {
     // the pool's verdicts come back through the emitter; this node's own debits answer here
-    if (!localDebits) svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict as BetAck));
+    if (!localDebits) svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict));
     this.listening = !localDebits;
     this.placements = new Batcher((batch) => (localDebits ? this.placeAndDebit(batch, localDebits) : this.placeAndQueue(batch)), HOT_PATH_BATCH);
     // D37: bets waiting here for their statement are the node's own delay

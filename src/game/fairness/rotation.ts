@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../platform/context.js';
 import { openServerSeed, sealServerSeed } from './seed-vault.js';
+import type { SeedRotation } from '../../domain/player-channel.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 
 // D5 seed rotation: retire the current seed (revealable from now on), commit to a new one
 // and restart the nonce at 0. Refused while the session has an unsettled round or a bet
 // being debited (D4), so a round's seed can never change under it.
 
-export type Rotation =
-  | {
-      ok: true;
-      previousServerSeed: string;
-      previousServerSeedHash: string;
-      previousClientSeed: string;
-      lastNonce: number | null;
-      serverSeedHash: string;
-      clientSeed: string;
-    }
-  | { ok: false; reason: 'bet_in_progress' | 'session_not_found' };
+export type Rotation = SeedRotation | { ok: false; reason: 'bet_in_progress' | 'session_not_found' };
 
 export async function rotateSeed(svc: ServiceContext, sessionId: string, clientSeed: string | undefined): Promise<Rotation> {
   const now = svc.now();

@@ -1,11 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
-import { Server } from 'socket.io';
+import { Server, type BroadcastOperator } from 'socket.io';
 import type { Cluster } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import { createRedis, type Redis, type RedisTarget } from '../../platform/redis.js';
 import { SubscriptionWatch } from '../../platform/subscription-watch.js';
 import { connectBalanceKey } from './session-sockets.js';
+import type {
+  BalanceUpdate,
+  BetVerdict,
+  ClientToServerEvents,
+  ServerEvent,
+  ServerMessages,
+  ServerToClientEvents,
+  SessionEnded,
+  Stamped,
+} from '../../domain/player-channel.js';
 
 // How every role reaches players (D4). Each process has one Socket.IO server
 // on the Redis adapter: the realtime role attaches it to its HTTP listener and holds the
@@ -14,7 +24,9 @@ import { connectBalanceKey } from './session-sockets.js';
 // nodes together, as one adapter `serverSideEmit` (one Redis message per batch of
 // bets or per settled cycle, not one per player message). Everything a process sends
 // travels that one way, so a player sees a process's messages in the order it sent them.
-// Every message carries `ts` (D4).
+// Every message carries `ts` (D4). What a message is called and carries is the player
+// channel's map (src/domain/player-channel.ts): a name or a payload outside it fails the
+// type check here, where every role sends.
 
 export const engineRoom = (operatorId: string, gameCode: string, currency: string) =>
   `engine:${operatorId}:${gameCode}:${currency}`;
@@ -23,28 +35,32 @@ export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 // a message for the sockets in a room, the verdict on a bet for the node that holds the
 // player's place_bet acknowledgement, or the end of the sockets in a room (session_ended
 // with this payload, then the disconnect)
-type Outgoing =
-  | { room: string; event: string; payload: Record<string, unknown> }
-  | { node: string; betId: string; verdict: unknown }
-  | { end: string; payload: Record<string, unknown> };
+type RoomMessage = { [E in ServerEvent]: { room: string; event: E; payload: Stamped<ServerMessages[E]> } }[ServerEvent];
+type Outgoing = RoomMessage | { node: string; betId: string; verdict: BetVerdict } | { end: string; payload: Stamped<SessionEnded> };
 
 // how a realtime node ends its sockets in a room (after their pending acks, D28)
-export type SocketEnder = (room: string, payload: Record<string, unknown>) => void;
+export type SocketEnder = (room: string, payload: Stamped<SessionEnded>) => void;
 
 type Engine = { operatorId: string; gameCode: string; currency: string };
 
 const DELIVER = 'rgs:deliver';
 
+// between the nodes: the batches of one turn (serverSideEmit)
+export type InterNodeEvents = { [DELIVER]: (batch: Outgoing[]) => void };
+
+// the process's Socket.IO server, typed by the player channel's map
+export type PlayerServer = Server<ClientToServerEvents, ServerToClientEvents, InterNodeEvents>;
+
 export class PlayerEmitter {
   // this process's identity among the realtime nodes (verdicts are addressed to it)
   readonly nodeId = randomUUID();
-  readonly io: Server;
+  readonly io: PlayerServer;
   private readonly pub: Redis;
   private readonly sub: Redis;
   private readonly watch: SubscriptionWatch | undefined;
   private outbox: Outgoing[] = [];
   private flushScheduled = false;
-  private verdictListener: ((betId: string, verdict: unknown) => void) | undefined;
+  private verdictListener: ((betId: string, verdict: BetVerdict) => void) | undefined;
   private ender: SocketEnder | undefined;
   // the balances this turn's balance_update messages carried, per session
   private balances = new Map<string, string>();
@@ -61,7 +77,7 @@ export class PlayerEmitter {
     // events, which must have a listener
     this.pub.on('error', () => undefined);
     this.sub.on('error', () => undefined);
-    this.io = new Server({
+    this.io = new Server<ClientToServerEvents, ServerToClientEvents, InterNodeEvents>({
       path: '/socket.io',
       // the launch page loads the client from here: no request leaves the service
       serveClient: true,
@@ -90,34 +106,35 @@ export class PlayerEmitter {
     }
   }
 
-  toSession(sessionId: string, event: string, payload: Record<string, unknown>): void {
-    if (event === 'balance_update' && typeof payload.balanceMicro === 'string') this.balances.set(sessionId, payload.balanceMicro);
-    this.send({ room: sessionRoom(sessionId), event, payload: stamp(payload) });
+  toSession<E extends ServerEvent>(sessionId: string, event: E, payload: ServerMessages[E]): void {
+    const balance = (payload as Partial<BalanceUpdate>).balanceMicro;
+    if (event === 'balance_update' && typeof balance === 'string') this.balances.set(sessionId, balance);
+    this.send(roomMessage(sessionRoom(sessionId), event, payload));
   }
 
-  toEngine(engine: Engine, event: string, payload: Record<string, unknown>): void {
-    this.send({ room: engineRoom(engine.operatorId, engine.gameCode, engine.currency), event, payload: stamp(payload) });
+  toEngine<E extends ServerEvent>(engine: Engine, event: E, payload: ServerMessages[E]): void {
+    this.send(roomMessage(engineRoom(engine.operatorId, engine.gameCode, engine.currency), event, payload));
   }
 
   // the bet's verdict, for the place_bet acknowledgement waiting on node `node`
-  verdict(node: string, betId: string, verdict: unknown): void {
+  verdict(node: string, betId: string, verdict: BetVerdict): void {
     this.send({ node, betId, verdict });
   }
 
   // the realtime role listens for the verdicts addressed to this node
-  onVerdict(listener: ((betId: string, verdict: unknown) => void) | undefined): void {
+  onVerdict(listener: ((betId: string, verdict: BetVerdict) => void) | undefined): void {
     this.verdictListener = listener;
   }
 
   // session_ended to the session's sockets on every node, each then disconnected (D4, D28).
   // It travels with the other messages, after whatever this process sent before (the bet's
   // verdict, bet_rejected), never on a channel of its own that could overtake them.
-  endSession(sessionId: string, payload: Record<string, unknown>): void {
+  endSession(sessionId: string, payload: SessionEnded): void {
     this.send({ end: sessionRoom(sessionId), payload: stamp(payload) });
   }
 
   // session_ended to one socket, wherever it is (each socket is in a room of its own id)
-  endSocket(socketId: string, payload: Record<string, unknown>): void {
+  endSocket(socketId: string, payload: SessionEnded): void {
     this.send({ end: socketId, payload: stamp(payload) });
   }
 
@@ -167,17 +184,26 @@ export class PlayerEmitter {
 
   private deliverHere(batch: Outgoing[]): void {
     for (const message of batch) {
-      if ('room' in message) this.io.local.to(message.room).emit(message.event, message.payload);
+      if ('room' in message) emitTo(this.io.local.to(message.room), message);
       else if ('end' in message) this.endHere(message.end, message.payload);
       else if (message.node === this.nodeId) this.verdictListener?.(message.betId, message.verdict);
     }
   }
 
-  private endHere(room: string, payload: Record<string, unknown>): void {
+  private endHere(room: string, payload: Stamped<SessionEnded>): void {
     if (this.ender) return this.ender(room, payload);
     this.io.local.to(room).emit('session_ended', payload);
     this.io.local.in(room).disconnectSockets(true);
   }
 }
 
-const stamp = (payload: Record<string, unknown>) => ({ ...payload, ts: new Date().toISOString() });
+const stamp = <T extends object>(payload: T): Stamped<T> => ({ ...payload, ts: new Date().toISOString() });
+
+// a message of the map for a room: its name and payload were checked against each other
+// where it was made (toSession, toEngine); the union of all pairs is what travels
+const roomMessage = <E extends ServerEvent>(room: string, event: E, payload: ServerMessages[E]) =>
+  ({ room, event, payload: stamp(payload) }) as unknown as RoomMessage;
+
+function emitTo<E extends ServerEvent>(target: BroadcastOperator<ServerToClientEvents, unknown>, message: { event: E; payload: Stamped<ServerMessages[E]> }): void {
+  target.emit(message.event, ...([message.payload] as Parameters<ServerToClientEvents[E]>));
+}

@@ -1,9 +1,9 @@
 import { isMicroAmount } from '../../domain/money.js';
-import type { RoundState } from '../../domain/state-machine.js';
 import { statement, type Queryable } from '../../platform/db/sql.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { seedRevealed } from '../fairness/round-proof.js';
 import { BET_REJECTED } from './round-view.js';
+import type { BalanceGap, RecalledBalance, RecalledRound } from '../../domain/player-channel.js';
 
 // Game recall (D33): a round as the player lived it, for the recall page an operator's
 // support agent opens (/replay/{roundId}) and for the history of the player's own page (its
@@ -18,48 +18,8 @@ import { BET_REJECTED } from './round-view.js';
 
 export const RECENT_ROUNDS = 10;
 
-// why a balance is not shown: the session is a demo (D8: no wallet); the round is still in
-// play; the win or rollback is not confirmed yet (retried, contract 3.4); the wallet never
-// gave a readable answer (a timeout, an uncertain answer); its answer carried no balanceMicro
-export type BalanceGap = 'demo' | 'in_play' | 'pending' | 'no_answer' | 'not_reported';
-export type RecalledBalance = { micro: string; gap: null } | { micro: null; gap: BalanceGap };
-
-export type RecalledRound = {
-  roundId: string;
-  cycleId: string;
-  gameCode: string;
-  currency: string;
-  playerRef: string;
-  // when the bet was placed, and when the round settled or was voided
-  placedAt: string;
-  finishedAt: string | null;
-  // the round's state (contract 3.1); a roundId that never became a round reads VOIDED (D22)
-  state: RoundState;
-  voidReason: string | null;
-  // D22: why the wallet refused the bet (its 8.2 reason); null otherwise
-  rejectReason: string | null;
-  side: string;
-  amountMicro: string;
-  isFree: boolean;
-  outcome: { side: string; face: number } | null;
-  // known with the outcome (contract 3.1 RESULT), before the round settles
-  won: boolean | null;
-  // the net payout (contract 8.4): "0" for a lost round; null while in play (a won round's
-  // until it settles) or when voided
-  payoutMicro: string | null;
-  balanceBefore: RecalledBalance;
-  balanceAfter: RecalledBalance;
-  // what an in-page check needs (contract 2.11): the seed once it is retired (D2, D5)
-  proof: {
-    serverSeedHash: string;
-    clientSeed: string;
-    nonce: number;
-    lowWeight: string;
-    highWeight: string;
-    serverSeed: string | null;
-    revealableAfter: string | null;
-  } | null;
-};
+// the record's shape is the player channel's (recent_rounds, D33): one map for both
+export type { BalanceGap, RecalledBalance, RecalledRound } from '../../domain/player-channel.js';
 
 type CallAnswer = { endpoint: string; status: string | null; body: string | null };
 

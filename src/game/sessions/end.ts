@@ -3,6 +3,7 @@ import type { Seed } from '../../platform/db/client.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from '../rounds/voids.js';
 import { recordEvent } from '../../platform/outbox.js';
+import type { SessionEnded } from '../../domain/player-channel.js';
 
 // How a session ends (contract 3.3, DECISIONS D4, D7): the ACTIVE -> TERMINATED/EXPIRED
 // transition is fenced on state, retires the session's seeds (they become revealable, D2),
@@ -71,7 +72,7 @@ export function revealed(svc: Pick<ServiceContext, 'config'>, seed: Seed | null)
 
 // session_ended for a session found ended (by another process, or before): what endSession
 // sent its sockets
-export async function endedNotice(svc: ServiceContext, sessionId: string, reason: string): Promise<Record<string, unknown>> {
+export async function endedNotice(svc: ServiceContext, sessionId: string, reason: string): Promise<SessionEnded> {
   const seed = await svc.db.seed.findFirst({ where: { sessionId, current: true } });
   return { reason, ...revealed(svc, seed) };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The dice derivation of D2 recomputed in the browser with Web Crypto, so a player can check
 // a round once its server seed is revealed (D5 rotation).
 

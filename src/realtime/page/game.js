@@ -1,3 +1,4 @@
+// @ts-check
 // The player's dice page (contract 1, 4.4; D4, D16): one Socket.IO connection authenticated
 // by the session token, the round clock, betting, the round history and the provably fair
 // panel. Server messages drive the state; render functions draw it. Words come from
@@ -9,6 +10,19 @@ import { displayClaims, safeReturnUrl } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
 import { renderHistory, renderRevealed, renderVerification } from './panels.js';
 
+// The player channel's messages, as the service's map declares them (D4): a message name or
+// field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
+/** @typedef {import('../../domain/player-channel.js').ServerToClientEvents} ServerToClientEvents */
+/** @typedef {import('../../domain/player-channel.js').ClientToServerEvents} ClientToServerEvents */
+/** @typedef {import('../../domain/player-channel.js').ServerMessages} ServerMessages */
+/** @typedef {import('../../domain/player-channel.js').RecalledRound} RecalledRound */
+/** @template {keyof ServerMessages} E @typedef {Parameters<ServerToClientEvents[E]>[0]} Message */
+// an ack's refusal: the page is checked without strict null checks, under which `ok` narrows
+// an ack to its refusal only when compared to false
+/** @template A @typedef {Extract<A, { ok: false }>} Refused */
+
+// one of the page's own elements (index.html), whatever its kind
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 const el = {
   body: document.body,
@@ -88,6 +102,7 @@ const rangeVars = () => ({
 
 // ---- connection (D4) -------------------------------------------------------------------
 
+/** @type {import('socket.io-client').Socket<ServerToClientEvents, ClientToServerEvents> | null} */
 let socket = null;
 // contract 5.6: the token is held in memory only; it leaves the address bar and history now
 const token = new URLSearchParams(location.search).get('token');
@@ -116,12 +131,18 @@ function connect() {
     if (!socket.active) setTimeout(() => socket.connect(), RETRY_MS);
   });
 
+  /** @type {<E extends keyof ServerMessages>(event: E, handler: (msg: Message<E>) => void) => unknown} */
   const on = (event, handler) =>
-    socket.on(event, (msg) => {
-      const ts = Date.parse(msg?.ts);
-      if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
-      handler(msg);
-    });
+    socket.on(
+      event,
+      /** @type {any} the one listener serves every message of the map; handler is typed per message */ (
+        (msg) => {
+          const ts = Date.parse(msg?.ts);
+          if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
+          handler(msg);
+        }
+      ),
+    );
   // D12: this node is shutting down; the socket closes next and the client reconnects
   on('service_restarting', () => {
     if (!state.ended) setConnection('reconnecting');
@@ -157,6 +178,7 @@ function connect() {
   });
 }
 
+/** @param {Message<'connected'>} msg */
 function onConnected(msg) {
   const firstTime = state.config === null;
   // the session's own lang and currency; the token's, read before, are normally the same
@@ -190,6 +212,7 @@ function onConnected(msg) {
 
 // ---- rounds ------------------------------------------------------------------------------
 
+/** @param {import('../../domain/player-channel.js').RoundState} roundState */
 function setRound(roundState) {
   const previous = state.round;
   state.round = {
@@ -217,6 +240,7 @@ function roundEntry(roundId, cycleId) {
   return entry;
 }
 
+/** @param {Message<'bet_placed'>} msg */
 function onBetPlaced(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
@@ -260,6 +284,7 @@ function refreshRounds() {
 }
 
 // what the service recorded of a round, over what the page saw of it live
+/** @param {RecalledRound} round */
 function mergeRound(round) {
   const entry = roundEntry(round.roundId, round.cycleId);
   entry.cycleId ??= round.cycleId;
@@ -293,6 +318,7 @@ function mergeRound(round) {
   if (round.state === 'VOIDED') entry.voided = round.voidReason;
 }
 
+/** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   const face = msg.diceValues?.[0] ?? msg.sum;
@@ -310,6 +336,7 @@ function onRoundResult(msg) {
   refreshRounds();
 }
 
+/** @param {Message<'round_voided'>} msg */
 function onRoundVoided(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   entry.voided = msg.reason;
@@ -333,7 +360,8 @@ function defaultStake() {
 
 // the stake as micro-units, or null with the reason shown
 function readStake({ quiet = false } = {}) {
-  const parsed = state.money.parse(el.stake.value);
+  // read as one record: the page is checked without strict null checks, which the narrowing on ok needs
+  const parsed = /** @type {{ ok: boolean, micro?: bigint, error?: string }} */ (state.money.parse(el.stake.value));
   let problem = null;
   if (!parsed.ok) problem = parsed.error === 'decimals' ? t('stake_decimals') : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < state.config.minBetMicro || parsed.micro > state.config.maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
@@ -362,8 +390,9 @@ function placeBet(side) {
     if (err) showMessage(t('no_answer'), 'error');
     else if (ack.ok) state.betCycleId ??= cycleId;
     else {
-      if (ack.reason === 'already_bet_this_round') state.betCycleId = cycleId;
-      reportRejection(ack.reason, clientBetId);
+      const { reason } = /** @type {Refused<typeof ack>} */ (ack);
+      if (reason === 'already_bet_this_round') state.betCycleId = cycleId;
+      reportRejection(reason, clientBetId);
     }
     renderBetting();
   });
@@ -398,7 +427,7 @@ function rotateSeed() {
   socket.timeout(ROTATE_ACK_MS).emit('rotate_seed', clientSeed === '' ? {} : { clientSeed }, (err, ack) => {
     state.rotating = false;
     if (err) showMessage(t('no_answer'), 'error');
-    else if (!ack.ok) showMessage(reasonText(ack.reason), 'error');
+    else if (!ack.ok) showMessage(reasonText(/** @type {Refused<typeof ack>} */ (ack).reason), 'error');
     else {
       // the retired seed is revealed: every round played under it can now be checked
       state.revealed.set(ack.previousServerSeedHash, { serverSeed: ack.previousServerSeed, clientSeed: ack.previousClientSeed, lastNonce: ack.lastNonce });
@@ -628,7 +657,7 @@ el.history.addEventListener('click', (event) => {
 // L and H bet, unless the player is typing
 document.addEventListener('keydown', (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-  if (event.target.closest?.('input, textarea, select, [contenteditable]')) return;
+  if (/** @type {Partial<Element>} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) return;
   const side = { l: 'LOW', h: 'HIGH' }[event.key.toLowerCase()];
   if (side) placeBet(side);
 });

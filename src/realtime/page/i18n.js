@@ -1,3 +1,4 @@
+// @ts-check
 // The player's language (the session's `lang`, contract 2.2 and 5.6: a language tag such as
 // "de" or "pt-BR"). Every word the page shows comes from a language file here; English is
 // built in and is the fallback for any language the page does not speak. Templates take
@@ -54,8 +55,8 @@ export async function setLanguage(tag) {
   strings = table;
   current = table === en ? 'en' : wanted;
   document.documentElement.lang = current === wanted ? locale : 'en';
-  for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-i18n]'))) el.textContent = t(el.dataset.i18n);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-i18n-label]'))) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
   document.title = t('title');
   return current;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Deutsch (i18n.js; the keys and placeholders of lang-en.js)
 
 export default {

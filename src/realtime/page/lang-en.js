@@ -1,3 +1,4 @@
+// @ts-check
 // English: every string of the page, and the fallback for any other language (i18n.js).
 // Templates take {name} placeholders; an {amount}, {stake}, {min} or {max} already carries
 // its currency.

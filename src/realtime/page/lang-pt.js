@@ -1,3 +1,4 @@
+// @ts-check
 // Português (i18n.js; the keys and placeholders of lang-en.js). Numbers and money follow the
 // tag's region (pt-BR, pt-PT) through Intl.
 

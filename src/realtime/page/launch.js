@@ -1,3 +1,4 @@
+// @ts-check
 // What the page takes from its launch before and beside the channel (contract 2.2, 5.6).
 
 // The token's lang and currency, read without verifying it, before the channel answers: the

@@ -1,3 +1,4 @@
+// @ts-check
 // Money on the page (contract 1 rule 2, D18): amounts are decimal strings of integer
 // micro-units, held as BigInt. Number and parseFloat never touch an amount.
 //
@@ -22,6 +23,7 @@ export function moneyFormat(locale, currency) {
   // the page parses what it formats: Latin digits in every language
   const base = { numberingSystem: 'latn' };
   const code = String(currency ?? '');
+  /** @type {Intl.NumberFormatOptions | null} */
   const iso = ISO_CURRENCY.test(code) ? { ...base, style: 'currency', currency: code } : null;
   const fractionDigits = iso
     ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits, MICRO_DIGITS)
@@ -105,6 +107,7 @@ export function parseScaled(text) {
 }
 
 // contract 8.4 with D18: the multiplier is scaled by 100000, every division truncates
+/** @type {(stakeMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint) => bigint} */
 export function netPayout(stakeMicro, multiplierScaled, commissionMicro) {
   const gross = (stakeMicro * multiplierScaled) / MICRO_PER_UNIT;
   return gross - (gross * commissionMicro) / MICRO_PER_UNIT;

@@ -1,3 +1,4 @@
+// @ts-check
 // DOM for the round history, the revealed seeds and a round's verification. Everything from
 // the service is set as text, never as markup.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The recall page (D33): one finished round as the player lived it, from the data the
 // service embedded in the page (replay-page.ts). Words from i18n.js in the language the link
 // names (`lang`, English without it), money from money.js in that language and the round's

@@ -1,3 +1,4 @@
+// @ts-check
 // A round's details in words, as the game page's history and the recall page both show them
 // (D33): its time in UTC, its state, and the balances the wallet answered.
 

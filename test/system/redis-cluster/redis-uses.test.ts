@@ -15,6 +15,7 @@ import { until } from '../../support/game.js';
 import { uniqueId } from '../../support/harness.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { startRedisCluster, type RedisCluster } from '../../support/redis-cluster.js';
+import type { BetVerdict } from '../../../src/domain/player-channel.js';
 
 // D36: each Redis use of the service, on a Redis Cluster of three masters. A command or
 // script whose keys fall in more than one slot is refused by the cluster (CROSSSLOT), so
@@ -129,7 +130,7 @@ describe('Redis Cluster (D36): every Redis use', function () {
     b.onVerdict((betId, verdict) => received.push({ betId, verdict }));
     // the subscriptions are made as the nodes connect: sent until the first one arrives
     await until('a verdict from the other node', async () => {
-      a.verdict(b.nodeId, 'bet-1', { ok: true });
+      a.verdict(b.nodeId, 'bet-1', { ok: true } as BetVerdict);
       await new Promise((resolve) => setTimeout(resolve, 100));
       return received.length > 0;
     });
@@ -153,7 +154,7 @@ describe('Redis Cluster (D36): every Redis use', function () {
     const received: unknown[] = [];
     b.onVerdict((betId) => received.push(betId));
     const crossed = async (betId: string) => {
-      a.verdict(b.nodeId, betId, { ok: true });
+      a.verdict(b.nodeId, betId, { ok: true } as BetVerdict);
       await new Promise((resolve) => setTimeout(resolve, 100));
       return received.includes(betId);
     };
