@@ -20,6 +20,7 @@ import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
 import { recentRounds } from '../game/reports/recall.js';
 import { rotateSeed } from '../game/fairness/rotation.js';
+import { balanceRequest } from '../wallet/requests.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
 // that any node reaches any player (the process's one server, emitter.ts). The session
@@ -398,7 +399,7 @@ async function walletBalance(svc: ServiceContext, sessionId: string, session: Pi
       operatorId: session.operator_id,
       endpoint: 'balance',
       sessionId,
-      fields: { operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code },
+      fields: balanceRequest({ operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code }),
     });
     return result.statusClass === 'success' && result.balanceMicro !== undefined ? result.balanceMicro.toString() : null;
   } catch (err) {

@@ -11,7 +11,8 @@ import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js
 import { debitCall, type BetTicket } from './ticket.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import type { Redis } from '../../platform/redis.js';
-import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
+import { enqueueWalletJobs, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
+import { rollbackRequest } from '../../wallet/requests.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13): the
 // debit (audit row first, written only while the bet is PENDING), classified by 7.1, then
@@ -267,7 +268,7 @@ export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): 
         plans.map((p) => p.rollbackTransactionUuid),
         plans.map((p) => p.jobId),
         plans.map((p) => p.purpose),
-        plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackPayload(p.ticket, p.rollbackTransactionUuid)) : null)),
+        plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackRequest(p.ticket, p.rollbackTransactionUuid)) : null)),
         svc.now(),
       ])
     ).map((row) => row.id),

@@ -8,6 +8,7 @@ import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queue
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
 import { isoSql, outboxInsertSql, recordEvent } from '../../platform/outbox.js';
 import { roundVoidedData } from '../reports/round-view.js';
+import { rollbackRequest } from '../../wallet/requests.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
@@ -18,17 +19,6 @@ import { roundVoidedData } from '../reports/round-view.js';
 export type RollbackPurpose = 'uncertain_bet' | 'round_voided' | 'late_bet' | 'win_exhausted';
 
 type RolledBack = Pick<Bet, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'betTransactionUuid' | 'roundId'>;
-
-// contract 2.8: a rollback has its own transactionUuid and references the bet's.
-export const rollbackPayload = (bet: RolledBack, rollbackTransactionUuid: string) => ({
-  operatorId: bet.operatorId,
-  playerRef: bet.playerRef,
-  currency: bet.currency,
-  gameCode: bet.gameCode,
-  transactionUuid: rollbackTransactionUuid,
-  referenceTransactionUuid: bet.betTransactionUuid,
-  roundId: bet.roundId,
-});
 
 export function rollbackJobData(
   bet: RolledBack & Pick<Bet, 'id' | 'sessionId' | 'cycleCreatedAt'>,
@@ -46,7 +36,8 @@ export function rollbackJobData(
     betCycleCreatedAt: bet.cycleCreatedAt,
     transactionUuid: rollbackTransactionUuid,
     nextAttemptAt: now,
-    payload: rollbackPayload(bet, rollbackTransactionUuid),
+    // the body of its /wallet/rollback call (contract 2.8)
+    payload: rollbackRequest(bet, rollbackTransactionUuid),
   };
 }
 
