@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
@@ -11,6 +12,7 @@ import { uncertainReason, type BetRejectReason } from '../../domain/bet-rules.js
 import { debitCall, type BetTicket } from './ticket.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import type { Redis } from '../../platform/redis.js';
+import type { BetJob } from '../../platform/queues.js';
 import { enqueueWalletJobs, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
 import { rollbackRequest } from '../../wallet/requests.js';
 
@@ -379,4 +381,28 @@ export class LocalDebits {
       .set(heartbeatKey(this.node), '1', 'PX', HEARTBEAT_TTL_MS)
       .catch((err: Error) => this.svc.logger.warn({ err: err.message }, 'debit node heartbeat not renewed'));
   }
+}
+
+// The bet pool's job handler (jobs/registry.ts binds it to rgs-bet "bets"); the desk batches
+// the statements of one worker's jobs.
+export type BetScope = { svc: ServiceContext; desk: BetDesk };
+
+// Each bet of a job is debited on its own, and its verdict goes back to the realtime node
+// that placed it as soon as it is known. A bet whose handling fails is answered
+// wallet_timeout and stays PENDING: recovery resolves it as uncertain (recovery.ts). A job
+// handed out before (its worker died or stalled) tells the desk so: a debit that attempt
+// left in flight is resolved as uncertain, not sent again (contract 7.1).
+export function debitBets({ svc, desk }: BetScope, job: Job<BetJob>): Promise<BetAck[]> {
+  const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  return Promise.all(
+    job.data.tickets.map(async (ticket) => {
+      betStep(ticket.betId, 'picked_up');
+      const ack = await desk.process(ticket, { redelivered }).catch((err: unknown): BetAck => {
+        svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
+        return { ok: false, reason: 'wallet_timeout' };
+      });
+      svc.emitter.verdict(job.data.node, ticket.betId, ack);
+      return ack;
+    }),
+  );
 }

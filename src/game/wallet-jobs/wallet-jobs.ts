@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { keyRange, statement } from '../../platform/db/sql.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
-import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs } from '../../platform/queues.js';
+import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs, type WalletJobRef } from '../../platform/queues.js';
 import type { WalletEndpoint } from '../../domain/wallet-status.js';
 import { isoSql, outboxInsertSql, recordEvent } from '../../platform/outbox.js';
 import { roundVoidedData } from '../reports/round-view.js';
@@ -57,7 +58,7 @@ export async function enqueueWalletJob(svc: ServiceContext, job: Pick<WalletJob,
 }
 
 // the first attempts of many wallet jobs at once; a job among them that must be retried
-// is then queued on its own (the batch handler, jobs/registry.ts)
+// is then queued on its own (runWalletBatch, below)
 const WALLET_JOBS_PER_BATCH = 100;
 
 export async function enqueueWalletJobs(svc: ServiceContext, endpoint: 'win' | 'rollback', ids: string[]): Promise<void> {
@@ -348,3 +349,34 @@ async function abandon(svc: ServiceContext, job: WalletJob, attempts: number, er
   if (abandoned && job.endpoint === 'win') winFailed(svc, job, 'win_exhausted');
   if (refund) await enqueueWalletJob(svc, refund);
 }
+
+// The settle and rollback pools' job handlers (jobs/registry.ts binds them to rgs-settle and
+// rgs-rollback); the desk batches the reads and completions of one worker's jobs.
+export type WalletJobScope = { svc: ServiceContext; desk: WalletJobDesk };
+
+// A queue job of one wallet job retries itself with the delay the job computed (contract
+// 3.4, the wallet backoff of jobs/registry.ts).
+export async function runOneWalletJob({ desk }: WalletJobScope, job: Job<WalletJobRef>): Promise<string> {
+  const outcome = await desk.run(job.data.walletJobIds[0]!);
+  if (outcome.kind === 'retry') {
+    await job.updateData({ ...job.data, retryDelayMs: outcome.delayMs });
+    throw new Error(outcome.error);
+  }
+  return outcome.kind;
+}
+
+// In a batch of first attempts, each wallet job that must be retried is queued on its own,
+// so that the others are not held back or repeated.
+export const walletBatch = (endpoint: 'win' | 'rollback') =>
+  async function runWalletBatch({ svc, desk }: WalletJobScope, job: Job<WalletJobRef>): Promise<'batch'> {
+    await Promise.all(
+      job.data.walletJobIds.map(async (id) => {
+        const outcome = await desk.run(id).catch((err: unknown) => {
+          svc.logger.warn({ walletJobId: id, err: (err as Error).message }, 'wallet job failed; retried on its own');
+          return { kind: 'retry', delayMs: walletRetryDelayMs(1) } as const;
+        });
+        if (outcome.kind === 'retry') await enqueueWalletJob(svc, { id, endpoint }, outcome.delayMs);
+      }),
+    );
+    return 'batch';
+  };
