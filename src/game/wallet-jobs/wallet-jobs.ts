@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import type { ServiceContext } from '../../platform/context.js';
-import { keyRange, statement } from '../../platform/db/sql.js';
+import { keyRange, params, statement } from '../../platform/db/sql.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 import type { Bet, Db, Prisma, WalletJob } from '../../platform/db/client.js';
 import { WALLET_RETRY_BUDGET_MS, walletRetryDelayMs, type WalletJobRef } from '../../platform/queues.js';
@@ -148,16 +148,33 @@ type JobRow = {
 // a completed win settles its bet and resolves its pending round bet, with payout 0 when the
 // operator did not know the transaction (4.2). Such a win has failed the player: its job is
 // ended as abandoned, a ticket for a human like one abandoned after 24 hours (D23).
+// its parameters, in the order completeJobsParams gives their values
+const C = (() => {
+  const p = params();
+  return {
+    ids: p.one(),
+    attempts: p.one(),
+    unmatched: p.one(),
+    now: p.one(),
+    audit: p.many(AUDIT_PARAM_COUNT),
+    createdAt: p.one(),
+    jobsFrom: p.one(),
+    jobsTo: p.one(),
+    betsFrom: p.one(),
+    betsTo: p.one(),
+  };
+})();
+
 const COMPLETE_JOBS = statement(
   'wallet_jobs_complete',
-  `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::bool[], $${5 + AUDIT_PARAM_COUNT}::timestamptz[]) AS u(id, attempts, unmatched, created_at)),
-   audit AS (${completeAuditsSql(5)}),
+  `WITH input AS (SELECT * FROM unnest(${C.ids}::uuid[], ${C.attempts}::int[], ${C.unmatched}::bool[], ${C.createdAt}::timestamptz[]) AS u(id, attempts, unmatched, created_at)),
+   audit AS (${completeAuditsSql(C.audit)}),
    done AS (
      UPDATE wallet_jobs j SET attempts = input.attempts, next_attempt_at = NULL, last_timed_out = false,
-       completed_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN NULL ELSE $4::timestamptz END,
-       abandoned_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN $4::timestamptz END,
+       completed_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN NULL ELSE ${C.now}::timestamptz END,
+       abandoned_at = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN ${C.now}::timestamptz END,
        last_error = CASE WHEN input.unmatched AND j.endpoint = 'win' THEN '${UNMATCHED_WIN_ERROR}' END
-     FROM input WHERE j.id = input.id AND j.created_at = input.created_at AND j.created_at BETWEEN $${6 + AUDIT_PARAM_COUNT}::timestamptz AND $${7 + AUDIT_PARAM_COUNT}::timestamptz
+     FROM input WHERE j.id = input.id AND j.created_at = input.created_at AND j.created_at BETWEEN ${C.jobsFrom}::timestamptz AND ${C.jobsTo}::timestamptz
        AND j.completed_at IS NULL AND j.abandoned_at IS NULL
      RETURNING j.id, j.endpoint, j.bet_id, j.bet_cycle_created_at, j.operator_id, j.transaction_uuid, j.payload, input.unmatched
    ),
@@ -165,21 +182,21 @@ const COMPLETE_JOBS = statement(
    not_found AS (
      ${outboxInsertSql(
        'reconciliation.discrepancy',
-       `(SELECT done.operator_id, $4::timestamptz AS occurred_at,
+       `(SELECT done.operator_id, ${C.now}::timestamptz AS occurred_at,
                 jsonb_build_object('kind', 'win_not_found', 'roundId', done.payload->>'roundId', 'transactionUuid', done.transaction_uuid,
-                  'endpoint', 'win', 'amountMicro', done.payload->>'amountMicro', 'detectedAt', ${isoSql('$4::timestamptz')}) AS data
+                  'endpoint', 'win', 'amountMicro', done.payload->>'amountMicro', 'detectedAt', ${isoSql(`${C.now}::timestamptz`)}) AS data
          FROM done WHERE done.unmatched AND done.endpoint = 'win')`,
      )}
    ),
    settled AS (
-     UPDATE bets b SET status = 'SETTLED', settled_at = $4, payout_micro = CASE WHEN done.unmatched THEN 0 ELSE b.payout_micro END
+     UPDATE bets b SET status = 'SETTLED', settled_at = ${C.now}, payout_micro = CASE WHEN done.unmatched THEN 0 ELSE b.payout_micro END
      FROM done WHERE done.endpoint = 'win' AND b.id = done.bet_id AND b.cycle_created_at = done.bet_cycle_created_at
-       AND b.cycle_created_at BETWEEN $${8 + AUDIT_PARAM_COUNT}::timestamptz AND $${9 + AUDIT_PARAM_COUNT}::timestamptz AND b.status = 'ACCEPTED'
+       AND b.cycle_created_at BETWEEN ${C.betsFrom}::timestamptz AND ${C.betsTo}::timestamptz AND b.status = 'ACCEPTED'
    ),
    resolved AS (
-     UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $4
+     UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = ${C.now}
      FROM done WHERE done.endpoint = 'win' AND p.bet_id = done.bet_id AND p.cycle_created_at = done.bet_cycle_created_at
-       AND p.cycle_created_at BETWEEN $${8 + AUDIT_PARAM_COUNT}::timestamptz AND $${9 + AUDIT_PARAM_COUNT}::timestamptz AND p.state = 'HELD'
+       AND p.cycle_created_at BETWEEN ${C.betsFrom}::timestamptz AND ${C.betsTo}::timestamptz AND p.state = 'HELD'
    )
    SELECT id FROM done`,
 );
