@@ -4,7 +4,7 @@ import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
-import { keyRange, statement } from '../../platform/db/sql.js';
+import { keyRange, params, statement } from '../../platform/db/sql.js';
 import { endSession } from '../sessions/end.js';
 import { WalletTargetError, type AuditedDebit, type WalletAnswer } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
@@ -38,14 +38,20 @@ export type BetAck = { ok: true; betId: string; roundId: string } | { ok: false;
 //   weight snapshot; the pending round bet holds the stake; a demo stake leaves the demo
 //   balance. A bet whose session has no current seed (rotated meanwhile) is 'late'.
 // The outcome per bet: accepted, decided (not PENDING), late, demo_funds_short.
+// its parameters, in the order acceptBets gives their values
+const A = (() => {
+  const p = params();
+  return { betIds: p.one(), now: p.one(), audit: p.many(AUDIT_PARAM_COUNT), cycleCreatedAt: p.one(), cyclesFrom: p.one(), cyclesTo: p.one() };
+})();
+
 const ACCEPT = statement(
   'bets_accept',
-  `WITH input AS (SELECT * FROM unnest($1::uuid[], $${3 + AUDIT_PARAM_COUNT}::timestamptz[]) AS u(bet_id, cycle_created_at)),
-   audit AS (${completeAuditsSql(3)}),
+  `WITH input AS (SELECT * FROM unnest(${A.betIds}::uuid[], ${A.cycleCreatedAt}::timestamptz[]) AS u(bet_id, cycle_created_at)),
+   audit AS (${completeAuditsSql(A.audit)}),
    bet AS (
      SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro, b.cycle_created_at
      FROM bets b JOIN input ON input.bet_id = b.id AND input.cycle_created_at = b.cycle_created_at
-     WHERE b.status = 'PENDING' AND b.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
+     WHERE b.status = 'PENDING' AND b.cycle_created_at BETWEEN ${A.cyclesFrom}::timestamptz AND ${A.cyclesTo}::timestamptz
      FOR NO KEY UPDATE OF b
    ),
    cycle AS (SELECT id, phase, low_weight, high_weight FROM cycles WHERE id IN (SELECT cycle_id FROM bet) FOR SHARE),
@@ -70,9 +76,9 @@ const ACCEPT = statement(
      FROM accepted WHERE sessions.id = accepted.session_id AND accepted.demo
    ),
    accepted_bet AS (
-     UPDATE bets SET status = 'ACCEPTED', accepted_at = $2
+     UPDATE bets SET status = 'ACCEPTED', accepted_at = ${A.now}
      FROM accepted WHERE bets.id = accepted.id AND bets.cycle_created_at = accepted.cycle_created_at
-       AND bets.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
+       AND bets.cycle_created_at BETWEEN ${A.cyclesFrom}::timestamptz AND ${A.cyclesTo}::timestamptz
    ),
    round AS (
      INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo,
