@@ -153,11 +153,7 @@ type JobRow = {
   created_at: Date;
 };
 
-// Completed (fenced on not yet completed nor abandoned) with the audit rows of their calls;
-// a completed win settles its bet and resolves its pending round bet, with payout 0 when the
-// operator did not know the transaction (4.2). Such a win has failed the player: its job is
-// ended as abandoned, a ticket for a human like one abandoned after 24 hours (D23).
-// its parameters, in the order completeJobsParams gives their values
+// COMPLETE_JOBS's parameters, in the order the desk's completions (below) give their values
 const C = (() => {
   const p = params();
   return {
@@ -174,6 +170,10 @@ const C = (() => {
   };
 })();
 
+// Completed (fenced on not yet completed nor abandoned) with the audit rows of their calls;
+// a completed win settles its bet and resolves its pending round bet, with payout 0 when the
+// operator did not know the transaction (4.2). Such a win has failed the player: its job is
+// ended as abandoned, a ticket for a human like one abandoned after 24 hours (D23).
 const COMPLETE_JOBS = statement(
   'wallet_jobs_complete',
   `WITH input AS (SELECT * FROM unnest(${C.ids}::uuid[], ${C.attempts}::int[], ${C.unmatched}::bool[], ${C.createdAt}::timestamptz[]) AS u(id, attempts, unmatched, created_at)),
