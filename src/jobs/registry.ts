@@ -1,31 +1,19 @@
 import type { Job, WorkerOptions } from 'bullmq';
-import { betStep } from '../platform/bet-steps.js';
 import type { Role } from '../platform/config.js';
-import type { ServiceContext } from '../platform/context.js';
-import {
-  QUEUES,
-  QUEUE_KEYS,
-  WALLET_BACKOFF,
-  walletRetryDelayMs,
-  type BetJob,
-  type EngineJob,
-  type JobData,
-  type JobName,
-  type QueueKey,
-  type WalletJobRef,
-  type WebhookJob,
-} from '../platform/queues.js';
-import { advanceCycle } from '../game/rounds/clock.js';
-import type { BetAck, BetDesk } from '../game/bets/debit.js';
-import { enqueueWalletJob, type WalletJobDesk } from '../game/wallet-jobs/wallet-jobs.js';
-import type { WebhookDeliverer } from '../game/webhooks/delivery.js';
+import { QUEUES, QUEUE_KEYS, WALLET_BACKOFF, type JobData, type JobName, type QueueKey, type WalletJobRef } from '../platform/queues.js';
+import { runTick, type EngineScope } from '../game/rounds/clock.js';
+import { debitBets, type BetScope } from '../game/bets/debit.js';
+import { runOneWalletJob, walletBatch, type WalletJobScope } from '../game/wallet-jobs/wallet-jobs.js';
+import { deliverWebhook, type WebhookScope } from '../game/webhooks/delivery.js';
 
-// The job registry. platform/queues.ts names every queue, the jobs each carries, their
-// payloads and retries (the side the game adds jobs through); this file binds each of those
-// jobs to the one handler that runs it, and each queue to the role whose worker pool takes
-// its jobs (pools.ts, scheduler.ts). Before a process starts any role it checks the
-// bindings (roles.ts), as immich's job repository does: a job with no handler or with two,
-// or a handler for a job no queue carries, stops it with an error naming the job.
+// The job registry, a table in the shape of immich's: platform/queues.ts names every queue,
+// the jobs each carries, their payloads and retries (the side the game adds jobs through);
+// this file binds each of those jobs to the one handler that runs it (HANDLERS), and each
+// queue to the role whose worker pool takes its jobs (POOLS; pools.ts, scheduler.ts). The
+// handlers themselves live with the desks whose work they do (game/). Before a process
+// starts any role it checks the bindings (roles.ts), as immich's job repository does: a job
+// with no handler or with two, or a handler for a job no queue carries, stops it with an
+// error naming the job.
 //
 // BullMQ delivers at least once: every handler is fenced on its Postgres row's state, so a
 // second delivery books nothing twice.
@@ -33,11 +21,11 @@ import type { WebhookDeliverer } from '../game/webhooks/delivery.js';
 // What the handlers of one worker share: the service, the desk that batches their
 // statements (one per worker), and for the ticks the scheduler's term (D29).
 export type WorkerScope = {
-  engine: { svc: ServiceContext; epoch: bigint };
-  bet: { svc: ServiceContext; desk: BetDesk };
-  settle: { svc: ServiceContext; desk: WalletJobDesk };
-  rollback: { svc: ServiceContext; desk: WalletJobDesk };
-  webhooks: { svc: ServiceContext; deliverer: WebhookDeliverer };
+  engine: EngineScope;
+  bet: BetScope;
+  settle: WalletJobScope;
+  rollback: WalletJobScope;
+  webhooks: WebhookScope;
 };
 
 type Handler<Q extends QueueKey, N extends JobName<Q>> = (scope: WorkerScope[Q], job: Job<JobData<Q, N>, unknown, N>) => Promise<unknown>;
@@ -54,64 +42,6 @@ const on = <Q extends QueueKey, N extends JobName<Q>>(queue: Q, name: N, handler
   name,
   run: handler,
 });
-
-// One tick of an engine clock, under the term of the scheduler that runs it (D1, D29).
-function runTick({ svc, epoch }: WorkerScope['engine'], job: Job<EngineJob>): Promise<unknown> {
-  return advanceCycle(svc, job.data, epoch);
-}
-
-// Each bet of a job is debited on its own, and its verdict goes back to the realtime node
-// that placed it as soon as it is known. A bet whose handling fails is answered
-// wallet_timeout and stays PENDING: recovery resolves it as uncertain (recovery.ts). A job
-// handed out before (its worker died or stalled) tells the desk so: a debit that attempt
-// left in flight is resolved as uncertain, not sent again (contract 7.1).
-function debitBets({ svc, desk }: WorkerScope['bet'], job: Job<BetJob>): Promise<BetAck[]> {
-  const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
-  return Promise.all(
-    job.data.tickets.map(async (ticket) => {
-      betStep(ticket.betId, 'picked_up');
-      const ack = await desk.process(ticket, { redelivered }).catch((err: unknown): BetAck => {
-        svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
-        return { ok: false, reason: 'wallet_timeout' };
-      });
-      svc.emitter.verdict(job.data.node, ticket.betId, ack);
-      return ack;
-    }),
-  );
-}
-
-// A queue job of one wallet job retries itself with the delay the job computed (contract
-// 3.4, the wallet backoff below).
-async function runOneWalletJob({ desk }: WorkerScope['settle' | 'rollback'], job: Job<WalletJobRef>): Promise<string> {
-  const outcome = await desk.run(job.data.walletJobIds[0]!);
-  if (outcome.kind === 'retry') {
-    await job.updateData({ ...job.data, retryDelayMs: outcome.delayMs });
-    throw new Error(outcome.error);
-  }
-  return outcome.kind;
-}
-
-// In a batch of first attempts, each wallet job that must be retried is queued on its own,
-// so that the others are not held back or repeated.
-const walletBatch = (endpoint: 'win' | 'rollback') =>
-  async function runWalletBatch({ svc, desk }: WorkerScope['settle' | 'rollback'], job: Job<WalletJobRef>): Promise<'batch'> {
-    await Promise.all(
-      job.data.walletJobIds.map(async (id) => {
-        const outcome = await desk.run(id).catch((err: unknown) => {
-          svc.logger.warn({ walletJobId: id, err: (err as Error).message }, 'wallet job failed; retried on its own');
-          return { kind: 'retry', delayMs: walletRetryDelayMs(1) } as const;
-        });
-        if (outcome.kind === 'retry') await enqueueWalletJob(svc, { id, endpoint }, outcome.delayMs);
-      }),
-    );
-    return 'batch';
-  };
-
-// D31: one attempt of a webhook event; the attempt schedules its own retry (delivery.ts), so
-// the job itself is never retried
-function deliverWebhook({ deliverer }: WorkerScope['webhooks'], job: Job<WebhookJob>): Promise<string> {
-  return deliverer.deliver(job.data.eventId);
-}
 
 // every job of every queue, and the handler that runs it
 export const HANDLERS: readonly Registration[] = [

@@ -62,7 +62,7 @@ export async function createServiceContext(config: Config = loadConfig()): Promi
     },
     roundsInPlay: () => sql.query<{ state: string; count: number }>(ROUNDS_IN_PLAY),
     // the service clock, as the jobs' retry budget reads it (tests move it)
-    walletJobCounts: () => walletJobCounts(db, svc.now()),
+    walletJobCounts: () => walletJobCounts(sql, svc.now()),
     circuits: () => circuit.tracked(),
     webhookEvents: () => webhookPendingCounts(svc, svc.now()),
   });

@@ -30,18 +30,23 @@ export type AuditCompletion = {
 // written to the audit row of a call an open circuit refused (the wallet-calls report counts them)
 export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
+export const AUDIT_PARAM_COUNT = 10;
+
 // Completes audit rows; a caller embeds it as a CTE of its own statement, its parameters
-// numbered from `first` (auditParams gives them, in order, AUDIT_PARAM_COUNT of them).
-export const completeAuditsSql = (first: number) =>
-  `UPDATE wallet_calls w
+// numbered from `first`, or the AUDIT_PARAM_COUNT parameters a statement declared for it
+// (params().many); auditParams gives their values, in order.
+export const completeAuditsSql = (first: number | readonly string[]) => {
+  const $ = typeof first === 'number' ? Array.from({ length: AUDIT_PARAM_COUNT }, (_, i) => `$${first + i}`) : first;
+  if ($.length !== AUDIT_PARAM_COUNT) throw new Error(`the audit completion takes ${AUDIT_PARAM_COUNT} parameters, not ${$.length}`);
+  return `UPDATE wallet_calls w
    SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at,
        response_body = a.response_body
-   FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::int[], $${first + 4}::text[],
-               $${first + 5}::timestamptz[], $${first + 6}::text[], $${first + 7}::timestamptz[])
+   FROM unnest(${$[0]}::uuid[], ${$[1]}::int[], ${$[2]}::text[], ${$[3]}::int[], ${$[4]}::text[],
+               ${$[5]}::timestamptz[], ${$[6]}::text[], ${$[7]}::timestamptz[])
      AS a(id, http_status, status, latency_ms, error, responded_at, response_body, created_at)
-   WHERE w.id = a.id AND w.created_at = a.created_at AND w.created_at BETWEEN $${first + 8}::timestamptz AND $${first + 9}::timestamptz`;
+   WHERE w.id = a.id AND w.created_at = a.created_at AND w.created_at BETWEEN ${$[8]}::timestamptz AND ${$[9]}::timestamptz`;
+};
 
-export const AUDIT_PARAM_COUNT = 10;
 
 export const auditParams = (audits: AuditCompletion[]): unknown[] => [
   audits.map((a) => a.id),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Bet } from '../../platform/db/client.js';
-import { keyRange, statement } from '../../platform/db/sql.js';
+import { keyRange, params, statement } from '../../platform/db/sql.js';
 import { endSession } from '../sessions/end.js';
 import { WalletTargetError, type AuditedDebit, type WalletAnswer } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, hasAttempt, type AuditCompletion } from '../../wallet/audit.js';
@@ -12,7 +13,9 @@ import type { BetVerdict } from '../../domain/player-channel.js';
 import { debitCall, type BetTicket } from './ticket.js';
 import { finishedInTime } from '../../platform/shutdown.js';
 import type { Redis } from '../../platform/redis.js';
-import { enqueueWalletJobs, rollbackPayload, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
+import type { BetJob } from '../../platform/queues.js';
+import { enqueueWalletJobs, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
+import { rollbackRequest } from '../../wallet/requests.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13): the
 // debit (audit row first, written only while the bet is PENDING), classified by 7.1, then
@@ -37,14 +40,20 @@ export type BetAck = BetVerdict;
 //   weight snapshot; the pending round bet holds the stake; a demo stake leaves the demo
 //   balance. A bet whose session has no current seed (rotated meanwhile) is 'late'.
 // The outcome per bet: accepted, decided (not PENDING), late, demo_funds_short.
+// its parameters, in the order acceptBets gives their values
+const A = (() => {
+  const p = params();
+  return { betIds: p.one(), now: p.one(), audit: p.many(AUDIT_PARAM_COUNT), cycleCreatedAt: p.one(), cyclesFrom: p.one(), cyclesTo: p.one() };
+})();
+
 const ACCEPT = statement(
   'bets_accept',
-  `WITH input AS (SELECT * FROM unnest($1::uuid[], $${3 + AUDIT_PARAM_COUNT}::timestamptz[]) AS u(bet_id, cycle_created_at)),
-   audit AS (${completeAuditsSql(3)}),
+  `WITH input AS (SELECT * FROM unnest(${A.betIds}::uuid[], ${A.cycleCreatedAt}::timestamptz[]) AS u(bet_id, cycle_created_at)),
+   audit AS (${completeAuditsSql(A.audit)}),
    bet AS (
      SELECT b.id, b.session_id, b.cycle_id, b.round_id, b.operator_id, b.game_code, b.currency, b.demo, b.amount_micro, b.cycle_created_at
      FROM bets b JOIN input ON input.bet_id = b.id AND input.cycle_created_at = b.cycle_created_at
-     WHERE b.status = 'PENDING' AND b.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
+     WHERE b.status = 'PENDING' AND b.cycle_created_at BETWEEN ${A.cyclesFrom}::timestamptz AND ${A.cyclesTo}::timestamptz
      FOR NO KEY UPDATE OF b
    ),
    cycle AS (SELECT id, phase, low_weight, high_weight FROM cycles WHERE id IN (SELECT cycle_id FROM bet) FOR SHARE),
@@ -69,9 +78,9 @@ const ACCEPT = statement(
      FROM accepted WHERE sessions.id = accepted.session_id AND accepted.demo
    ),
    accepted_bet AS (
-     UPDATE bets SET status = 'ACCEPTED', accepted_at = $2
+     UPDATE bets SET status = 'ACCEPTED', accepted_at = ${A.now}
      FROM accepted WHERE bets.id = accepted.id AND bets.cycle_created_at = accepted.cycle_created_at
-       AND bets.cycle_created_at BETWEEN $${4 + AUDIT_PARAM_COUNT}::timestamptz AND $${5 + AUDIT_PARAM_COUNT}::timestamptz
+       AND bets.cycle_created_at BETWEEN ${A.cyclesFrom}::timestamptz AND ${A.cyclesTo}::timestamptz
    ),
    round AS (
      INSERT INTO rounds (id, operator_id, session_id, cycle_id, seed_id, bet_id, game_code, currency, nonce, state, low_weight, high_weight, demo,
@@ -269,7 +278,7 @@ export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): 
         plans.map((p) => p.rollbackTransactionUuid),
         plans.map((p) => p.jobId),
         plans.map((p) => p.purpose),
-        plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackPayload(p.ticket, p.rollbackTransactionUuid)) : null)),
+        plans.map((p) => (p.rollbackTransactionUuid ? JSON.stringify(rollbackRequest(p.ticket, p.rollbackTransactionUuid)) : null)),
         svc.now(),
       ])
     ).map((row) => row.id),
@@ -380,4 +389,28 @@ export class LocalDebits {
       .set(heartbeatKey(this.node), '1', 'PX', HEARTBEAT_TTL_MS)
       .catch((err: Error) => this.svc.logger.warn({ err: err.message }, 'debit node heartbeat not renewed'));
   }
+}
+
+// The bet pool's job handler (jobs/registry.ts binds it to rgs-bet "bets"); the desk batches
+// the statements of one worker's jobs.
+export type BetScope = { svc: ServiceContext; desk: BetDesk };
+
+// Each bet of a job is debited on its own, and its verdict goes back to the realtime node
+// that placed it as soon as it is known. A bet whose handling fails is answered
+// wallet_timeout and stays PENDING: recovery resolves it as uncertain (recovery.ts). A job
+// handed out before (its worker died or stalled) tells the desk so: a debit that attempt
+// left in flight is resolved as uncertain, not sent again (contract 7.1).
+export function debitBets({ svc, desk }: BetScope, job: Job<BetJob>): Promise<BetAck[]> {
+  const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+  return Promise.all(
+    job.data.tickets.map(async (ticket) => {
+      betStep(ticket.betId, 'picked_up');
+      const ack = await desk.process(ticket, { redelivered }).catch((err: unknown): BetAck => {
+        svc.logger.error({ err, betId: ticket.betId }, 'bet could not be handled; recovery resolves it');
+        return { ok: false, reason: 'wallet_timeout' };
+      });
+      svc.emitter.verdict(job.data.node, ticket.betId, ack);
+      return ack;
+    }),
+  );
 }

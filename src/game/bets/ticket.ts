@@ -1,6 +1,7 @@
 import type { Side } from '../../domain/dice.js';
 import type { Bet } from '../../platform/db/client.js';
 import type { WalletCallInput } from '../../wallet/client.js';
+import { betRequest } from '../../wallet/requests.js';
 
 // The bet as the debit needs it, carried from the placing node to the debit in a bet job
 // (place.ts, then debit.ts); amountMicro is a MicroAmount string (it
@@ -33,16 +34,7 @@ export const debitCall = (
   endpoint: 'bet',
   sessionId: ticket.sessionId,
   transactionUuid: ticket.betTransactionUuid,
-  fields: {
-    operatorId: ticket.operatorId,
-    playerRef: ticket.playerRef,
-    currency: ticket.currency,
-    gameCode: ticket.gameCode,
-    transactionUuid: ticket.betTransactionUuid,
-    amountMicro: ticket.amountMicro,
-    roundId: ticket.roundId,
-    ...(ticket.isFree ? { isFree: true } : {}),
-  },
+  fields: betRequest(ticket),
 });
 
 // what a ticket is made of

@@ -5,6 +5,7 @@ import type { Connected, RoundPhase } from '../../domain/player-channel.js';
 import { ensureEngine } from '../rounds/clock.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.js';
 import { connectBalance } from './session-sockets.js';
+import { balanceRequest } from '../../wallet/requests.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
 // config: the cycle's snapshot, else the operator's, else the defaults).
@@ -93,7 +94,7 @@ async function walletBalance(svc: ServiceContext, sessionId: string, session: Pi
       operatorId: session.operator_id,
       endpoint: 'balance',
       sessionId,
-      fields: { operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code },
+      fields: balanceRequest({ operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code }),
     });
     return result.statusClass === 'success' && result.balanceMicro !== undefined ? result.balanceMicro.toString() : null;
   } catch (err) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
 import type { ServiceContext } from '../../platform/context.js';
 import type { Cycle, CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
@@ -422,4 +423,13 @@ export async function resumeClocks(svc: ServiceContext): Promise<number> {
 export function scheduleTick(svc: ServiceContext, cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null }): Promise<void> {
   const delay = cycle.phaseEndsAt ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
   return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
+}
+
+// The engine pool's job handler (jobs/registry.ts binds it to rgs-engine "tick"): what its
+// handlers share is the service and the term of the scheduler that runs them (D29).
+export type EngineScope = { svc: ServiceContext; epoch: bigint };
+
+// One tick of an engine clock, under the term of the scheduler that runs it (D1, D29).
+export function runTick({ svc, epoch }: EngineScope, job: Job<EngineJob>): Promise<unknown> {
+  return advanceCycle(svc, job.data, epoch);
 }

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import { statement } from '../../platform/db/sql.js';
 import { payout } from '../../domain/payout.js';
 import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
+import { winRequest } from '../../wallet/requests.js';
 import { DICE_RNG_VERSION, deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
 import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
@@ -231,19 +232,21 @@ export async function settleRounds(
       net,
       winTransactionUuid,
       jobId: kind === 'win' ? randomUUID() : null,
-      // contract 2.7
+      // the win job's payload: the body of its /wallet/win call (contract 2.7)
       payload:
-        kind === 'win'
-          ? JSON.stringify({
-              operatorId: round.operator_id,
-              playerRef: round.player_ref,
-              currency: round.currency,
-              gameCode: round.game_code,
-              transactionUuid: winTransactionUuid,
-              referenceTransactionUuid: round.bet_transaction_uuid,
-              amountMicro: net.toString(),
-              roundId: round.id,
-            })
+        winTransactionUuid !== null
+          ? JSON.stringify(
+              winRequest({
+                operatorId: round.operator_id,
+                playerRef: round.player_ref,
+                currency: round.currency,
+                gameCode: round.game_code,
+                winTransactionUuid,
+                betTransactionUuid: round.bet_transaction_uuid,
+                amountMicro: net.toString(),
+                roundId: round.id,
+              }),
+            )
           : null,
     };
   });

@@ -22,6 +22,7 @@ import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, sessionTokens, type SessionTokens, type SessionClaims } from './token.js';
 import { WalletAddressRefusedError, WalletTargetError } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
+import { balanceRequest } from '../../wallet/requests.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -229,7 +230,7 @@ async function checkWalletBalance(
       {
         operatorId: operator.id,
         endpoint: 'balance',
-        fields: { operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode },
+        fields: balanceRequest({ operatorId: operator.id, playerRef: request.playerRef, currency: request.currency, gameCode: request.gameCode }),
       },
       { deferAudit: true },
     )

@@ -1,4 +1,6 @@
+import type { Job } from 'bullmq';
 import type { ServiceContext } from '../../platform/context.js';
+import type { WebhookJob } from '../../platform/queues.js';
 import { statement } from '../../platform/db/sql.js';
 import { webhookBody } from '../../domain/events.js';
 import { webhookFailure, type WebhookFailure } from '../../domain/webhook-failure.js';
@@ -354,4 +356,13 @@ export class WebhookDeliverer {
     for (const event of due) await this.queueDue(event);
     return due.length;
   }
+}
+
+// The webhooks pool's job handler (jobs/registry.ts binds it to rgs-webhooks "deliver").
+export type WebhookScope = { svc: ServiceContext; deliverer: WebhookDeliverer };
+
+// D31: one attempt of a webhook event; the attempt schedules its own retry (above), so the
+// job itself is never retried
+export function deliverWebhook({ deliverer }: WebhookScope, job: Job<WebhookJob>): Promise<string> {
+  return deliverer.deliver(job.data.eventId);
 }

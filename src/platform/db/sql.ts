@@ -44,6 +44,18 @@ export function statement(name: string, text: string): Statement {
 
 export const definedStatements = (): Statement[] => [...statements.values()];
 
+// A statement's parameters, numbered in the order they are declared: `one()` is the next
+// `$n`, `many(count)` the next `count` of them (a block a shared fragment fills, such as
+// completeAuditsSql's). Declared in the order the caller passes the values, so that no
+// number in a text is computed by hand.
+export type Params = { one(): string; many(count: number): string[] };
+
+export function params(): Params {
+  let count = 0;
+  const one = () => `$${++count}`;
+  return { one, many: (n) => Array.from({ length: n }, one) };
+}
+
 export type Queryable = {
   query<R extends object>(sql: Statement | string, values?: unknown[]): Promise<R[]>;
 };
