@@ -33,6 +33,16 @@ module.exports = {
       to: { path: `^src/${ROLES}/` },
     },
     {
+      name: "cli-reaches-the-database-through-game-and-platform",
+      severity: "error",
+      comment:
+        "The rgs command line parses, calls and prints (D11): every query it needs is a named " +
+        "function of the game or platform module that owns the data, so it imports neither the " +
+        "Prisma client nor the SQL helper.",
+      from: { path: "^src/cli/" },
+      to: { path: "(^src/platform/db/(sql|generated/)|(^|/)node_modules/(@prisma/|pg/|\\.prisma/))" },
+    },
+    {
       name: "domain-is-pure",
       severity: "error",
       comment: "src/domain is pure rules: it imports only itself and node built-ins.",

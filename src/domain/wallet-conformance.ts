@@ -2,7 +2,7 @@
 // wallet's answer is read, what each recorded call says about a rule of contract 2.10, 4.2,
 // 4.3, 5.2 and D27, which reversals give the player back the balance found at the start,
 // and the latency percentiles against contract 8.5. The calls themselves are made by
-// src/cli/wallet-check.ts, which records each one as a WalletCheckCall.
+// src/cli/commands/wallet-check.ts, which records each one as a WalletCheckCall.
 //
 // The check judges a wallet as a black box, by what the service would see: every call that
 // may move money is followed by a balance call, and the difference between the two balances

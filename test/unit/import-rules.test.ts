@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
@@ -33,6 +35,29 @@ describe('import rules (.dependency-cruiser.cjs)', function () {
   it('finds no violation', () => {
     const violations = result.summary.violations;
     expect(violations.length, `\n${violations.map(describeViolation).join('\n')}\n`).to.equal(0);
+  });
+});
+
+// D11: the rgs command line parses, calls and prints. The rule
+// cli-reaches-the-database-through-game-and-platform keeps the Prisma client and the SQL
+// helper out of its imports; this keeps out what needs no import: a Prisma model call on the
+// database handle it is given, or a statement written in it.
+describe('the command line holds no query (src/cli)', () => {
+  const QUERIES: [string, RegExp][] = [
+    ['a Prisma model call', /\.\s*(findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|createMany|createManyAndReturn|upsert|updateMany|deleteMany|aggregate|groupBy)\s*\(/],
+    ['a raw Prisma query', /\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)\b/],
+    ['a statement of the SQL helper', /\.query\s*[(<]/],
+    ['SQL', /\b(SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|LOCK\s+TABLE)\b/],
+  ];
+
+  it('finds neither a Prisma query nor SQL in any file of src/cli', () => {
+    const files = readdirSync('src/cli', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    expect(files, 'src/cli was not read').to.include('rgs.ts');
+    const found = files.flatMap((file) => {
+      const source = readFileSync(join('src/cli', file), 'utf8');
+      return QUERIES.filter(([, pattern]) => pattern.test(source)).map(([what]) => `src/cli/${file}: ${what}`);
+    });
+    expect(found, `\n${found.join('\n')}\n`).to.deep.equal([]);
   });
 });
 

@@ -200,6 +200,13 @@ export function describeOperator(operator: {
   };
 }
 
+// `rgs operator show` (D11): the settings as describeOperator lays them out
+export async function showOperator(db: Db, id: string) {
+  const found = await db.operator.findUnique({ where: { id } });
+  if (!found) throw new Error(`operator ${id} does not exist`);
+  return describeOperator(found);
+}
+
 // contract 5.4: an empty allow-list means only the signature is checked.
 export function ipAllowed(allowList: string[], callerIp: string): boolean {
   if (allowList.length === 0) return true;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { WalletEndpoint } from '../domain/wallet-status.js';
+import type { Command } from 'commander';
+import type { WalletEndpoint } from '../../domain/wallet-status.js';
 import {
   WALLET_CHECKS,
   WALLET_CHECK_STAKE_MICRO,
@@ -18,9 +19,10 @@ import {
   type WalletCheckResult,
   type WalletCheckRun,
   type WalletCheckStep,
-} from '../domain/wallet-conformance.js';
-import { WALLET_ANSWER_MAX_BYTES } from '../wallet/client.js';
-import { OutboundHttp } from '../wallet/outbound.js';
+} from '../../domain/wallet-conformance.js';
+import { WALLET_ANSWER_MAX_BYTES } from '../../wallet/client.js';
+import { OutboundHttp } from '../../wallet/outbound.js';
+import { FailedAnswer, TextAnswer, UsageError, type Action } from '../kit.js';
 
 // `rgs wallet-check` (D38): an operator's wallet checked against the contract, as the
 // service would call it, with no database or Redis: an integrator runs it against their
@@ -270,4 +272,50 @@ function latencyText(latency: LatencySummary): string {
   }
   lines.push('  (shown only: the objectives are over 30 days of production traffic, not a few calls; they do not fail the check)');
   return lines.join('\n');
+}
+
+const WALLET_CHECK_HELP = `
+Calls the wallet as the service would (contract 4.2, 4.3, 5.1, D27), with the wallet
+credential the operator's wallet knows (its walletKeyId and walletSignatureSecret), and puts
+--operator in every body. It needs no database. Use a test player with a balance of at least
+30000 micro-units and no other activity: the check moves stakes of 10000, gives every one
+back (a win or a rollback), and judges each call by the balance before and after it. One
+bet is the balance plus one micro-unit, which the wallet must refuse; if it books it, it is
+rolled back at once. Checks: signature-refused, bet-idempotent-request,
+bet-duplicate-transaction, win-with-reference, rollback-known, rollback-unknown,
+debit-after-rollback, not-enough-money, amounts-as-strings, request-uuid-echo,
+balance-restored (docs/wallet-api.md, "Wallet conformance check"). Latency is shown against
+contract 8.5, not judged. Exit 0: every check passed; 1: one failed; 2: the command line.
+
+Example:
+  rgs wallet-check --url https://wallet.staging.example.com --kid <walletKeyId> \
+    --secret <walletSignatureSecret> --operator op1 --player test-player-1 --currency EUR`;
+
+export function walletCheckCommand(program: Command, action: Action): void {
+  // D38: an operator's wallet checked against the contract, with no database
+  action(
+    program
+      .command('wallet-check')
+      .description("check an operator's wallet against the contract; prints each check, exit 0 only when all pass")
+      .requiredOption('--url <url>', "the wallet's base URL (the service appends /wallet/bet etc.)")
+      .requiredOption('--kid <kid>', 'the wallet credential: its walletKeyId')
+      .requiredOption('--secret <secret>', 'the wallet credential: its walletSignatureSecret')
+      .requiredOption('--operator <id>', 'the operator id put in every body')
+      .option('--player <ref>', 'the test player', WALLET_CHECK_DEFAULTS.playerRef)
+      .option('--currency <code>', "the player's currency", WALLET_CHECK_DEFAULTS.currency)
+      .option('--json', 'print JSON instead of the table')
+      .addHelpText('after', WALLET_CHECK_HELP),
+    async (values) => {
+      let options;
+      try {
+        options = walletCheckOptions(values);
+      } catch (err) {
+        if (err instanceof WalletCheckUsageError) throw new UsageError(err.message);
+        throw err;
+      }
+      const report = await runWalletCheck(options);
+      if (!values.json) return new TextAnswer(walletCheckTable(report, options), !report.passed);
+      return report.passed ? report : new FailedAnswer(report);
+    },
+  );
 }

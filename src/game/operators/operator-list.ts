@@ -1,5 +1,5 @@
-import type { Db } from '../platform/db/client.js';
-import { isValidAt } from '../wallet/credentials.js';
+import type { Db } from '../../platform/db/client.js';
+import { isValidAt } from '../../wallet/credentials.js';
 
 // `rgs operator list` (D11): every operator with its credentials' kids and validity
 // (contract 5.3). No secret is read: the ciphertext columns are not even selected.
@@ -61,38 +61,4 @@ export async function listOperators(db: Db, now: Date): Promise<ListedOperator[]
       revokedAt: credential.revokedAt?.toISOString() ?? null,
     })),
   }));
-}
-
-// to the second, as a person reads it
-const time = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
-
-function validity(credential: ListedOperator['credentials'][number]): string {
-  const until = credential.notAfter ? ` until ${time(credential.notAfter)}` : '';
-  switch (credential.status) {
-    case 'revoked':
-      return `revoked ${time(credential.revokedAt!)}`;
-    case 'expired':
-      return `expired ${time(credential.notAfter!)}`;
-    case 'not_yet_valid':
-      return `not yet valid: from ${time(credential.notBefore)}${until}`;
-    case 'valid':
-      return `valid since ${time(credential.notBefore)}${until}`;
-  }
-}
-
-// One line per credential; an operator's own columns are on its first line only.
-export function operatorTable(operators: ListedOperator[]): string {
-  if (operators.length === 0) return 'no operators\n';
-  const header = ['OPERATOR', 'STATUS', 'WALLET URL', 'CURRENCIES', 'KIND', 'KID', 'VALIDITY'];
-  const rows: string[][] = [];
-  for (const operator of operators) {
-    const own = [operator.operatorId, operator.sandbox ? `${operator.status}, sandbox` : operator.status, operator.walletUrl, operator.currencies.join(',') || 'any'];
-    if (operator.credentials.length === 0) rows.push([...own, '-', '-', 'no credentials']);
-    operator.credentials.forEach((credential, index) =>
-      rows.push([...(index === 0 ? own : own.map(() => '')), credential.kind, credential.kid, validity(credential)]),
-    );
-  }
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  return `${[header, ...rows].map(line).join('\n')}\n`;
 }

@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { verifyPack, type Jwks, type PackVerdict } from '../domain/dispute-pack.js';
-import { ArchiveError, MAX_TOTAL_BYTES, unzipFiles } from '../game/evidence/archive.js';
+import type { Command } from 'commander';
+import { verifyPack, type Jwks, type PackVerdict } from '../../domain/dispute-pack.js';
+import { FailedAnswer, UsageError, required, type Action } from '../kit.js';
+import { ArchiveError, MAX_TOTAL_BYTES, unzipFiles } from '../../game/evidence/archive.js';
 
 // `rgs verify-pack FILE --keys URL|FILE` (D32): a dispute pack checked offline, without the
 // database: every hash, the signature under the service's published keys, and, when the
@@ -110,4 +112,35 @@ async function cappedText(response: Response, source: string): Promise<string> {
     throw new VerifyPackUsageError(`cannot fetch the keys from ${source}: ${(err as Error).message}`);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+const VERIFY_PACK_HELP = `
+--keys is required: a pack does not say which service made it, and keys it carried itself
+would prove nothing. Give the service's GET /v1/keys URL, or a copy of it saved earlier to
+verify with no network at all. Exit 0: every check holds; 1: a check failed (its name and
+detail are in the report); 2: the file or the keys could not be read.
+
+Example:
+  curl -s https://rgs.example.com/v1/keys > keys.json
+  rgs verify-pack dispute-pack-<roundId>.zip --keys keys.json`;
+
+export function verifyPackCommand(program: Command, action: Action): void {
+  // D32: checks a dispute pack offline, with no database
+  action(
+    program
+      .command('verify-pack')
+      .description('check a dispute pack offline; prints each check, exit 0 only when all hold')
+      .argument('<file>', 'the pack (the ZIP of GET /v1/rounds/{roundId}/dispute-pack)')
+      .requiredOption('--keys <url-or-file>', "the service's public keys: GET /v1/keys, or a saved copy of it (a JWKS file)")
+      .addHelpText('after', VERIFY_PACK_HELP),
+    async (values) => {
+      try {
+        const verdict = await verifyPackFile(String(values.file), required(values, 'keys'));
+        return verdict.valid ? verdict : new FailedAnswer(verdict);
+      } catch (err) {
+        if (err instanceof VerifyPackUsageError) throw new UsageError(err.message);
+        throw err;
+      }
+    },
+  );
 }

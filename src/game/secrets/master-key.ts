@@ -1,7 +1,7 @@
-import type { Queryable, Sql } from '../platform/db/sql.js';
-import { rewrapCredential } from '../wallet/credentials.js';
-import { rewrapServerSeed } from '../game/fairness/seed-vault.js';
-import { rewrapSigningKey } from '../platform/signing-keys.js';
+import type { Queryable, Sql } from '../../platform/db/sql.js';
+import { rewrapCredential } from '../../wallet/credentials.js';
+import { rewrapServerSeed } from '../fairness/seed-vault.js';
+import { rewrapSigningKey } from '../../platform/signing-keys.js';
 
 // `rgs master-key rewrap` (contract 5.3, D25): everything sealed under MASTER_KEY moves to a
 // new key in one transaction. That is every credential's data key (the secrets the operators
