@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import type { ServiceContext } from '../platform/context.js';
 import { isKnownGame } from '../domain/games.js';
 import { sessionTokens } from '../game/sessions/token.js';
+import { operatorFrameAncestors } from '../game/operators/operators.js';
 
 // The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static
 // assets, authenticated by the session token rather than an operator signature. The page
@@ -101,8 +102,5 @@ export function launchPageRoutes(svc: ServiceContext, cache = frameAncestorsCach
 
 // the operator's frame-ancestors as the database has them (D16), for the launch and recall pages
 export function frameAncestorsCache(svc: ServiceContext) {
-  return new FrameAncestorsCache(async (operatorId) => {
-    const operator = await svc.db.operator.findUnique({ where: { id: operatorId }, select: { frameAncestors: true } });
-    return operator?.frameAncestors ?? [];
-  });
+  return new FrameAncestorsCache((operatorId) => operatorFrameAncestors(svc.db, operatorId));
 }

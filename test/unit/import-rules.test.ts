@@ -38,28 +38,31 @@ describe('import rules (.dependency-cruiser.cjs)', function () {
   });
 });
 
-// D11: the rgs command line parses, calls and prints. The rule
-// cli-reaches-the-database-through-game-and-platform keeps the Prisma client and the SQL
-// helper out of its imports; this keeps out what needs no import: a Prisma model call on the
-// database handle it is given, or a statement written in it.
-describe('the command line holds no query (src/cli)', () => {
-  const QUERIES: [string, RegExp][] = [
-    ['a Prisma model call', /\.\s*(findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|createMany|createManyAndReturn|upsert|updateMany|deleteMany|aggregate|groupBy)\s*\(/],
-    ['a raw Prisma query', /\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)\b/],
-    ['a statement of the SQL helper', /\.query\s*[(<]/],
-    ['SQL', /\b(SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|LOCK\s+TABLE)\b/],
-  ];
+// D11: the rgs command line parses, calls and prints; the realtime role wires sockets and
+// pages to game functions (D4). The rule cli-reaches-the-database-through-game-and-platform
+// keeps the Prisma client and the SQL helper out of the CLI's imports; this keeps out of
+// both what needs no import: a Prisma model call on the database handle they are given, or
+// a statement written in them. Their queries live in the game and platform layers.
+for (const folder of ['src/cli', 'src/realtime']) {
+  describe(`${folder} holds no query`, () => {
+    const QUERIES: [string, RegExp][] = [
+      ['a Prisma model call', /\.\s*(findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|create|createMany|createManyAndReturn|update|upsert|updateMany|delete|deleteMany|count|aggregate|groupBy)\s*\(\s*\{/],
+      ['a raw Prisma query', /\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)\b/],
+      ['a statement of the SQL helper', /\.query\s*[(<]/],
+      ['SQL', /\b(SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|LOCK\s+TABLE)\b/],
+    ];
 
-  it('finds neither a Prisma query nor SQL in any file of src/cli', () => {
-    const files = readdirSync('src/cli', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
-    expect(files, 'src/cli was not read').to.include('rgs.ts');
-    const found = files.flatMap((file) => {
-      const source = readFileSync(join('src/cli', file), 'utf8');
-      return QUERIES.filter(([, pattern]) => pattern.test(source)).map(([what]) => `src/cli/${file}: ${what}`);
+    it(`finds neither a Prisma query nor SQL in any TypeScript file of ${folder}`, () => {
+      const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+      expect(files, `${folder} was not read`).to.not.be.empty;
+      const found = files.flatMap((file) => {
+        const source = readFileSync(join(folder, file), 'utf8');
+        return QUERIES.filter(([, pattern]) => pattern.test(source)).map(([what]) => `${folder}/${file}: ${what}`);
+      });
+      expect(found, `\n${found.join('\n')}\n`).to.deep.equal([]);
     });
-    expect(found, `\n${found.join('\n')}\n`).to.deep.equal([]);
   });
-});
+}
 
 // one line per rule broken; a cycle is spelled out file by file, its type-only imports marked
 function describeViolation(v: IViolation): string {

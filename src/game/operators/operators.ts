@@ -172,6 +172,13 @@ function mergeRgMaxima(current: unknown, specs: OperatorSettings['rgMax']): Stor
   return merged;
 }
 
+// the origins that may frame the operator's pages besides the service's own (D16): none
+// for an unknown operator
+export async function operatorFrameAncestors(db: Db, operatorId: string): Promise<string[]> {
+  const operator = await db.operator.findUnique({ where: { id: operatorId }, select: { frameAncestors: true } });
+  return operator?.frameAncestors ?? [];
+}
+
 export function describeOperator(operator: {
   id: string;
   walletUrl: string;
