@@ -4,7 +4,7 @@ import { statement, type Sql } from '../platform/db/sql.js';
 import type { CredentialKind } from '../platform/db/generated/enums.js';
 import { recordEvent } from '../platform/outbox.js';
 import { generateSecret, openWithDataKey, rewrapDataKey, sealWithDataKey, type Rewrapped } from '../platform/crypto.js';
-import { walletUrlFormatProblem, walletUrlProductionProblem } from '../game/operators/settings-policy.js';
+import { walletUrlFormatProblem, walletUrlProductionProblem } from '../platform/address-policy.js';
 import { rsaKeyProblem } from '../domain/rsa-keys.js';
 
 // Operator credentials (contract 5.3, DECISIONS D6, D11). API credentials sign the

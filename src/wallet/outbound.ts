@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { NonPublicAddressError, nonPublicAddress, publicOnlyLookupFor } from '../game/operators/settings-policy.js';
+import { NonPublicAddressError, nonPublicAddress, publicOnlyLookupFor } from '../platform/address-policy.js';
 import { signedHeaders } from './signer.js';
 
 // The one outbound HTTP path of the service to an operator: a signed JSON POST (contract

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet } from 'jose';
-import { nonPublicAddress, publicOnlyLookupFor } from '../game/operators/settings-policy.js';
+import { nonPublicAddress, publicOnlyLookupFor } from '../platform/address-policy.js';
 import { RSA_KEY_RULE, rsaKeyProblem } from '../domain/rsa-keys.js';
 import { CredentialError, publicKeyOf, type PublicKeyAlg } from './credentials.js';
 

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.js';
 import { Prisma } from '../../platform/db/client.js';
 import { type StoredRgMaxima, type RgField } from '../../domain/rg-limits.js';
 import { CredentialError, sealedCredential } from '../../wallet/credentials.js';
-import { frameAncestorProblem, walletUrlFormatProblem, walletUrlProductionProblem } from './settings-policy.js';
+import { frameAncestorProblem, walletUrlFormatProblem, walletUrlProductionProblem } from '../../platform/address-policy.js';
 
 // Operator onboarding and settings (contract 5.3, 5.4, DECISIONS D7, D11, D16, D25).
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
-import { walletUrlFormatProblem, walletUrlProductionProblem } from '../operators/settings-policy.js';
+import { walletUrlFormatProblem, walletUrlProductionProblem } from '../../platform/address-policy.js';
 
 // D31: an operator's webhook endpoint, one per operator, set with `rgs webhook set`. Its URL
 // follows the wallet URL's rules (D25): http(s), no query, fragment or credentials anywhere;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../../src/platform/config.js';
 import { createDb, type Db } from '../../../src/platform/db/client.js';
 import { createOperator, OperatorInputError, updateOperator, type OperatorSettings } from '../../../src/game/operators/operators.js';
-import { NonPublicAddressError, publicOnlyLookup } from '../../../src/game/operators/settings-policy.js';
+import { NonPublicAddressError, publicOnlyLookup } from '../../../src/platform/address-policy.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
 
