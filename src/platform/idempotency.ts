@@ -11,11 +11,17 @@ export type IdempotencyKey = [operatorId: string, requestUuid: string, endpoint:
 // together, or neither does, and the middleware has nothing left to write.
 export type IdempotencyClaim = { key: IdempotencyKey; completed: boolean };
 
+export const IDEMPOTENCY_PARAM_COUNT = 5;
+
 // Completes a claimed key with the response to replay; a caller embeds it in its own
-// statement, its parameters numbered from `first` (completionParams gives them, in order).
-export const completeIdempotencySql = (first: number) =>
-  `UPDATE idempotency_entries SET state = 'COMPLETED', response_status = $${first + 3}::int, response_body = $${first + 4}::jsonb
-   WHERE operator_id = $${first}::text AND request_uuid = $${first + 1}::uuid AND endpoint = $${first + 2}::text`;
+// statement, in the IDEMPOTENCY_PARAM_COUNT parameters it declared for it (db/sql.ts
+// params().many); completionParams gives their values, in order.
+export const completeIdempotencySql = ($: readonly string[]) => {
+  if ($.length !== IDEMPOTENCY_PARAM_COUNT) throw new Error(`the key's completion takes ${IDEMPOTENCY_PARAM_COUNT} parameters, not ${$.length}`);
+  const [operatorId, requestUuid, endpoint, status, body] = $;
+  return `UPDATE idempotency_entries SET state = 'COMPLETED', response_status = ${status}::int, response_body = ${body}::jsonb
+   WHERE operator_id = ${operatorId}::text AND request_uuid = ${requestUuid}::uuid AND endpoint = ${endpoint}::text`;
+};
 
 // without a claim (the request carried no requestUuid) the parameters match no row
 export const completionParams = (claim: IdempotencyClaim | undefined, status: number, body: unknown): unknown[] =>

@@ -1,6 +1,6 @@
 import { Batcher, HOT_PATH_BATCH } from '../platform/batch.js';
 import type { Db } from '../platform/db/client.js';
-import { keyRange, statement, type Sql } from '../platform/db/sql.js';
+import { keyRange, params, statement, type Sql } from '../platform/db/sql.js';
 import type { RsStatus, WalletEndpoint } from '../domain/wallet-status.js';
 
 // The audit trail of wallet calls (contract 2.13): every statement that writes or reads
@@ -32,11 +32,10 @@ export const CIRCUIT_OPEN_ERROR = 'circuit_open';
 
 export const AUDIT_PARAM_COUNT = 10;
 
-// Completes audit rows; a caller embeds it as a CTE of its own statement, its parameters
-// numbered from `first`, or the AUDIT_PARAM_COUNT parameters a statement declared for it
-// (params().many); auditParams gives their values, in order.
-export const completeAuditsSql = (first: number | readonly string[]) => {
-  const $ = typeof first === 'number' ? Array.from({ length: AUDIT_PARAM_COUNT }, (_, i) => `$${first + i}`) : first;
+// Completes audit rows; a caller embeds it as a CTE of its own statement, in the
+// AUDIT_PARAM_COUNT parameters the statement declared for it (db/sql.ts params().many);
+// auditParams gives their values, in order.
+export const completeAuditsSql = ($: readonly string[]) => {
   if ($.length !== AUDIT_PARAM_COUNT) throw new Error(`the audit completion takes ${AUDIT_PARAM_COUNT} parameters, not ${$.length}`);
   return `UPDATE wallet_calls w
    SET http_status = a.http_status, status = a.status, latency_ms = a.latency_ms, error = a.error, responded_at = a.responded_at,
@@ -107,7 +106,7 @@ const INSERT_AUDIT_ROWS = statement(
 );
 
 // ... and completed with the response
-const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(1));
+const COMPLETE_AUDIT_ROWS = statement('wallet_audit_complete', completeAuditsSql(params().many(AUDIT_PARAM_COUNT)));
 
 export type AuditRow = {
   id: string;

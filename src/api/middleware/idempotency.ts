@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceContext } from '../../platform/context.js';
-import { statement, type Sql } from '../../platform/db/sql.js';
+import { params, statement, type Sql } from '../../platform/db/sql.js';
 import { conflict, toAppError } from '../../platform/errors.js';
 import { isDependencyFailure } from '../../platform/dependencies.js';
-import { completeIdempotencySql, completionParams, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
+import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
 import { sha256Hex } from '../../wallet/signer.js';
 import { forRequest, type ApiContext, type ApiMiddleware } from '../state.js';
 
@@ -108,7 +108,7 @@ const READ = statement(
   'idempotency_read',
   `SELECT body_hash, state, locked_until, response_status, response_body, expires_at FROM idempotency_entries WHERE ${KEY}`,
 );
-const COMPLETE = statement('idempotency_complete', completeIdempotencySql(1));
+const COMPLETE = statement('idempotency_complete', completeIdempotencySql(params().many(IDEMPOTENCY_PARAM_COUNT)));
 const RELEASE = statement('idempotency_release', `DELETE FROM idempotency_entries WHERE ${KEY}`);
 const DROP_EXPIRED = statement('idempotency_drop_expired', `DELETE FROM idempotency_entries WHERE ${KEY} AND expires_at <= $4`);
 const TAKE_OVER = statement(

@@ -11,12 +11,12 @@ import {
   sessionRejected,
   type SessionRejectionReason,
 } from '../../platform/errors.js';
-import { statement } from '../../platform/db/sql.js';
+import { params, statement } from '../../platform/db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { sandboxInEffect } from '../operators/sandbox.js';
 import { isKnownGame } from '../../domain/games.js';
-import { completeIdempotencySql, completionParams, type IdempotencyClaim } from '../../platform/idempotency.js';
+import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
 import { SESSION_LIFETIME_SECONDS, sessionTokens, type SessionTokens, type SessionClaims } from './token.js';
@@ -81,18 +81,33 @@ export async function replayLaunch(tokens: SessionTokens, stored: unknown): Prom
 // row of the balance call that allowed it (2.13) and the request's idempotency key with
 // the response (D17): a session exists exactly when its answer is stored for retries, and
 // the answer waits for one commit instead of three
+// its parameters, in the order launchSession gives their values
+const C = (() => {
+  const p = params();
+  const session = {
+    id: p.one(), operatorId: p.one(), playerRef: p.one(), gameCode: p.one(), currency: p.one(), lang: p.one(),
+    jurisdiction: p.one(), mode: p.one(), returnUrl: p.one(), dailyLoss: p.one(), dailyWager: p.one(),
+    sessionTime: p.one(), demoBalance: p.one(), createdAt: p.one(), expiresAt: p.one(),
+  };
+  const seed = { id: p.one(), encrypted: p.one(), hash: p.one(), clientSeed: p.one() };
+  return { session, seed, audit: p.many(AUDIT_PARAM_COUNT), idempotency: p.many(IDEMPOTENCY_PARAM_COUNT), sandbox: p.one() };
+})();
+const S = C.session;
+
 const CREATE_SESSION = statement(
   'session_create',
-  `WITH audit AS (${completeAuditsSql(20)}),
-   idempotency AS (${completeIdempotencySql(20 + AUDIT_PARAM_COUNT)}),
+  `WITH audit AS (${completeAuditsSql(C.audit)}),
+   idempotency AS (${completeIdempotencySql(C.idempotency)}),
    session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
                            daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at, sandbox)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::session_mode, $9, $10, $11, $12, $13, $14, $15, $${20 + AUDIT_PARAM_COUNT + 5}::boolean)
+     VALUES (${S.id}, ${S.operatorId}, ${S.playerRef}, ${S.gameCode}, ${S.currency}, ${S.lang}, ${S.jurisdiction},
+             ${S.mode}::session_mode, ${S.returnUrl}, ${S.dailyLoss}, ${S.dailyWager}, ${S.sessionTime}, ${S.demoBalance},
+             ${S.createdAt}, ${S.expiresAt}, ${C.sandbox}::boolean)
      RETURNING id
    )
    INSERT INTO seeds (id, session_id, encrypted_server_seed, server_seed_hash, client_seed, created_at)
-   SELECT $16, id, $17, $18, $19, $14 FROM session`,
+   SELECT ${C.seed.id}, id, ${C.seed.encrypted}, ${C.seed.hash}, ${C.seed.clientSeed}, ${S.createdAt} FROM session`,
 );
 
 // D8: a demo session plays against 1,000 major units kept by the service.
