@@ -1,8 +1,13 @@
-// The import rules of README "Layout", checked by `npm run depcheck` and by
+// The import rules of docs/architecture.md "Layout" (P14), checked by `npm run depcheck` and by
 // test/unit/import-rules.test.ts (so `npm test` fails when one is broken).
 // Paths are relative to the repository root; bench/ and clients/ are cruised too.
 
-const ROLES = "(api|realtime|jobs|cli)";
+// The roles (D12): each a folder that a process runs, or the rgs command line; the wallet
+// simulator is the sandbox's own program (D35), a role of its own for these rules.
+const ROLES = "(api|realtime|workers|cli|simulator)";
+// The process wiring: the entry points and what builds a process from roles (main.ts,
+// roles.ts, bootstrap.ts, demo.ts, sandbox.ts), the files directly under src/.
+const WIRING = "^src/[^/]+$";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -20,17 +25,53 @@ module.exports = {
       name: "roles-never-import-roles",
       severity: "error",
       comment:
-        "A role folder imports from platform, domain, wallet and game, never from another role; " +
-        "only src/roles.ts puts the roles together.",
+        "A role folder imports from src/shared, never from another role; only the process " +
+        "wiring (src/roles.ts) puts the roles together.",
       from: { path: `^src/${ROLES}/` },
       to: { path: `^src/${ROLES}/`, pathNot: "^src/$1/" },
     },
     {
-      name: "lower-layers-never-import-roles",
+      name: "roles-never-import-the-wiring",
       severity: "error",
-      comment: "platform, domain, wallet and game serve the roles and never depend on one.",
-      from: { path: "^src/(platform|domain|wallet|game)/" },
-      to: { path: `^src/${ROLES}/` },
+      comment:
+        "The wiring builds processes out of roles; a role that imported it would import every " +
+        "other role with it.",
+      from: { path: `^src/${ROLES}/` },
+      to: { path: WIRING },
+    },
+    {
+      name: "shared-never-imports-roles-or-wiring",
+      severity: "error",
+      comment:
+        "src/shared serves the roles and the wiring and depends on neither: everything it " +
+        "imports is in src/shared itself (or a package).",
+      from: { path: "^src/shared/" },
+      to: { path: "^src/", pathNot: "^src/shared/" },
+    },
+    {
+      name: "domain-is-pure",
+      severity: "error",
+      comment: "src/shared/domain is pure rules, the lowest layer: it imports only itself and node built-ins.",
+      from: { path: "^src/shared/domain/" },
+      to: { pathNot: "^src/shared/domain/", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "platform-is-below-wallet-and-game",
+      severity: "error",
+      comment:
+        "Layer order domain <- platform <- wallet <- game: platform (config, database, Redis, " +
+        "queues, logging) imports domain and itself, never the layers above it.",
+      from: { path: "^src/shared/platform/" },
+      to: { path: "^src/shared/(wallet|game)/" },
+    },
+    {
+      name: "wallet-is-below-game",
+      severity: "error",
+      comment:
+        "Layer order domain <- platform <- wallet <- game: the wallet call (audit, signer, " +
+        "circuit, request bodies) imports domain, platform and itself, never the game layer.",
+      from: { path: "^src/shared/wallet/" },
+      to: { path: "^src/shared/game/" },
     },
     {
       name: "cli-reaches-the-database-through-game-and-platform",
@@ -40,14 +81,14 @@ module.exports = {
         "function of the game or platform module that owns the data, so it imports neither the " +
         "Prisma client nor the SQL helper.",
       from: { path: "^src/cli/" },
-      to: { path: "(^src/platform/db/(sql|generated/)|(^|/)node_modules/(@prisma/|pg/|\\.prisma/))" },
+      to: { path: "(^src/shared/platform/db/(sql|generated/)|(^|/)node_modules/(@prisma/|pg/|\\.prisma/))" },
     },
     {
       name: "domain-is-pure",
       severity: "error",
-      comment: "src/domain is pure rules: it imports only itself and node built-ins.",
-      from: { path: "^src/domain/" },
-      to: { pathNot: "^src/domain/", dependencyTypesNot: ["core"] },
+      comment: "src/shared/domain is pure rules: it imports only itself and node built-ins.",
+      from: { path: "^src/shared/domain/" },
+      to: { pathNot: "^src/shared/domain/", dependencyTypesNot: ["core"] },
     },
     {
       name: "clients-stand-alone",
@@ -71,7 +112,7 @@ module.exports = {
   options: {
     doNotFollow: { path: "node_modules" },
     // the Prisma client is generated (npm run generate), not ours to arrange
-    exclude: { path: "^src/platform/db/generated/" },
+    exclude: { path: "^src/shared/platform/db/generated/" },
     // Resolve `.js` specifiers to the `.ts` sources as tsc does (module NodeNext).
     tsConfig: { fileName: "tsconfig.json" },
     // Type-only imports are dependencies too (see no-circular).

@@ -1,7 +1,7 @@
 import { defineConfig } from 'prisma/config';
 
 // The Prisma CLI is used here only for `prisma generate`; migrations are applied by
-// `rgs migrate` (src/platform/db/migrate.ts) because the CLI's schema engine cannot be
+// `rgs migrate` (src/shared/platform/db/migrate.ts) because the CLI's schema engine cannot be
 // downloaded on every machine.
 export default defineConfig({
   schema: 'prisma/schema.prisma',

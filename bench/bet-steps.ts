@@ -1,10 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BET_STEPS, type BetStep } from '../src/platform/bet-steps.js';
+import { BET_STEPS, type BetStep } from '../src/shared/platform/bet-steps.js';
 import { round, summarize, type Summary } from './stats.js';
 
 // `--trace-bets`: the time between consecutive steps of each accepted bet, from the player's
-// send to the ack at the player (src/platform/bet-steps.ts names the service's steps, and
+// send to the ack at the player (src/shared/platform/bet-steps.ts names the service's steps, and
 // trace-subscriber.ts records them in each service process). Every
 // time is this machine's clock (epoch ms with sub-millisecond resolution), in the players'
 // threads and in every service process alike. Beside each step's distribution, its mean over

@@ -3,8 +3,8 @@ import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { createRedis } from '../src/platform/redis.js';
-import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../src/wallet/signer.js';
+import { createRedis } from '../src/shared/platform/redis.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches, signedHeaders } from '../src/shared/wallet/signer.js';
 import { summarize, type Summary } from './stats.js';
 
 // The floors of the machine, measured before the service starts: a durable

@@ -4,10 +4,10 @@ import { cpus } from 'node:os';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { dropDatabase, migrate, MIGRATIONS_DIR } from '../src/platform/db/migrate.js';
-import { monthOf } from '../src/domain/months.js';
-import { ensurePartitions } from '../src/platform/db/partitions.js';
-import { createPool, createSql, type Sql } from '../src/platform/db/sql.js';
+import { dropDatabase, migrate, MIGRATIONS_DIR } from '../src/shared/platform/db/migrate.js';
+import { monthOf } from '../src/shared/domain/months.js';
+import { ensurePartitions } from '../src/shared/platform/db/partitions.js';
+import { createPool, createSql, type Sql } from '../src/shared/platform/db/sql.js';
 import {
   HISTORY_CYCLE_MS,
   HISTORY_GAME,

@@ -23,7 +23,7 @@ export type BenchOptions = {
   serviceLogDir: string | undefined;
   // node --trace-gc for every service process, its lines in that log
   traceGc: boolean;
-  // every bet's steps through the service (src/platform/bet-steps.ts), written here by
+  // every bet's steps through the service (src/shared/platform/bet-steps.ts), written here by
   // trace-subscriber.ts in each service process
   traceBetsDir: string | undefined;
   // run the bet path's skeleton beside the players (skeleton.ts)

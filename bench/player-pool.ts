@@ -1,7 +1,7 @@
 import type { ThreadRequest, ThreadStatus } from './player-thread.js';
 import type { BetRecord, PlayerRecords, PlayerSetup, ResultRecord } from './players.js';
 import type { BenchSession } from './sessions.js';
-import { epochMs } from '../src/platform/clock.js';
+import { epochMs } from '../src/shared/platform/clock.js';
 import { startThread, type Thread } from './thread.js';
 
 // The players, spread over worker threads (a load generator that does not limit

@@ -2,7 +2,7 @@ import { io, type Socket } from 'socket.io-client';
 import { arrivalOffsetMs, type EngineStarts } from './arrivals.js';
 import { LoopDelayMonitor, type LoopDelay } from './event-loop.js';
 import type { BenchSession } from './sessions.js';
-import { epochMs } from '../src/platform/clock.js';
+import { epochMs } from '../src/shared/platform/clock.js';
 
 // The players: one Socket.IO client each (WebSocket transport only, contract 4.4) that bets
 // once in every round while betting is on, and records what a browser would see and when.

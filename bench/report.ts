@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BetHandoff } from '../src/platform/config.js';
+import type { BetHandoff } from '../src/shared/platform/config.js';
 import type { BetStepsReport } from './bet-steps.js';
 import type { Floors } from './floors.js';
 import type { HistoryInfo } from './history.js';

@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { constants, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type BetHandoff } from '../src/platform/config.js';
-import { createDb } from '../src/platform/db/client.js';
-import { migrate } from '../src/platform/db/migrate.js';
+import { loadConfig, type BetHandoff } from '../src/shared/platform/config.js';
+import { createDb } from '../src/shared/platform/db/client.js';
+import { migrate } from '../src/shared/platform/db/migrate.js';
 import { WALLET_ENDPOINTS } from '../src/simulator/ledger.js';
 import { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { analyse } from './analysis.js';
@@ -19,11 +19,11 @@ import { formatTable, writeReport, type Report } from './report.js';
 import { historyDatabase } from './history.js';
 import { createSessions } from './sessions.js';
 import { startService } from './service.js';
-import { dropDatabase } from '../src/platform/db/migrate.js';
+import { dropDatabase } from '../src/shared/platform/db/migrate.js';
 import { analyzeDatabase, benchDatabaseUrl, onboardOperators, type BenchOperator } from './setup.js';
 import { boxUsage, snapshot } from './usage.js';
-import { epochMs } from '../src/platform/clock.js';
-import { clearRedisPrefix } from '../src/platform/redis.js';
+import { epochMs } from '../src/shared/platform/clock.js';
+import { clearRedisPrefix } from '../src/shared/platform/redis.js';
 import { WalletAnswerTimes } from './wallet-timing.js';
 
 // `npm run bench`: a load generator outside the service processes. It measures

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'node:net';
-import { ROLE_NAMES } from '../src/platform/config.js';
+import { ROLE_NAMES } from '../src/shared/platform/config.js';
 import type { Deployment } from './options.js';
 
 // The service under load, as real processes (`node --import tsx src/main.ts`), in one of

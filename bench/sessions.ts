@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { signedHeaders } from '../src/wallet/signer.js';
+import { signedHeaders } from '../src/shared/wallet/signer.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { CURRENCY, type BenchOperator } from './setup.js';
-import { epochMs } from '../src/platform/clock.js';
+import { epochMs } from '../src/shared/platform/clock.js';
 
 // Players arrive at a fixed rate: each one's operator launches a real-mode session over
 // the signed REST API (contract 2.2, 5.1). Sends follow a schedule and never wait for

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import type { Db } from '../src/platform/db/client.js';
-import { setGameConfig } from '../src/game/operators/game-config.js';
-import { createOperator, updateOperator, type OnboardedOperator } from '../src/game/operators/operators.js';
-import { sealedCredential } from '../src/wallet/credentials.js';
+import type { Db } from '../src/shared/platform/db/client.js';
+import { setGameConfig } from '../src/shared/game/operators/game-config.js';
+import { createOperator, updateOperator, type OnboardedOperator } from '../src/shared/game/operators/operators.js';
+import { sealedCredential } from '../src/shared/wallet/credentials.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { DEFERRED_FLUSH } from '../src/platform/db/sql.js';
-import { createRedis } from '../src/platform/redis.js';
+import { DEFERRED_FLUSH } from '../src/shared/platform/db/sql.js';
+import { createRedis } from '../src/shared/platform/redis.js';
 import { QUEUE_HOP_STEPS } from './bet-steps.js';
 import { loopbackHttp } from './floors.js';
 import { startThread } from './thread.js';

@@ -1,11 +1,11 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { BET_STEP_CHANNEL, type BetStepMessage } from '../src/platform/bet-steps.js';
+import { BET_STEP_CHANNEL, type BetStepMessage } from '../src/shared/platform/bet-steps.js';
 
 // `--trace-bets`: loaded into every service process the bench starts (`node --import`,
 // service.ts), never by the service itself. It records each step of a bet the service
-// publishes (src/platform/bet-steps.ts) as a `[betId, step, epochMs]` line in
+// publishes (src/shared/platform/bet-steps.ts) as a `[betId, step, epochMs]` line in
 // <BENCH_TRACE_DIR>/<pid>.jsonl, so that the steps of a bet that crosses processes (the split
 // deployment) meet in one directory (bet-steps.ts reads them). The lines are written every
 // FLUSH_EVERY_MS, and the rest when the process exits: an exit handler can only write

@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { epochMs } from '../src/platform/clock.js';
+import { epochMs } from '../src/shared/platform/clock.js';
 import type { RecordedRequest } from '../src/simulator/wallet-simulator.js';
 
 // When the wallet simulator finished answering each request. The simulator records when a

@@ -1,10 +1,10 @@
 import { startRoles } from './roles.js';
-import { closeServiceContext, createServiceContext } from './platform/bootstrap.js';
-import { loadConfig } from './platform/config.js';
-import { migrate } from './platform/db/migrate.js';
-import { rotateCredential } from './wallet/credentials.js';
-import { createOperator, updateOperator } from './game/operators/operators.js';
-import { signedHeaders } from './wallet/signer.js';
+import { closeServiceContext, createServiceContext } from './bootstrap.js';
+import { loadConfig } from './shared/platform/config.js';
+import { migrate } from './shared/platform/db/migrate.js';
+import { rotateCredential } from './shared/wallet/credentials.js';
+import { createOperator, updateOperator } from './shared/game/operators/operators.js';
+import { signedHeaders } from './shared/wallet/signer.js';
 import { WalletSimulator } from './simulator/wallet-simulator.js';
 
 // `npm run demo`: every role in one process, a built-in demo operator whose wallet

@@ -1,6 +1,6 @@
 import { startRoles } from './roles.js';
-import { closeServiceContext, createServiceContext } from './platform/bootstrap.js';
-import { ConfigError, loadConfig, type Config } from './platform/config.js';
+import { closeServiceContext, createServiceContext } from './bootstrap.js';
+import { ConfigError, loadConfig, type Config } from './shared/platform/config.js';
 
 // The process entry point (D12): validated config, the service context, the roles ROLES
 // names, and a graceful stop on SIGTERM within 10 s (SHUTDOWN_DEADLINE_MS, the one deadline

@@ -3,15 +3,15 @@ import { startApi } from './api/server.js';
 import { frameAncestorsCache, launchPageRoutes } from './realtime/launch-page.js';
 import { replayPageRoutes } from './realtime/replay-page.js';
 import { attachRealtime } from './realtime/server.js';
-import type { Config } from './platform/config.js';
-import type { ServiceContext } from './platform/context.js';
-import { LocalDebits } from './game/bets/debit.js';
-import { startHttpServer } from './platform/http.js';
-import { startBetWorkers, startRollbackWorkers, startSettleWorkers, startWebhookWorkers } from './jobs/pools.js';
-import { checkRegistry } from './jobs/registry.js';
-import { startScheduler } from './jobs/scheduler.js';
-import { checkTokenKey } from './game/sessions/token.js';
-import { Shutdown } from './platform/shutdown.js';
+import type { Config } from './shared/platform/config.js';
+import type { ServiceContext } from './shared/game/context.js';
+import { LocalDebits } from './shared/game/bets/debit.js';
+import { startHttpServer } from './shared/platform/http.js';
+import { startBetWorkers, startRollbackWorkers, startSettleWorkers, startWebhookWorkers } from './workers/pools.js';
+import { checkRegistry } from './workers/registry.js';
+import { startScheduler } from './workers/scheduler.js';
+import { checkTokenKey } from './shared/game/sessions/token.js';
+import { Shutdown } from './shared/platform/shutdown.js';
 
 // One binary, many roles (D12): ROLES picks what this process runs; all by default. The
 // api and realtime roles share one HTTP listener on PORT. Each role adds what it closes to

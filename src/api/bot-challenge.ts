@@ -1,6 +1,6 @@
-import type { Config } from '../platform/config.js';
-import { botChallengeFailed } from '../platform/errors.js';
-import type { Logger } from '../platform/logger.js';
+import type { Config } from '../shared/platform/config.js';
+import { botChallengeFailed } from '../shared/platform/errors.js';
+import type { Logger } from '../shared/platform/logger.js';
 
 // contract 5.7 and D20: optional bot challenge on session create, siteverify style (POST
 // form secret, response, remoteip; JSON answer with boolean success). Skipped when no

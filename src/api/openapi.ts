@@ -1,9 +1,9 @@
-import { ERRORS, SIGNATURE_ERROR_CODES, type ErrorCode, type ErrorSpec } from '../platform/errors.js';
-import { BUCKETS, type BucketSpec } from '../platform/rate-limit.js';
-import { RS_STATUSES, STATUS_CLASSES, classifyStatus, type WalletEndpoint } from '../domain/wallet-status.js';
-import { SIGNATURE_HEADERS } from '../wallet/signer.js';
-import { WALLET_REQUEST_SCHEMAS, walletResponseSchema } from '../wallet/schemas.js';
-import { WALLET_ANSWER_MAX_BYTES } from '../wallet/client.js';
+import { ERRORS, SIGNATURE_ERROR_CODES, type ErrorCode, type ErrorSpec } from '../shared/platform/errors.js';
+import { BUCKETS, type BucketSpec } from '../shared/platform/rate-limit.js';
+import { RS_STATUSES, STATUS_CLASSES, classifyStatus, type WalletEndpoint } from '../shared/domain/wallet-status.js';
+import { SIGNATURE_HEADERS } from '../shared/wallet/signer.js';
+import { WALLET_REQUEST_SCHEMAS, walletResponseSchema } from '../shared/wallet/schemas.js';
+import { WALLET_ANSWER_MAX_BYTES } from '../shared/wallet/client.js';
 import { IDEMPOTENCY_RETENTION_MS, REPLAY_HEADER } from './middleware/idempotency.js';
 import { MAX_BODY_BYTES } from './middleware/raw-body.js';
 import { HSTS } from './middleware/security-headers.js';
@@ -28,12 +28,12 @@ import {
 import { launchResponseSchema, sessionCreateSchema, sessionTerminateSchema, terminateResponseSchema } from './schemas/session.js';
 import { deliveriesQuerySchema, deliveryPageSchema, eventIdSchema, webhookPostSchema } from './schemas/webhooks.js';
 import { EVENT_DATA_SCHEMAS, envelopeSchema, eventDataSchemaName } from './schemas/events.js';
-import { EVENT_TYPES, type EventType } from '../domain/events.js';
-import { DELIVERY_WINDOW_MS, DELIVERY_TIMEOUT_MS, RETRY_DELAYS_MS } from '../game/webhooks/schedule.js';
+import { EVENT_TYPES, type EventType } from '../shared/domain/events.js';
+import { DELIVERY_WINDOW_MS, DELIVERY_TIMEOUT_MS, RETRY_DELAYS_MS } from '../shared/game/webhooks/schedule.js';
 
 // The OpenAPI 3.1 document of the operator API, generated from what the service runs: the
-// request schemas the routes validate with (ajv, src/platform/validation.ts), the response
-// schemas beside them, the one error table (src/platform/errors.ts), the signing headers,
+// request schemas the routes validate with (ajv, src/shared/platform/validation.ts), the response
+// schemas beside them, the one error table (src/shared/platform/errors.ts), the signing headers,
 // rate limits and wallet protocol. `npm run openapi` writes it to docs/openapi.json; the
 // service serves it at GET /v1/openapi.json; test/unit/openapi.test.ts fails when the
 // committed file differs from what this produces.

@@ -1,5 +1,5 @@
-import type { ServiceContext } from '../platform/context.js';
-import { startHttpServer, type RunningHttp } from '../platform/http.js';
+import type { ServiceContext } from '../shared/game/context.js';
+import { startHttpServer, type RunningHttp } from '../shared/platform/http.js';
 import { createApiApp } from './app.js';
 
 // The api role: the Koa app on PORT, plus the hourly sweep of expired idempotency entries

@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
-import type { Credential, Operator } from '../platform/db/client.js';
-import type { IdempotencyClaim } from '../platform/idempotency.js';
-import type { Logger } from '../platform/logger.js';
+import type { Credential, Operator } from '../shared/platform/db/client.js';
+import type { IdempotencyClaim } from '../shared/platform/idempotency.js';
+import type { Logger } from '../shared/platform/logger.js';
 
 // What the signed-request pipeline learns about a request, in the order it learns it.
 export type ApiState = {
@@ -17,7 +17,7 @@ export type ApiState = {
   rawBody: Buffer;
   // signature: the verified operator, then the body parsed from the verified bytes
   operator: Operator;
-  // D35: the operator's sandbox powers are in effect here (src/game/operators/sandbox.ts)
+  // D35: the operator's sandbox powers are in effect here (src/shared/game/operators/sandbox.ts)
   sandbox?: boolean;
   body: unknown;
   bodyIsJson: boolean;

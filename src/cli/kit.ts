@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Database } from '../platform/db/client.js';
-import { loadConfig } from '../platform/config.js';
+import type { Database } from '../shared/platform/db/client.js';
+import { loadConfig } from '../shared/platform/config.js';
 
 // What every command group of `rgs` shares (D11): the answers a command returns, the error
 // that makes a command line not understood (exit 2), the readers of option values, and the

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../platform/config.js';
-import { createDatabase, type Database } from '../platform/db/client.js';
+import { loadConfig } from '../shared/platform/config.js';
+import { createDatabase, type Database } from '../shared/platform/db/client.js';
 import { FailedAnswer, TextAnswer, UsageError, type Run, type Values } from './kit.js';
 import { migrateCommand } from './commands/migrate.js';
 import { operatorCommands } from './commands/operator.js';

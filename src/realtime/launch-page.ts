@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
-import type { ServiceContext } from '../platform/context.js';
-import { isKnownGame } from '../domain/games.js';
-import { sessionTokens } from '../game/sessions/token.js';
-import { operatorFrameAncestors } from '../game/operators/operators.js';
+import type { ServiceContext } from '../shared/game/context.js';
+import { isKnownGame } from '../shared/domain/games.js';
+import { sessionTokens } from '../shared/game/sessions/token.js';
+import { operatorFrameAncestors } from '../shared/game/operators/operators.js';
 
 // The launch page (contract 1, 4.4; D16): `/play/{gameCode}?token=...` and its static
 // assets, authenticated by the session token rather than an operator signature. The page

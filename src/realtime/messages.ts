@@ -1,13 +1,13 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
-import { STORABLE_TEXT, compile } from '../platform/validation.js';
-import { CLIENT_SEED_PATTERN } from '../domain/seeds.js';
-import type { PlaceBetRequest } from '../game/bets/place.js';
-import type { BetRejectReason } from '../domain/bet-rules.js';
-import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../domain/money.js';
-import type { PlaceBet, RotateSeed } from '../domain/player-channel.js';
+import { STORABLE_TEXT, compile } from '../shared/platform/validation.js';
+import { CLIENT_SEED_PATTERN } from '../shared/domain/seeds.js';
+import type { PlaceBetRequest } from '../shared/game/bets/place.js';
+import type { BetRejectReason } from '../shared/domain/bet-rules.js';
+import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../shared/domain/money.js';
+import type { PlaceBet, RotateSeed } from '../shared/domain/player-channel.js';
 
 // Client messages of the player channel (D4), validated before anything else happens: the
-// schemas are typed by the channel's map (src/domain/player-channel.ts), so the map and what
+// schemas are typed by the channel's map (src/shared/domain/player-channel.ts), so the map and what
 // is accepted cannot drift apart.
 
 type PlaceBetPayload = PlaceBet;

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Router from '@koa/router';
-import type { ServiceContext } from '../platform/context.js';
-import { recallRound } from '../game/reports/recall.js';
-import { verifyRecallToken } from '../game/reports/recall-link.js';
+import type { ServiceContext } from '../shared/game/context.js';
+import { recallRound } from '../shared/game/reports/recall.js';
+import { verifyRecallToken } from '../shared/game/reports/recall-link.js';
 import { PAGE_DIR, contentSecurityPolicy, type FrameAncestorsCache } from './launch-page.js';
 
 // The recall page (D33): `/replay/{roundId}?t=...` shows one round as the player lived it, to

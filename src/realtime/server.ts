@@ -1,11 +1,11 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'socket.io';
-import type { ServiceContext } from '../platform/context.js';
-import { betStep } from '../platform/bet-steps.js';
-import { epochMs } from '../platform/clock.js';
-import type { BetAck, LocalDebits } from '../game/bets/debit.js';
-import { ensureEngine } from '../game/rounds/clock.js';
-import type { EngineKey } from '../domain/engine-key.js';
+import type { ServiceContext } from '../shared/game/context.js';
+import { betStep } from '../shared/platform/bet-steps.js';
+import { epochMs } from '../shared/platform/clock.js';
+import type { BetAck, LocalDebits } from '../shared/game/bets/debit.js';
+import { ensureEngine } from '../shared/game/rounds/clock.js';
+import type { EngineKey } from '../shared/domain/engine-key.js';
 import type {
   BetRejected,
   ChannelRefused,
@@ -15,21 +15,21 @@ import type {
   ServerToClientEvents,
   SessionEnded,
   Stamped,
-} from '../domain/player-channel.js';
-import { engineRoom, sessionRoom, type InterNodeEvents } from '../game/players/emitter.js';
-import { connectedMessage } from '../game/players/connected.js';
-import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../game/players/presence.js';
-import { admitSocket, forgetSocket, refreshSockets } from '../game/players/session-sockets.js';
-import { sessionStanding, type Refusal } from '../game/sessions/standing.js';
-import { isDependencyFailure } from '../platform/dependencies.js';
-import { endSession, endedNotice } from '../game/sessions/end.js';
-import { sessionTokens, type SessionClaims } from '../game/sessions/token.js';
-import { BetIntake, verdictWaitMs, type Payer } from '../game/bets/place.js';
+} from '../shared/domain/player-channel.js';
+import { engineRoom, sessionRoom, type InterNodeEvents } from '../shared/game/players/emitter.js';
+import { connectedMessage } from '../shared/game/players/connected.js';
+import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/game/players/presence.js';
+import { admitSocket, forgetSocket, refreshSockets } from '../shared/game/players/session-sockets.js';
+import { sessionStanding, type Refusal } from '../shared/game/sessions/standing.js';
+import { isDependencyFailure } from '../shared/platform/dependencies.js';
+import { endSession, endedNotice } from '../shared/game/sessions/end.js';
+import { sessionTokens, type SessionClaims } from '../shared/game/sessions/token.js';
+import { BetIntake, verdictWaitMs, type Payer } from '../shared/game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
 import { clientBetIdOf, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
-import { recentRounds } from '../game/reports/recall.js';
-import { rotateSeed } from '../game/fairness/rotation.js';
+import { recentRounds } from '../shared/game/reports/recall.js';
+import { rotateSeed } from '../shared/game/fairness/rotation.js';
 
 // The player channel (contract 4.4, D4): Socket.IO on /socket.io with the Redis adapter, so
 // that any node reaches any player (the process's one server, emitter.ts). The session
@@ -37,7 +37,7 @@ import { rotateSeed } from '../game/fairness/rotation.js';
 // itself on every message too (a bet's own placement reads it); rooms per engine and per
 // session. A disconnect never cancels an acknowledged bet (8.6): the bet lives in Postgres
 // and its worker. Every message in and out is one of the player channel's map
-// (src/domain/player-channel.ts); the session reads and the wallet's balance are the game
+// (src/shared/domain/player-channel.ts); the session reads and the wallet's balance are the game
 // layer's (game/sessions/standing.ts, game/players/connected.ts): here sockets meet them.
 
 // pending: the socket's messages being handled (their acks not yet sent); seat: its entry

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONSchemaType } from 'ajv';
-import { AppError, invalidRequest, notFound, payloadTooLarge, type ErrorBody } from '../platform/errors.js';
-import { STORABLE_TEXT, compile, toInvalidRequest } from '../platform/validation.js';
+import { AppError, invalidRequest, notFound, payloadTooLarge, type ErrorBody } from '../shared/platform/errors.js';
+import { STORABLE_TEXT, compile, toInvalidRequest } from '../shared/platform/validation.js';
 import { WALLET_ENDPOINTS, type WalletEndpoint } from './ledger.js';
 import { readBody, type RecordedRequest, type WalletFault, type WalletSimulator } from './wallet-simulator.js';
 

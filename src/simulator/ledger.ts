@@ -5,8 +5,8 @@
 // Money is bigint micro-units throughout (D18): amounts arrive as strings and are converted
 // with BigInt only after they match the MicroAmount pattern (2.1).
 
-import { isMicroAmount } from '../domain/money.js';
-import type { WalletEndpoint } from '../domain/wallet-status.js';
+import { isMicroAmount } from '../shared/domain/money.js';
+import type { WalletEndpoint } from '../shared/domain/wallet-status.js';
 
 export type { WalletEndpoint };
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADERS, sign, signatureMatches } from '../wallet/signer.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../shared/wallet/signer.js';
 import {
   KEPT_ANSWER_BYTES,
   REQUEST_LOG_LIMITS,

@@ -1,20 +1,20 @@
-import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
-import { createDb, type Db } from '../../src/platform/db/client.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
-import { createOperator, type OnboardedOperator } from '../../src/game/operators/operators.js';
-import { clearRedisPrefix } from '../../src/platform/redis.js';
+import { dropDatabase, migrate } from '../../src/shared/platform/db/migrate.js';
+import { createDb, type Db } from '../../src/shared/platform/db/client.js';
+import { loadConfig } from '../../src/shared/platform/config.js';
+import { setGameConfig, type GameConfigValues } from '../../src/shared/game/operators/game-config.js';
+import { createOperator, type OnboardedOperator } from '../../src/shared/game/operators/operators.js';
+import { clearRedisPrefix } from '../../src/shared/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from './invariants.js';
 import { checkWebhookInvariants } from './webhook-invariants.js';
 import { WebhookReceiver } from './webhook-receiver.js';
-import { EVENT_TYPES } from '../../src/domain/events.js';
+import { EVENT_TYPES } from '../../src/shared/domain/events.js';
 import { Player } from './player.js';
 import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
-import { ROLE_NAMES } from '../../src/platform/config.js';
+import { ROLE_NAMES } from '../../src/shared/platform/config.js';
 
 // A deployment of real service processes for the fault suite: its own database
 // and Redis namespace, the wallet simulator and a webhook receiver in the test process (every

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { advanceCycle, currentCycle, currentTerm } from '../../src/game/rounds/clock.js';
-import type { EngineJob } from '../../src/platform/queues.js';
-import { setGameConfig, type GameConfigValues } from '../../src/game/operators/game-config.js';
-import type { OperatorSettings } from '../../src/game/operators/operators.js';
-import type { WalletCall } from '../../src/platform/db/client.js';
+import { advanceCycle, currentCycle, currentTerm } from '../../src/shared/game/rounds/clock.js';
+import type { EngineJob } from '../../src/shared/platform/queues.js';
+import { setGameConfig, type GameConfigValues } from '../../src/shared/game/operators/game-config.js';
+import type { OperatorSettings } from '../../src/shared/game/operators/operators.js';
+import type { WalletCall } from '../../src/shared/platform/db/client.js';
 import type { Harness, TestOperator } from './harness.js';
 import { Player } from './player.js';
 

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Context } from 'mocha';
-import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { clearRedisPrefix } from '../../src/platform/redis.js';
+import { dropDatabase, migrate } from '../../src/shared/platform/db/migrate.js';
+import { loadConfig } from '../../src/shared/platform/config.js';
+import { clearRedisPrefix } from '../../src/shared/platform/redis.js';
 import {
   TEST_DATABASE_URL,
   TEST_REDIS_URL,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { closeServiceContext, createServiceContext } from '../../src/platform/bootstrap.js';
-import { loadConfig, type Role } from '../../src/platform/config.js';
-import { createLogger } from '../../src/platform/logger.js';
+import { closeServiceContext, createServiceContext } from '../../src/bootstrap.js';
+import { loadConfig, type Role } from '../../src/shared/platform/config.js';
+import { createLogger } from '../../src/shared/platform/logger.js';
 import { startRoles } from '../../src/roles.js';
-import type { ServiceContext } from '../../src/platform/context.js';
-import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/game/operators/operators.js';
-import { clearRedisPrefix } from '../../src/platform/redis.js';
+import type { ServiceContext } from '../../src/shared/game/context.js';
+import { createOperator, type OnboardedOperator, type OperatorSettings } from '../../src/shared/game/operators/operators.js';
+import { clearRedisPrefix } from '../../src/shared/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { signedRequest, type ApiResponse, type SignedRequestOptions } from './signed-client.js';
 

@@ -1,4 +1,4 @@
-import type { Bet, Db } from '../../src/platform/db/client.js';
+import type { Bet, Db } from '../../src/shared/platform/db/client.js';
 import type { LedgerEntry, WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 
 // The money invariants the fault suite checks once a test has quiesced, however

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { MAX_MICRO } from '../../src/domain/money.js';
+import { MAX_MICRO } from '../../src/shared/domain/money.js';
 
 // The OpenAPI document as a client sees it (docs/openapi.json), and its schemas compiled as
 // the JSON Schema 2020-12 that OpenAPI 3.1 says they are, with a validator that is not the
-// service's own (a strict Ajv2020, not src/platform/validation.ts).
+// service's own (a strict Ajv2020, not src/shared/platform/validation.ts).
 
 type Json = Record<string, any>;
 

@@ -1,5 +1,5 @@
-import { dropDatabase, migrate } from '../../src/platform/db/migrate.js';
-import { loadConfig } from '../../src/platform/config.js';
+import { dropDatabase, migrate } from '../../src/shared/platform/db/migrate.js';
+import { loadConfig } from '../../src/shared/platform/config.js';
 import { TEST_DATABASE_URL } from './env.js';
 import { uniqueId } from './harness.js';
 

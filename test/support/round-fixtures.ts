@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceContext } from '../../src/platform/context.js';
-import type { RoundState, WalletCall, WalletJob } from '../../src/platform/db/client.js';
-import { sealServerSeed } from '../../src/game/fairness/seed-vault.js';
-import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/domain/seeds.js';
-import { DEFAULT_GAME_CONFIG } from '../../src/game/operators/game-config.js';
-import type { WalletEndpoint } from '../../src/domain/wallet-status.js';
-import { ARCHIVE_ORDER } from '../../src/platform/db/partitions.js';
-import { monthOf } from '../../src/domain/months.js';
+import type { ServiceContext } from '../../src/shared/game/context.js';
+import type { RoundState, WalletCall, WalletJob } from '../../src/shared/platform/db/client.js';
+import { sealServerSeed } from '../../src/shared/game/fairness/seed-vault.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/shared/domain/seeds.js';
+import { DEFAULT_GAME_CONFIG } from '../../src/shared/game/operators/game-config.js';
+import type { WalletEndpoint } from '../../src/shared/domain/wallet-status.js';
+import { ARCHIVE_ORDER } from '../../src/shared/platform/db/partitions.js';
+import { monthOf } from '../../src/shared/domain/months.js';
 import { uniqueId } from './harness.js';
 
 // Game history written straight to the database, for tests of what reads it (reconciliation,

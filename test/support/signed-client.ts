@@ -1,5 +1,5 @@
 import { sign as signWithKey, type KeyObject } from 'node:crypto';
-import { SIGNATURE_HEADERS, canonicalString, sign } from '../../src/wallet/signer.js';
+import { SIGNATURE_HEADERS, canonicalString, sign } from '../../src/shared/wallet/signer.js';
 
 // An operator backend, as a test sees it: signs requests per contract 5.1 (HMAC with the
 // secret, or D34's RS256 / EdDSA with a private key), and lets a test break any part of the

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { io as connectClient } from 'socket.io-client';
-import { loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db } from '../../src/platform/db/client.js';
-import { setGameConfig } from '../../src/game/operators/game-config.js';
-import { createOperator, type OnboardedOperator } from '../../src/game/operators/operators.js';
-import { createRedis, type RedisTarget } from '../../src/platform/redis.js';
+import { loadConfig } from '../../src/shared/platform/config.js';
+import { createDb, type Db } from '../../src/shared/platform/db/client.js';
+import { setGameConfig } from '../../src/shared/game/operators/game-config.js';
+import { createOperator, type OnboardedOperator } from '../../src/shared/game/operators/operators.js';
+import { createRedis, type RedisTarget } from '../../src/shared/platform/redis.js';
 import { WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { uniqueId } from './harness.js';
 import { until } from './game.js';
@@ -13,7 +13,7 @@ import { Player } from './player.js';
 import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
-import { LEASE_KEY } from '../../src/jobs/leader.js';
+import { LEASE_KEY } from '../../src/workers/leader.js';
 
 // The split deployment of D12: two web nodes (api + realtime), two schedulers, one bet,
 // one settle and one rollback process, each a real OS process. A player on one node gets

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { StateMachine } from '../../src/domain/state-machine.js';
+import type { StateMachine } from '../../src/shared/domain/state-machine.js';
 
 // Finds, in source text, every statement that writes bets.status or rounds.state: raw SQL
 // in template literals (UPDATE … SET status = …, INSERT INTO … (…, status, …)), the Prisma
@@ -372,7 +372,7 @@ function filesUnder(dir: string, ending: string): string[] {
 // migrations' functions, with paths relative to root.
 export function scanStatusWrites(root: string, machines: Machines): Scan {
   const scan: Scan = { writes: [], problems: [] };
-  const generated = path.join(root, 'src/platform/db/generated');
+  const generated = path.join(root, 'src/shared/platform/db/generated');
   for (const full of filesUnder(path.join(root, 'src'), '.ts').filter((f) => !f.startsWith(generated))) {
     const file = path.relative(root, full);
     const source = readFileSync(full, 'utf8');

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/platform/db/client.js';
+import type { Db } from '../../src/shared/platform/db/client.js';
 import type { WebhookReceiver } from './webhook-receiver.js';
 
 // The webhook invariants the fault suite checks once a deployment has quiesced (D31): no

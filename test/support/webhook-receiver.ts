@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../src/wallet/signer.js';
+import { SIGNATURE_HEADERS, sign, signatureMatches } from '../../src/shared/wallet/signer.js';
 
 // An operator's webhook endpoint as a test sees it (D31): an HTTP server that verifies every
 // request as contract 5.2 tells a receiver to (the three headers, the timestamp within 30 s,

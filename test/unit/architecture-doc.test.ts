@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { BET_MACHINE, ROUND_MACHINE, stateMachineMarkdown } from '../../src/domain/state-machine.js';
-import { jobTableMarkdown } from '../../src/jobs/registry.js';
+import { BET_MACHINE, ROUND_MACHINE, stateMachineMarkdown } from '../../src/shared/domain/state-machine.js';
+import { jobTableMarkdown } from '../../src/workers/registry.js';
 
 // docs/architecture.md carries tables that must not drift from what the code does: the
 // queue table, generated from the job registry, the process table, which must name every
 // Procfile process type with the roles its command selects, and the bet and round state
-// machines, generated from src/domain/state-machine.ts.
+// machines, generated from src/shared/domain/state-machine.ts.
 
 const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 const procfile = readFileSync(new URL('../../Procfile', import.meta.url), 'utf8');

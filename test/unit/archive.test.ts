@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { zipSync } from 'fflate';
-import { ArchiveError, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, unzipFiles, zipFiles } from '../../src/game/evidence/archive.js';
+import { ArchiveError, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, unzipFiles, zipFiles } from '../../src/shared/game/evidence/archive.js';
 
 // The dispute pack's archive (D32) as the verifier reads it: archives it did not make, so
 // every entry named once and the directory's count and declared sizes capped before anything

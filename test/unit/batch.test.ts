@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { Batcher } from '../../src/platform/batch.js';
+import { Batcher } from '../../src/shared/platform/batch.js';
 
-// Natural batching (src/platform/batch.ts): what a flush carries, in what order, and what a failure does.
+// Natural batching (src/shared/platform/batch.ts): what a flush carries, in what order, and what a failure does.
 // The flushes here are promises the test settles by hand, so every assertion sees the
 // batcher between two flushes.
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { amountRefusal } from '../../src/domain/bet-rules.js';
+import { amountRefusal } from '../../src/shared/domain/bet-rules.js';
 
 // contract 8.2 rule 3, shared by every game: the stake within the table's bounds, and a
 // zero stake never (D24: zero is a well-formed stake, refused here rather than at the edge).

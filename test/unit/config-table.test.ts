@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 
-// README's configuration table names every environment variable src/platform/config.ts
+// README's configuration table names every environment variable src/shared/platform/config.ts
 // reads, and only those: a variable added to the configuration without a row (or a row left
 // behind by a removed one) fails here.
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const configSource = readFileSync(new URL('../../src/platform/config.ts', import.meta.url), 'utf8');
+const configSource = readFileSync(new URL('../../src/shared/platform/config.ts', import.meta.url), 'utf8');
 
 function documented(): string[] {
   const section = /\n## Configuration\n([\s\S]*?)(?=\n## )/.exec(readme)?.[1];
@@ -28,7 +28,7 @@ describe('README configuration table', () => {
     expect(documented()).to.include('DATABASE_URL');
   });
 
-  it('has one row for every variable src/platform/config.ts reads, and no other', () => {
+  it('has one row for every variable src/shared/platform/config.ts reads, and no other', () => {
     const rows = documented();
     expect(rows.length, 'a variable listed twice').to.equal(new Set(rows).size);
     expect([...rows].sort()).to.deep.equal(read().sort());

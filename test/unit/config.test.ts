@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, DEVELOPMENT_JWT_SECRETS, DEVELOPMENT_MASTER_KEYS, loadConfig } from '../../src/platform/config.js';
+import { ConfigError, DEVELOPMENT_JWT_SECRETS, DEVELOPMENT_MASTER_KEYS, loadConfig } from '../../src/shared/platform/config.js';
 
 // DECISIONS D12 (and D20): configuration is read from the environment once and validated as
 // a whole; a bad start names every bad variable, not only the first.

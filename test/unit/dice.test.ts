@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import { DICE_MATH_VERSION, DICE_RNG_VERSION, deriveDice } from '../../src/domain/dice.js';
+import { DICE_MATH_VERSION, DICE_RNG_VERSION, deriveDice } from '../../src/shared/domain/dice.js';
 
 // The dice derivation (contract 2.12, DECISIONS D2), checked against a re-implementation
 // written from D2 alone and against vectors computed outside Node with openssl:

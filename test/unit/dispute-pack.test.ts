@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash, generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
-import { deriveDice } from '../../src/domain/dice.js';
+import { deriveDice } from '../../src/shared/domain/dice.js';
 import {
   MANIFEST,
   MANIFEST_SIGNATURE,
@@ -12,10 +12,10 @@ import {
   type Jwks,
   type KeyValidity,
   type PackContent,
-} from '../../src/domain/dispute-pack.js';
-import { parSheet } from '../../src/domain/par-sheet.js';
-import { buildDiceProof } from '../../src/domain/proof.js';
-import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/domain/seeds.js';
+} from '../../src/shared/domain/dispute-pack.js';
+import { parSheet } from '../../src/shared/domain/par-sheet.js';
+import { buildDiceProof } from '../../src/shared/domain/proof.js';
+import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../src/shared/domain/seeds.js';
 
 // The dispute pack's pure parts (D32): the manifest lists each file's SHA-256 and is signed
 // with Ed25519; verifyPack checks the hashes, the signature under a published key and the

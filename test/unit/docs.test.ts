@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { GENERATED_DOCS } from '../../src/api/docs.js';
 import { buildOpenApi } from '../../src/api/openapi.js';
-import { compile } from '../../src/platform/validation.js';
+import { compile } from '../../src/shared/platform/validation.js';
 import {
   AppError,
   ERRORS,
@@ -25,9 +25,9 @@ import {
   sessionRejected,
   sandboxOnly,
   signatureError,
-} from '../../src/platform/errors.js';
+} from '../../src/shared/platform/errors.js';
 import { sessionCreateSchema, sessionTerminateSchema } from '../../src/api/schemas/session.js';
-import { parseWalletResponse } from '../../src/wallet/client.js';
+import { parseWalletResponse } from '../../src/shared/wallet/client.js';
 import { schemaCompiler } from '../support/openapi.js';
 
 // The generated documents (src/api/docs.ts): the committed copies are what the code produces

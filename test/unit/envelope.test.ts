@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { generateSecret, open, openWithDataKey, seal, sealWithDataKey } from '../../src/platform/crypto.js';
+import { generateSecret, open, openWithDataKey, seal, sealWithDataKey } from '../../src/shared/platform/crypto.js';
 
 // contract 5.3: secrets are stored AES-256-GCM encrypted under per-credential data keys that
 // are wrapped under MASTER_KEY; the associated data binds a ciphertext to its row.

@@ -6,7 +6,7 @@ import {
   formatMultiplier,
   parseMultiplier,
   type GameConfigValues,
-} from '../../src/game/operators/game-config.js';
+} from '../../src/shared/game/operators/game-config.js';
 
 // contract 2.12 (defaults), DECISIONS D2 (weights), D9 (bet bounds), D18 (payoutMultiplier:
 // a decimal with at most 5 fractional digits, held as an integer scaled by 100000).

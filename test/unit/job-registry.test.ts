@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { QUEUES, type QueueKey } from '../../src/platform/queues.js';
-import { HANDLERS, RegistryError, checkRegistry, jobTable, jobTableMarkdown, type Registration } from '../../src/jobs/registry.js';
+import { QUEUES, type QueueKey } from '../../src/shared/platform/queues.js';
+import { HANDLERS, RegistryError, checkRegistry, jobTable, jobTableMarkdown, type Registration } from '../../src/workers/registry.js';
 
-// The job registry (src/jobs/registry.ts): every job a queue carries has exactly one
+// The job registry (src/workers/registry.ts): every job a queue carries has exactly one
 // handler, and every handler a job to handle; a process whose registry breaks that refuses
 // to start (roles.ts), naming the job.
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { createLogger, type LogFormat } from '../../src/platform/logger.js';
-import { loadConfig } from '../../src/platform/config.js';
+import { createLogger, type LogFormat } from '../../src/shared/platform/logger.js';
+import { loadConfig } from '../../src/shared/platform/config.js';
 
 // D25: no secret, token or signature reaches a log line, whatever object it was logged
-// inside; the service's own logger (src/platform/logger.ts), in both LOG_FORMATs.
+// inside; the service's own logger (src/shared/platform/logger.ts), in both LOG_FORMATs.
 
 function capture(format: LogFormat = 'json') {
   const lines: string[] = [];

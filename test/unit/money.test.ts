@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_MICRO, isMicroAmount, parseMicro, parseStakeMicro } from '../../src/domain/money.js';
+import { MAX_MICRO, isMicroAmount, parseMicro, parseStakeMicro } from '../../src/shared/domain/money.js';
 
 // contract 1 rule 2, 2.1 MicroAmount, DECISIONS D9 (at most 20 digits) and D18 (bigint).
 

@@ -13,7 +13,7 @@ import {
   partitionMonth,
   partitionName,
   retentionVerdict,
-} from '../../src/domain/months.js';
+} from '../../src/shared/domain/months.js';
 
 // D36: the month math of partitions and retention
 describe('months (D36 partitions and retention)', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import openapiTS, { COMMENT_HEADER, astToString } from 'openapi-typescript';
 import { canonicalString, createOperatorClient, sign } from '../../clients/typescript/index.js';
-import { canonicalString as serviceCanonical, sign as serviceSign } from '../../src/wallet/signer.js';
+import { canonicalString as serviceCanonical, sign as serviceSign } from '../../src/shared/wallet/signer.js';
 
 // The operator client (clients/typescript, docs/clients.md): its types are what
 // openapi-typescript makes of the committed OpenAPI document, and its signer, written apart
@@ -21,7 +21,7 @@ describe('the operator client (clients/typescript)', () => {
     expect(committed === generated, 'clients/typescript/schema.d.ts is stale: run npm run docs').to.equal(true);
   });
 
-  describe('signs as the service verifies (src/wallet/signer.ts)', () => {
+  describe('signs as the service verifies (src/shared/wallet/signer.ts)', () => {
     const bodies: [string, string | Buffer][] = [
       ['no body', ''],
       ['a launch', JSON.stringify({ operatorId: 'op-1', playerRef: 'player-1', gameCode: 'dice', currency: 'EUR', lang: 'en', jurisdiction: 'MT' })],

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ipAllowed } from '../../src/game/operators/operators.js';
+import { ipAllowed } from '../../src/shared/game/operators/operators.js';
 
 // contract 5.4: when the allow-list is non-empty the caller IP must match an entry (an
 // address or a CIDR range); an empty list means only the signature is checked.

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { OverloadGate, REFUSAL_LOG_EVERY_MS, overloaded } from '../../src/platform/overload.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { createMetrics } from '../../src/platform/metrics.js';
+import { OverloadGate, REFUSAL_LOG_EVERY_MS, overloaded } from '../../src/shared/platform/overload.js';
+import { createLogger } from '../../src/shared/platform/logger.js';
+import { createMetrics } from '../../src/shared/platform/metrics.js';
 
 // D37: when a process counts itself busy. Its clock is the test's, and the samples the
 // gate's timer would take are taken by hand, so each assertion sees one exact moment.

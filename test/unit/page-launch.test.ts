@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { displayClaims, safeReturnUrl } from '../../src/realtime/page/launch.js';
-import { signSessionToken, type SessionClaims } from '../../src/game/sessions/token.js';
+import { signSessionToken, type SessionClaims } from '../../src/shared/game/sessions/token.js';
 
 // What the game page takes from its launch (src/realtime/page/launch.js): the token's lang
 // and currency for its first words (contract 5.6), and the operator's returnUrl as the exit

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { decimalText, parSheet, sideRtp } from '../../src/domain/par-sheet.js';
-import { payout } from '../../src/domain/payout.js';
-import { parseMultiplier } from '../../src/game/operators/game-config.js';
+import { decimalText, parSheet, sideRtp } from '../../src/shared/domain/par-sheet.js';
+import { payout } from '../../src/shared/domain/payout.js';
+import { parseMultiplier } from '../../src/shared/game/operators/game-config.js';
 
 // The par sheet of the dispute pack (D32, D38): per side, RTP = P(side) * net / stake =
 // w / (wLOW + wHIGH) * multiplier * (100000 - commissionMicro) / 100000, exact as a reduced

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { payout } from '../../src/domain/payout.js';
-import { parseMultiplier } from '../../src/game/operators/game-config.js';
+import { payout } from '../../src/shared/domain/payout.js';
+import { parseMultiplier } from '../../src/shared/game/operators/game-config.js';
 
 // Payout arithmetic (contract 8.4, DECISIONS D18): gross = stake * multiplierScaled / 100000,
 // commission = gross * commissionMicro / 100000, net = gross - commission, each division

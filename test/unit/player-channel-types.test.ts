@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import ts from 'typescript';
 
-// The player channel's messages are one map (src/domain/player-channel.ts, D4): the emitter
+// The player channel's messages are one map (src/shared/domain/player-channel.ts, D4): the emitter
 // every role sends through and the page's scripts (plain JavaScript, checked through JSDoc by
 // src/realtime/page/tsconfig.json) are type-checked against it, so that a message name or a
 // field the map does not have fails `npm run typecheck`, not a player's game.
@@ -75,12 +75,12 @@ describe('the player channel is typed (D4)', function () {
     });
   });
 
-  describe('the emitter (src/game/players/emitter.ts)', () => {
+  describe('the emitter (src/shared/game/players/emitter.ts)', () => {
     // a probe of the emitter's API, compiled with the service's own options
     const PROBE = path.resolve('test/unit/player-channel-probe.ts');
     const emitterErrors = (send: string) => {
       const config = parsedConfig('tsconfig.json');
-      const probe = `import type { PlayerEmitter } from '../../src/game/players/emitter.js';\ndeclare const emitter: PlayerEmitter;\n${send}\n`;
+      const probe = `import type { PlayerEmitter } from '../../src/shared/game/players/emitter.js';\ndeclare const emitter: PlayerEmitter;\n${send}\n`;
       return diagnostics(config.options, [PROBE], new Map([[PROBE, () => probe]]));
     };
 

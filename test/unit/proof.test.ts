@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildDiceProof, verifyDiceProof, type ProofVerdict } from '../../src/domain/proof.js';
+import { buildDiceProof, verifyDiceProof, type ProofVerdict } from '../../src/shared/domain/proof.js';
 
 // Round proofs (contract 2.11, DECISIONS D2, D19) and their offline verification. The
 // fixture is the openssl vector of test/unit/dice.test.ts:

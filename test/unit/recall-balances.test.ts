@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { balancesOf, type BalanceFacts } from '../../src/game/reports/recall.js';
+import { balancesOf, type BalanceFacts } from '../../src/shared/game/reports/recall.js';
 
 // Game recall (D33): the balance before and after a round, from the wallet's answers as
 // received (wallet_calls.response_body), and why none is shown when no answer states it.

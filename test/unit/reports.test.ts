@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { decodeCursor, encodeCursor } from '../../src/game/reports/cursor.js';
-import { roundTotals } from '../../src/game/reports/round-view.js';
+import { decodeCursor, encodeCursor } from '../../src/shared/game/reports/cursor.js';
+import { roundTotals } from '../../src/shared/game/reports/round-view.js';
 
 // The pure pieces of the reconciliation reads (D10): the listing cursor and a round's totals
 // (D18, contract 8.4).

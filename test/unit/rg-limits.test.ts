@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RG_FIELDS, looseRgFields, maximaFor, parseRgMaxSpec, type RgLimits, type RgMaxima } from '../../src/domain/rg-limits.js';
+import { RG_FIELDS, looseRgFields, maximaFor, parseRgMaxSpec, type RgLimits, type RgMaxima } from '../../src/shared/domain/rg-limits.js';
 
 // DECISIONS D7: rgLimits looser than the operator's per-jurisdiction maxima, or a required
 // limit missing, is 422 rg_limit_set_too_loose. A listed field is required and may not

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
-import { RSA_MAX_BITS, RSA_MIN_BITS, rsaKeyProblem } from '../../src/domain/rsa-keys.js';
+import { RSA_MAX_BITS, RSA_MIN_BITS, rsaKeyProblem } from '../../src/shared/domain/rsa-keys.js';
 import { hugeExponentKey } from '../support/hostile-keys.js';
 
 // D34, D24: an RS256 credential verifies with RSA keys of e = 65537 and 2048 to 4096 bits

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createLogger } from '../../src/platform/logger.js';
-import { FINISH_IN_FLIGHT_MS, SHUTDOWN_DEADLINE_MS, SHUTDOWN_STAGES, Shutdown, finishedInTime, type ShutdownClock } from '../../src/platform/shutdown.js';
+import { createLogger } from '../../src/shared/platform/logger.js';
+import { FINISH_IN_FLIGHT_MS, SHUTDOWN_DEADLINE_MS, SHUTDOWN_STAGES, Shutdown, finishedInTime, type ShutdownClock } from '../../src/shared/platform/shutdown.js';
 
-// The shutdown's order and its one deadline (D12, src/platform/shutdown.ts). The clock here
+// The shutdown's order and its one deadline (D12, src/shared/platform/shutdown.ts). The clock here
 // is the test's: time moves only when the test moves it, and a step's deadline passes only
 // when the test fires it, so every assertion sees the shutdown between two of its moves.
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { canonicalString, sha256Hex, sign, signatureMatches } from '../../src/wallet/signer.js';
+import { canonicalString, sha256Hex, sign, signatureMatches } from '../../src/shared/wallet/signer.js';
 
 describe('signer (contract 5.1)', () => {
   it('builds METHOD LF PATH LF TIMESTAMP LF sha256(body)', () => {

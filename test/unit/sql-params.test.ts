@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { params } from '../../src/platform/db/sql.js';
+import { params } from '../../src/shared/platform/db/sql.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT } from '../../src/platform/idempotency.js';
-import { AUDIT_PARAM_COUNT, completeAuditsSql } from '../../src/wallet/audit.js';
+import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT } from '../../src/shared/platform/idempotency.js';
+import { AUDIT_PARAM_COUNT, completeAuditsSql } from '../../src/shared/wallet/audit.js';
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -12,7 +12,7 @@ const sourceFiles = (dir: string): string[] =>
   });
 
 // A statement's parameters are declared in the order the caller passes their values
-// (params(), src/platform/db/sql.ts, P3), so that no `$n` in a text is computed by hand.
+// (params(), src/shared/platform/db/sql.ts, P3), so that no `$n` in a text is computed by hand.
 
 describe('statement parameters declared in order (P3)', () => {
   it('numbers each parameter after the ones declared before it, blocks included', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BetStatus as BetStatusEnum, RoundState as RoundStateEnum } from '../../src/platform/db/generated/enums.js';
+import { BetStatus as BetStatusEnum, RoundState as RoundStateEnum } from '../../src/shared/platform/db/generated/enums.js';
 import {
   BET_MACHINE,
   ROUND_MACHINE,
@@ -7,9 +7,9 @@ import {
   allows,
   incoherences,
   type StateMachine,
-} from '../../src/domain/state-machine.js';
+} from '../../src/shared/domain/state-machine.js';
 
-// contract 3.1, 3.2: the bet and round tables of src/domain/state-machine.ts are coherent
+// contract 3.1, 3.2: the bet and round tables of src/shared/domain/state-machine.ts are coherent
 // and name exactly the states the schema's enums (bet_status, round_state) allow.
 
 describe('state machine (contract 3.1, 3.2)', () => {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { BET_MACHINE, ROUND_MACHINE, allows, type StateMachine } from '../../src/domain/state-machine.js';
+import { BET_MACHINE, ROUND_MACHINE, allows, type StateMachine } from '../../src/shared/domain/state-machine.js';
 import { prismaWrites, scanStatusWrites, sqlWrites, type FoundWrite, type Scan } from '../support/status-writes.js';
 
 // contract 3.1, 3.2: every statement in src (and in a migration's function) that writes
 // bets.status or rounds.state performs only moves of the table in
-// src/domain/state-machine.ts, and is listed here. A new writer fails this test until it is
+// src/shared/domain/state-machine.ts, and is listed here. A new writer fails this test until it is
 // added to WRITERS deliberately; one the scanner cannot read fails it with its file and line.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,10 +26,10 @@ type Writer = {
 };
 
 const WRITERS: Writer[] = [
-  { file: 'src/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, the intake’s batch (contract 8.2)' },
-  { file: 'src/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, one bet (contract 8.2)' },
+  { file: 'src/shared/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, the intake’s batch (contract 8.2)' },
+  { file: 'src/shared/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, one bet (contract 8.2)' },
   {
-    file: 'src/game/bets/debit.ts',
+    file: 'src/shared/game/bets/debit.ts',
     table: 'bets',
     from: ['PENDING'],
     to: ['ACCEPTED'],
@@ -37,13 +37,13 @@ const WRITERS: Writer[] = [
     guard: "b.status = 'PENDING'",
   },
   {
-    file: 'src/game/bets/debit.ts',
+    file: 'src/shared/game/bets/debit.ts',
     table: 'rounds',
     from: [null],
     to: ['BETTING_OPEN', 'ROLLING'],
     what: 'acceptance creates the round in its cycle’s phase (contract 3.1, D1)',
   },
-  { file: 'src/game/bets/debit.ts', table: 'bets', from: ['PENDING'], to: ['REJECTED'], what: 'rejection, also by recovery (contract 3.2, 7.1)' },
+  { file: 'src/shared/game/bets/debit.ts', table: 'bets', from: ['PENDING'], to: ['REJECTED'], what: 'rejection, also by recovery (contract 3.2, 7.1)' },
   {
     file: 'prisma/migrations/20261130000000_rounds_follow_rolling/migration.sql',
     table: 'rounds',
@@ -51,21 +51,21 @@ const WRITERS: Writer[] = [
     to: ['ROLLING'],
     what: 'rgs_rounds_follow_rolling, called by the cycle’s move to ROLLING (rounds/clock.ts, D1)',
   },
-  { file: 'src/game/rounds/settle.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'the outcome persisted (contract 3.1)' },
-  { file: 'src/game/rounds/settle.ts', table: 'rounds', from: ['RESULT'], to: ['SETTLED'], what: 'settlement (contract 3.1)' },
-  { file: 'src/game/rounds/settle.ts', table: 'bets', from: ['ACCEPTED'], to: ['SETTLED'], what: 'a losing bet settled with its round (contract 3.2)' },
-  { file: 'src/game/rounds/voids.ts', table: 'rounds', from: ['BETTING_OPEN', 'ROLLING'], to: ['VOIDED'], what: 'a void (contract 3.1, 8.6, D29)' },
-  { file: 'src/game/rounds/voids.ts', table: 'bets', from: ['ACCEPTED'], to: ['VOIDED'], what: 'a void’s bet (contract 3.2)' },
+  { file: 'src/shared/game/rounds/settle.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'the outcome persisted (contract 3.1)' },
+  { file: 'src/shared/game/rounds/settle.ts', table: 'rounds', from: ['RESULT'], to: ['SETTLED'], what: 'settlement (contract 3.1)' },
+  { file: 'src/shared/game/rounds/settle.ts', table: 'bets', from: ['ACCEPTED'], to: ['SETTLED'], what: 'a losing bet settled with its round (contract 3.2)' },
+  { file: 'src/shared/game/rounds/voids.ts', table: 'rounds', from: ['BETTING_OPEN', 'ROLLING'], to: ['VOIDED'], what: 'a void (contract 3.1, 8.6, D29)' },
+  { file: 'src/shared/game/rounds/voids.ts', table: 'bets', from: ['ACCEPTED'], to: ['VOIDED'], what: 'a void’s bet (contract 3.2)' },
   {
-    file: 'src/game/wallet-jobs/wallet-jobs.ts',
+    file: 'src/shared/game/wallet-jobs/wallet-jobs.ts',
     table: 'bets',
     from: ['ACCEPTED'],
     to: ['SETTLED'],
     what: 'a win completed, or not known to the wallet (contract 3.2, D23)',
   },
-  { file: 'src/game/wallet-jobs/wallet-jobs.ts', table: 'bets', from: ['ACCEPTED'], to: ['VOIDED'], what: 'a win abandoned after 24 hours (D23)' },
+  { file: 'src/shared/game/wallet-jobs/wallet-jobs.ts', table: 'bets', from: ['ACCEPTED'], to: ['VOIDED'], what: 'a win abandoned after 24 hours (D23)' },
   {
-    file: 'src/game/wallet-jobs/wallet-jobs.ts',
+    file: 'src/shared/game/wallet-jobs/wallet-jobs.ts',
     table: 'rounds',
     from: ['SETTLED'],
     to: ['VOIDED'],

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { SESSION_LIFETIME_SECONDS, signSessionToken, verifySessionToken, type SessionClaims } from '../../src/game/sessions/token.js';
+import { SESSION_LIFETIME_SECONDS, signSessionToken, verifySessionToken, type SessionClaims } from '../../src/shared/game/sessions/token.js';
 
 // contract 5.6: HS256 JWT under JWT_SECRET, at most 60 minutes; DECISIONS D4 names the
 // refusals session_expired and invalid_token.

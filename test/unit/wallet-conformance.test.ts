@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { MAX_MICRO } from '../../src/domain/money.js';
+import { MAX_MICRO } from '../../src/shared/domain/money.js';
 import {
   WALLET_CHECKS,
   WALLET_CHECK_MIN_BALANCE_MICRO,
@@ -17,8 +17,8 @@ import {
   type WalletCheckName,
   type WalletCheckRun,
   type WalletCheckStep,
-} from '../../src/domain/wallet-conformance.js';
-import type { WalletEndpoint } from '../../src/domain/wallet-status.js';
+} from '../../src/shared/domain/wallet-conformance.js';
+import type { WalletEndpoint } from '../../src/shared/domain/wallet-status.js';
 
 // The pure rules of `rgs wallet-check` (D38): how an answer is read (contract 2.10, D13),
 // what the recorded calls say about each rule (4.2, 4.3, 5.2, D27), which rollbacks give the

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { prepareCall } from '../../src/wallet/client.js';
-import { balanceRequest, betRequest, rollbackRequest, winRequest } from '../../src/wallet/requests.js';
-import { debitCall } from '../../src/game/bets/ticket.js';
+import { prepareCall } from '../../src/shared/wallet/client.js';
+import { balanceRequest, betRequest, rollbackRequest, winRequest } from '../../src/shared/wallet/requests.js';
+import { debitCall } from '../../src/shared/game/bets/ticket.js';
 
 // The bodies of the wallet calls (contract 2.5-2.9), field for field and in the order they
 // are sent: the body is serialised once and those bytes are signed (D6), so a change of

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { walletRetryDelayMs } from '../../src/platform/queues.js';
+import { walletRetryDelayMs } from '../../src/shared/platform/queues.js';
 
 // The wallet retry schedule (contract 3.4, 8.1): back off from 1 s, doubling to a 60 s cap,
 // jittered. What happens when the 24-hour budget runs out is in

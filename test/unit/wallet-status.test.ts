@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { parseWalletResponse } from '../../src/wallet/client.js';
+import { parseWalletResponse } from '../../src/shared/wallet/client.js';
 import {
   RS_STATUSES,
   classifyStatus,
@@ -8,7 +8,7 @@ import {
   type RsStatus,
   type StatusClass,
   type WalletEndpoint,
-} from '../../src/domain/wallet-status.js';
+} from '../../src/shared/domain/wallet-status.js';
 
 // contract 7.1 (every RS_ status and the service's reaction) and DECISIONS D13 (what counts
 // as RS_ERROR_UNKNOWN; balanceMicro is never a float).

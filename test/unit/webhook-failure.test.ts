@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { publicWebhookFailure, webhookFailure } from '../../src/domain/webhook-failure.js';
-import { holdUntil } from '../../src/game/webhooks/schedule.js';
+import { publicWebhookFailure, webhookFailure } from '../../src/shared/domain/webhook-failure.js';
+import { holdUntil } from '../../src/shared/game/webhooks/schedule.js';
 
 // D24, D31: what an operator reads of a failed webhook attempt is a category, never an
 // address, a resolution or a raw error message; and how long a failing endpoint is held.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DELIVERY_WINDOW_MS, nextAttempt, retryDelayMs } from '../../src/game/webhooks/schedule.js';
+import { DELIVERY_WINDOW_MS, nextAttempt, retryDelayMs } from '../../src/shared/game/webhooks/schedule.js';
 
 // The webhook retry schedule (D31): about 10 s, 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h,
 // 24 h, then every 24 h until 72 h after the event, jittered; then failed.

@@ -1,7 +1,7 @@
-import { AppError, notFound, serviceUnavailable, toAppError } from '../../platform/errors.js';
-import { isDependencyFailure } from '../../platform/dependencies.js';
-import { TokenKeyMismatchError } from '../../game/sessions/token.js';
-import type { Logger } from '../../platform/logger.js';
+import { AppError, notFound, serviceUnavailable, toAppError } from '../../shared/platform/errors.js';
+import { isDependencyFailure } from '../../shared/platform/dependencies.js';
+import { TokenKeyMismatchError } from '../../shared/game/sessions/token.js';
+import type { Logger } from '../../shared/platform/logger.js';
 import type { ApiMiddleware } from '../state.js';
 
 // Renders every failure as a D3 body. Known errors carry their own status and code; anything

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ServiceContext } from '../../platform/context.js';
-import { params, statement, type Sql } from '../../platform/db/sql.js';
-import { conflict, toAppError } from '../../platform/errors.js';
-import { isDependencyFailure } from '../../platform/dependencies.js';
-import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim, type IdempotencyKey } from '../../platform/idempotency.js';
-import { sha256Hex } from '../../wallet/signer.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { params, statement, type Sql } from '../../shared/platform/db/sql.js';
+import { conflict, toAppError } from '../../shared/platform/errors.js';
+import { isDependencyFailure } from '../../shared/platform/dependencies.js';
+import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim, type IdempotencyKey } from '../../shared/platform/idempotency.js';
+import { sha256Hex } from '../../shared/wallet/signer.js';
 import { forRequest, type ApiContext, type ApiMiddleware } from '../state.js';
 
 // DECISIONS D17 (contract 4.1 rule 2, 4.3): responses are kept for 24 hours under

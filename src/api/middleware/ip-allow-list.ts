@@ -1,8 +1,8 @@
-import type { Sql } from '../../platform/db/sql.js';
-import { ipNotAllowed } from '../../platform/errors.js';
-import { credentialWithOperator } from '../../wallet/credentials.js';
-import { ipAllowed } from '../../game/operators/operators.js';
-import { SIGNATURE_HEADERS } from '../../wallet/signer.js';
+import type { Sql } from '../../shared/platform/db/sql.js';
+import { ipNotAllowed } from '../../shared/platform/errors.js';
+import { credentialWithOperator } from '../../shared/wallet/credentials.js';
+import { ipAllowed } from '../../shared/game/operators/operators.js';
+import { SIGNATURE_HEADERS } from '../../shared/wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 5.4: when the operator's allow-list is non-empty the caller IP must be on it,

@@ -1,6 +1,6 @@
-import { rateLimited, serviceUnavailable } from '../../platform/errors.js';
-import { sandboxBucket, takeToken, type BucketSpec } from '../../platform/rate-limit.js';
-import type { Redis } from '../../platform/redis.js';
+import { rateLimited, serviceUnavailable } from '../../shared/platform/errors.js';
+import { sandboxBucket, takeToken, type BucketSpec } from '../../shared/platform/rate-limit.js';
+import type { Redis } from '../../shared/platform/redis.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 8.1: limits are per operator; the excess is 429 with Retry-After. D35: a sandbox

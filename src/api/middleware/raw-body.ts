@@ -1,5 +1,5 @@
 import getRawBody from 'raw-body';
-import { invalidRequest, payloadTooLarge } from '../../platform/errors.js';
+import { invalidRequest, payloadTooLarge } from '../../shared/platform/errors.js';
 import type { ApiMiddleware } from '../state.js';
 
 // D9: bodies over 64 KiB are refused with 413. The bytes are kept exactly as received:

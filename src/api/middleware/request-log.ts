@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../../platform/logger.js';
+import type { Logger } from '../../shared/platform/logger.js';
 import type { ApiContext, ApiMiddleware } from '../state.js';
 
 // One access line per request, and a logger bound to the request's id (ctx.state.log), which

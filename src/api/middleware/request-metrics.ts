@@ -1,4 +1,4 @@
-import type { Metrics } from '../../platform/metrics.js';
+import type { Metrics } from '../../shared/platform/metrics.js';
 import type { ApiMiddleware } from '../state.js';
 import { routeOf } from './request-log.js';
 

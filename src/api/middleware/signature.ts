@@ -1,10 +1,10 @@
-import { rateLimited, serviceUnavailable, signatureError } from '../../platform/errors.js';
-import { BUCKETS, chargeTokens, peekTokens, type Holding } from '../../platform/rate-limit.js';
-import { CredentialUnreadableError, isValidAt, revealSecret, type PublicKeyAlg } from '../../wallet/credentials.js';
-import { KeyUnavailableError, type PublicKeys } from '../../wallet/public-keys.js';
-import type { Logger } from '../../platform/logger.js';
-import type { Redis } from '../../platform/redis.js';
-import { SIGNATURE_HEADERS, canonicalString, sign, signatureMatches } from '../../wallet/signer.js';
+import { rateLimited, serviceUnavailable, signatureError } from '../../shared/platform/errors.js';
+import { BUCKETS, chargeTokens, peekTokens, type Holding } from '../../shared/platform/rate-limit.js';
+import { CredentialUnreadableError, isValidAt, revealSecret, type PublicKeyAlg } from '../../shared/wallet/credentials.js';
+import { KeyUnavailableError, type PublicKeys } from '../../shared/wallet/public-keys.js';
+import type { Logger } from '../../shared/platform/logger.js';
+import type { Redis } from '../../shared/platform/redis.js';
+import { SIGNATURE_HEADERS, canonicalString, sign, signatureMatches } from '../../shared/wallet/signer.js';
 import type { ApiMiddleware } from '../state.js';
 
 // contract 5.2 verification, in its order, then D17 replay protection. Only a request that

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import { invalidRequest } from '../../platform/errors.js';
-import { toInvalidRequest } from '../../platform/validation.js';
+import { invalidRequest } from '../../shared/platform/errors.js';
+import { toInvalidRequest } from '../../shared/platform/validation.js';
 import type { ApiMiddleware } from '../state.js';
 
 // JSON Schema validation of the verified body; an empty body counts as {} only where the

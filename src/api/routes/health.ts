@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../../platform/config.js';
-import type { ServiceContext } from '../../platform/context.js';
+import type { Config } from '../../shared/platform/config.js';
+import type { ServiceContext } from '../../shared/game/context.js';
 import type { LiveBody, ReadyBody } from '../schemas/health.js';
 import type { ApiState } from '../state.js';
 

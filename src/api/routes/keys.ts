@@ -1,9 +1,9 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
-import { PACK_KEY, TOKEN_KEY, jwkOf, publishedKeys } from '../../platform/signing-keys.js';
-import { publicJwk, type Jwks } from '../../domain/dispute-pack.js';
-import { SESSION_LIFETIME_SECONDS } from '../../game/sessions/token.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
+import { PACK_KEY, TOKEN_KEY, jwkOf, publishedKeys } from '../../shared/platform/signing-keys.js';
+import { publicJwk, type Jwks } from '../../shared/domain/dispute-pack.js';
+import { SESSION_LIFETIME_SECONDS } from '../../shared/game/sessions/token.js';
 import { rateLimitByClient } from '../middleware/rate-limit.js';
 import type { ApiState } from '../state.js';
 

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { notFound } from '../../platform/errors.js';
-import { roundProof } from '../../game/fairness/round-proof.js';
-import { findRejectedBetRound } from '../../game/reports/rounds.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { notFound } from '../../shared/platform/errors.js';
+import { roundProof } from '../../shared/game/fairness/round-proof.js';
+import { findRejectedBetRound } from '../../shared/game/reports/rounds.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { isUuid } from '../schemas/common.js';
 import type { ApiState } from '../state.js';

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { notFound, operatorMismatch } from '../../platform/errors.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
-import { ggrReport } from '../../game/reports/ggr.js';
-import { findRound, listFinishedRounds } from '../../game/reports/rounds.js';
-import { walletCallsReport } from '../../game/reports/wallet-calls.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { notFound, operatorMismatch } from '../../shared/platform/errors.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
+import { ggrReport } from '../../shared/game/reports/ggr.js';
+import { findRound, listFinishedRounds } from '../../shared/game/reports/rounds.js';
+import { walletCallsReport } from '../../shared/game/reports/wallet-calls.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { isUuid } from '../schemas/common.js';
 import { readListQuery, readReportQuery, readRoundQuery } from '../schemas/reconciliation.js';

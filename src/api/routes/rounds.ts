@@ -1,10 +1,10 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { notFound, roundNotSettledYet } from '../../platform/errors.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
-import { disputePack } from '../../game/evidence/dispute-pack.js';
-import { isLive, recallRound } from '../../game/reports/recall.js';
-import { recallLink } from '../../game/reports/recall-link.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { notFound, roundNotSettledYet } from '../../shared/platform/errors.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
+import { disputePack } from '../../shared/game/evidence/dispute-pack.js';
+import { isLive, recallRound } from '../../shared/game/reports/recall.js';
+import { recallLink } from '../../shared/game/reports/recall-link.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { isUuid } from '../schemas/common.js';
 import type { ApiState } from '../state.js';

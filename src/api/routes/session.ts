@@ -1,16 +1,16 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { notFound } from '../../platform/errors.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
-import { launchSession, replayLaunch } from '../../game/sessions/launch.js';
-import { sessionTokens } from '../../game/sessions/token.js';
-import { terminateSession } from '../../game/sessions/terminate.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { notFound } from '../../shared/platform/errors.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
+import { launchSession, replayLaunch } from '../../shared/game/sessions/launch.js';
+import { sessionTokens } from '../../shared/game/sessions/token.js';
+import { terminateSession } from '../../shared/game/sessions/terminate.js';
 import type { BotChallenge } from '../bot-challenge.js';
 import { idempotency } from '../middleware/idempotency.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { validateBody } from '../middleware/validate.js';
 import { isUuid } from '../schemas/common.js';
-import { compile } from '../../platform/validation.js';
+import { compile } from '../../shared/platform/validation.js';
 import { sessionCreateSchema, sessionTerminateSchema, type SessionCreateBody, type SessionTerminateBody } from '../schemas/session.js';
 import { forRequest, type ApiState } from '../state.js';
 

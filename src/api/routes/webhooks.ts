@@ -1,9 +1,9 @@
 import Router from '@koa/router';
-import type { ServiceContext } from '../../platform/context.js';
-import { conflict, notFound } from '../../platform/errors.js';
-import { BUCKETS } from '../../platform/rate-limit.js';
-import { compile } from '../../platform/validation.js';
-import { listDeliveries, redeliver, sendTestEvent } from '../../game/webhooks/deliveries.js';
+import type { ServiceContext } from '../../shared/game/context.js';
+import { conflict, notFound } from '../../shared/platform/errors.js';
+import { BUCKETS } from '../../shared/platform/rate-limit.js';
+import { compile } from '../../shared/platform/validation.js';
+import { listDeliveries, redeliver, sendTestEvent } from '../../shared/game/webhooks/deliveries.js';
 import { idempotency } from '../middleware/idempotency.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { validateBody } from '../middleware/validate.js';

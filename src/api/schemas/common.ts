@@ -1,5 +1,5 @@
-import { MICRO_AMOUNT_PATTERN } from '../../domain/money.js';
-export { objectSchema, orNull, type Schema } from '../../platform/json-schema.js';
+import { MICRO_AMOUNT_PATTERN } from '../../shared/domain/money.js';
+export { objectSchema, orNull, type Schema } from '../../shared/platform/json-schema.js';
 
 // Schema pieces shared by the request and response schemas of the API (and the OpenAPI
 // document generated from them, src/api/openapi.ts).

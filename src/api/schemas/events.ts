@@ -9,12 +9,12 @@ import {
   type RoundVoidedData,
   type SessionTerminatedData,
   type WebhookEnvelope,
-} from '../../domain/events.js';
+} from '../../shared/domain/events.js';
 import { instant, microAmount, objectSchema, orNull, uuid, type Schema } from './common.js';
 
 // The webhook events' bodies (contract 6, D31), for the OpenAPI document's `webhooks`: the
 // envelope and the data of each type, checked against the TypeScript shapes of
-// src/domain/events.ts field for field.
+// src/shared/domain/events.ts field for field.
 
 const roundSettled = objectSchema<RoundSettledData>({
   roundId: uuid,

@@ -1,4 +1,4 @@
-import { PACK_FILES, type PublicJwk, type Jwks } from '../../domain/dispute-pack.js';
+import { PACK_FILES, type PublicJwk, type Jwks } from '../../shared/domain/dispute-pack.js';
 import { objectSchema, orNull, type Schema } from './common.js';
 
 // The answers of the dispute pack (D32) and of the service's public keys: a ZIP, described

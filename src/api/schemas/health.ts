@@ -1,4 +1,4 @@
-import type { DependencyStates } from '../../platform/dependencies.js';
+import type { DependencyStates } from '../../shared/platform/dependencies.js';
 import { objectSchema } from './common.js';
 
 // The answers of the open health routes (D15).

@@ -1,5 +1,5 @@
-import { DICE_MATH_VERSION, DICE_RNG_VERSION } from '../../domain/dice.js';
-import type { DiceProof } from '../../domain/proof.js';
+import { DICE_MATH_VERSION, DICE_RNG_VERSION } from '../../shared/domain/dice.js';
+import type { DiceProof } from '../../shared/domain/proof.js';
 import { objectSchema, sha256Hex, uuid } from './common.js';
 
 // The proof of a dice round (contract 2.11 with the DICE outcome, DECISIONS D2, D19).

@@ -1,4 +1,4 @@
-import { RECALL_LINK_LIFETIME_SECONDS } from '../../game/reports/recall-link.js';
+import { RECALL_LINK_LIFETIME_SECONDS } from '../../shared/game/reports/recall-link.js';
 import { instant, objectSchema } from './common.js';
 
 // GET /v1/rounds/{roundId}/replay-url (D33): the recall link of a finished round.

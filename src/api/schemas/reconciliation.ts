@@ -1,14 +1,14 @@
 import type { JSONSchemaType, ValidateFunction } from 'ajv';
-import { invalidRequest } from '../../platform/errors.js';
-import { decodeCursor, type ListingPosition } from '../../game/reports/cursor.js';
-import { compile, toInvalidRequest } from '../../platform/validation.js';
-import { BetStatus, RoundState } from '../../platform/db/client.js';
-import type { GgrRow } from '../../game/reports/ggr.js';
-import type { findRound } from '../../game/reports/rounds.js';
-import type { betView, roundView, walletCallView, winCallView } from '../../game/reports/round-view.js';
-import type { WalletCallsRow } from '../../game/reports/wallet-calls.js';
-import type { CircuitState } from '../../wallet/circuit.js';
-import { RS_STATUSES, type WalletEndpoint } from '../../domain/wallet-status.js';
+import { invalidRequest } from '../../shared/platform/errors.js';
+import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
+import { compile, toInvalidRequest } from '../../shared/platform/validation.js';
+import { BetStatus, RoundState } from '../../shared/platform/db/client.js';
+import type { GgrRow } from '../../shared/game/reports/ggr.js';
+import type { findRound } from '../../shared/game/reports/rounds.js';
+import type { betView, roundView, walletCallView, winCallView } from '../../shared/game/reports/round-view.js';
+import type { WalletCallsRow } from '../../shared/game/reports/wallet-calls.js';
+import type { CircuitState } from '../../shared/wallet/circuit.js';
+import { RS_STATUSES, type WalletEndpoint } from '../../shared/domain/wallet-status.js';
 import { instant, microAmount, objectSchema, orNull, uuid, type Schema } from './common.js';
 
 // Query strings of the reconciliation reads (D10). Every value arrives as text, and a

@@ -1,8 +1,8 @@
 import type { JSONSchemaType } from 'ajv';
-import { STORABLE_TEXT } from '../../platform/validation.js';
-import type { LaunchRequest, LaunchResponse } from '../../game/sessions/launch.js';
-import type { TerminateResponse } from '../../game/sessions/terminate.js';
-import { CLIENT_SEED_PATTERN, SERVER_SEED_PATTERN } from '../../domain/seeds.js';
+import { STORABLE_TEXT } from '../../shared/platform/validation.js';
+import type { LaunchRequest, LaunchResponse } from '../../shared/game/sessions/launch.js';
+import type { TerminateResponse } from '../../shared/game/sessions/terminate.js';
+import { CLIENT_SEED_PATTERN, SERVER_SEED_PATTERN } from '../../shared/domain/seeds.js';
 import { instant, objectSchema, sha256Hex, uuid } from './common.js';
 
 // contract 2.2 with the bounds of DECISIONS D9; the responses of 2.3 and D7.

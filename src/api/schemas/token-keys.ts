@@ -1,4 +1,4 @@
-import type { SigningJwk } from '../../platform/signing-keys.js';
+import type { SigningJwk } from '../../shared/platform/signing-keys.js';
 import { objectSchema, type Schema } from './common.js';
 
 // GET /.well-known/jwks.json (D34): the session-token keys as a JWKS (RFC 7517, 7518, 8037)

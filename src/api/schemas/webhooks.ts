@@ -1,9 +1,9 @@
 import type { JSONSchemaType } from 'ajv';
-import { invalidRequest } from '../../platform/errors.js';
-import { compile, toInvalidRequest } from '../../platform/validation.js';
-import { decodeCursor, type ListingPosition } from '../../game/reports/cursor.js';
-import { DELIVERY_STATUSES, type DeliveryPage, type DeliveryStatus, type DeliveryView } from '../../game/webhooks/deliveries.js';
-import { EVENT_TYPES } from '../../domain/events.js';
+import { invalidRequest } from '../../shared/platform/errors.js';
+import { compile, toInvalidRequest } from '../../shared/platform/validation.js';
+import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
+import { DELIVERY_STATUSES, type DeliveryPage, type DeliveryStatus, type DeliveryView } from '../../shared/game/webhooks/deliveries.js';
+import { EVENT_TYPES } from '../../shared/domain/events.js';
 import { instant, objectSchema, orNull, uuid } from './common.js';
 
 // The webhook routes' requests and answers (D31, D38). D3: anything invalid is 400

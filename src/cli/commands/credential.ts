@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../../platform/config.js';
-import { addPublicKeyCredential, revokeCredential, rotateCredential } from '../../wallet/credentials.js';
+import { loadConfig } from '../../shared/platform/config.js';
+import { addPublicKeyCredential, revokeCredential, rotateCredential } from '../../shared/wallet/credentials.js';
 import { SEALING_NOTE, UsageError, required, sealing, type Action } from '../kit.js';
 
 // `rgs credential rotate|add|revoke` (contract 5.3, D34): operators' keys.

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeGameConfig, loadGameConfig, parseMultiplier, setGameConfig, type GameConfigValues } from '../../game/operators/game-config.js';
+import { describeGameConfig, loadGameConfig, parseMultiplier, setGameConfig, type GameConfigValues } from '../../shared/game/operators/game-config.js';
 import { UsageError, integerOption, required, type Action, type Values } from '../kit.js';
 
 // `rgs game config|show`: a game's configuration per operator and currency (D11).

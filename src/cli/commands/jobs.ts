@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { ReconcileError, listAbandonedJobs, reconcileWalletJob } from '../../game/wallet-jobs/reconciliation.js';
+import { ReconcileError, listAbandonedJobs, reconcileWalletJob } from '../../shared/game/wallet-jobs/reconciliation.js';
 import { UsageError, required, type Action } from '../kit.js';
 
 // `rgs jobs abandoned|reconcile` (D36): the wallet jobs the service gave up on, for a human.

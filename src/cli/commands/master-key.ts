@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { isDevelopmentMasterKey, loadConfig, parseMasterKey, type Config } from '../../platform/config.js';
-import { rewrapMasterKey } from '../../game/secrets/master-key.js';
+import { isDevelopmentMasterKey, loadConfig, parseMasterKey, type Config } from '../../shared/platform/config.js';
+import { rewrapMasterKey } from '../../shared/game/secrets/master-key.js';
 import { UsageError, warnDevelopmentKey, type Action } from '../kit.js';
 
 // `rgs master-key rewrap` (D25): what is sealed under MASTER_KEY moved to a new key.

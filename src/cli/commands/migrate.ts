@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../platform/config.js';
-import { migrate } from '../../platform/db/migrate.js';
+import { loadConfig } from '../../shared/platform/config.js';
+import { migrate } from '../../shared/platform/db/migrate.js';
 import type { Action } from '../kit.js';
 
 // `rgs migrate` (D11, P2): the database, its migrations and the service's own signing keys.

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../../platform/config.js';
-import { parseRgMaxSpec } from '../../domain/rg-limits.js';
-import { createOperator, showOperator, updateOperator, type OperatorSettings } from '../../game/operators/operators.js';
-import { listOperators, type ListedOperator } from '../../game/operators/operator-list.js';
+import { loadConfig } from '../../shared/platform/config.js';
+import { parseRgMaxSpec } from '../../shared/domain/rg-limits.js';
+import { createOperator, showOperator, updateOperator, type OperatorSettings } from '../../shared/game/operators/operators.js';
+import { listOperators, type ListedOperator } from '../../shared/game/operators/operator-list.js';
 import { SEALING_NOTE, TRUE_FALSE, TextAnswer, booleanOption, integerOption, list, required, sealing, type Action, type Values } from '../kit.js';
 
 // `rgs operator create|update|show|list` (contract 5.3, 5.4, D11): onboard, change and list

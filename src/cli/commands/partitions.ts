@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_MONTHS_AHEAD, applyRetention, archiveMonth, ensurePartitions } from '../../platform/db/partitions.js';
-import { createLogger } from '../../platform/logger.js';
-import { isMonth, parseRetentionAge } from '../../domain/months.js';
+import { DEFAULT_MONTHS_AHEAD, applyRetention, archiveMonth, ensurePartitions } from '../../shared/platform/db/partitions.js';
+import { createLogger } from '../../shared/platform/logger.js';
+import { isMonth, parseRetentionAge } from '../../shared/domain/months.js';
 import { UsageError, integerOption, required, type Action, type Values } from '../kit.js';
 
 // `rgs partitions ensure`, `rgs archive` and `rgs retention apply` (D36): the monthly

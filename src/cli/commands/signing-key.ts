@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PACK_KEY, revokeSigningKey, rotateSigningKey } from '../../platform/signing-keys.js';
+import { PACK_KEY, revokeSigningKey, rotateSigningKey } from '../../shared/platform/signing-keys.js';
 import { SEALING_NOTE, required, sealing, type Action } from '../kit.js';
 
 // `rgs signing-key rotate|revoke` (D32): the dispute-pack signing key.

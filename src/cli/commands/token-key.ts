@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../platform/config.js';
-import { TOKEN_KEY, revokeSigningKey, rotateSigningKey } from '../../platform/signing-keys.js';
+import { loadConfig } from '../../shared/platform/config.js';
+import { TOKEN_KEY, revokeSigningKey, rotateSigningKey } from '../../shared/platform/signing-keys.js';
 import { SEALING_NOTE, required, sealing, type Action } from '../kit.js';
 
 // `rgs token-key rotate|revoke` (D34): the session-token signing key.

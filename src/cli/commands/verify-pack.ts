@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { verifyPack, type Jwks, type PackVerdict } from '../../domain/dispute-pack.js';
+import { verifyPack, type Jwks, type PackVerdict } from '../../shared/domain/dispute-pack.js';
 import { FailedAnswer, UsageError, required, type Action } from '../kit.js';
-import { ArchiveError, MAX_TOTAL_BYTES, unzipFiles } from '../../game/evidence/archive.js';
+import { ArchiveError, MAX_TOTAL_BYTES, unzipFiles } from '../../shared/game/evidence/archive.js';
 
 // `rgs verify-pack FILE --keys URL|FILE` (D32): a dispute pack checked offline, without the
 // database: every hash, the signature under the service's published keys, and, when the

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { verifyDiceProof } from '../../domain/proof.js';
+import { verifyDiceProof } from '../../shared/domain/proof.js';
 import { FailedAnswer, UsageError, type Action, type Values } from '../kit.js';
 
 // `rgs verify` (contract 2.11, D2): a round's proof checked offline.

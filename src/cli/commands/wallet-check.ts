@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Command } from 'commander';
-import type { WalletEndpoint } from '../../domain/wallet-status.js';
+import type { WalletEndpoint } from '../../shared/domain/wallet-status.js';
 import {
   WALLET_CHECKS,
   WALLET_CHECK_STAKE_MICRO,
@@ -19,9 +19,9 @@ import {
   type WalletCheckResult,
   type WalletCheckRun,
   type WalletCheckStep,
-} from '../../domain/wallet-conformance.js';
-import { WALLET_ANSWER_MAX_BYTES } from '../../wallet/client.js';
-import { OutboundHttp } from '../../wallet/outbound.js';
+} from '../../shared/domain/wallet-conformance.js';
+import { WALLET_ANSWER_MAX_BYTES } from '../../shared/wallet/client.js';
+import { OutboundHttp } from '../../shared/wallet/outbound.js';
 import { FailedAnswer, TextAnswer, UsageError, type Action } from '../kit.js';
 
 // `rgs wallet-check` (D38): an operator's wallet checked against the contract, as the

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../../platform/config.js';
-import { EVENT_TYPES } from '../../domain/events.js';
-import { disableWebhookEndpoint, setWebhookEndpoint, showWebhookEndpoint } from '../../game/webhooks/endpoints.js';
+import { loadConfig } from '../../shared/platform/config.js';
+import { EVENT_TYPES } from '../../shared/domain/events.js';
+import { disableWebhookEndpoint, setWebhookEndpoint, showWebhookEndpoint } from '../../shared/game/webhooks/endpoints.js';
 import { TRUE_FALSE, booleanOption, list, required, type Action } from '../kit.js';
 
 // `rgs webhook set|show|disable` (D31): an operator's webhook endpoint.

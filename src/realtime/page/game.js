@@ -12,10 +12,10 @@ import { renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 // The player channel's messages, as the service's map declares them (D4): a message name or
 // field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
-/** @typedef {import('../../domain/player-channel.js').ServerToClientEvents} ServerToClientEvents */
-/** @typedef {import('../../domain/player-channel.js').ClientToServerEvents} ClientToServerEvents */
-/** @typedef {import('../../domain/player-channel.js').ServerMessages} ServerMessages */
-/** @typedef {import('../../domain/player-channel.js').RecalledRound} RecalledRound */
+/** @typedef {import('../../shared/domain/player-channel.js').ServerToClientEvents} ServerToClientEvents */
+/** @typedef {import('../../shared/domain/player-channel.js').ClientToServerEvents} ClientToServerEvents */
+/** @typedef {import('../../shared/domain/player-channel.js').ServerMessages} ServerMessages */
+/** @typedef {import('../../shared/domain/player-channel.js').RecalledRound} RecalledRound */
 /** @template {keyof ServerMessages} E @typedef {Parameters<ServerToClientEvents[E]>[0]} Message */
 // an ack's refusal: the page is checked without strict null checks, under which `ok` narrows
 // an ack to its refusal only when compared to false
@@ -212,7 +212,7 @@ function onConnected(msg) {
 
 // ---- rounds ------------------------------------------------------------------------------
 
-/** @param {import('../../domain/player-channel.js').RoundState} roundState */
+/** @param {import('../../shared/domain/player-channel.js').RoundState} roundState */
 function setRound(roundState) {
   const previous = state.round;
   state.round = {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addPublicKeyCredential, revokeCredential, type PublicKeyAlg } from '../../../src/wallet/credentials.js';
+import { addPublicKeyCredential, revokeCredential, type PublicKeyAlg } from '../../../src/shared/wallet/credentials.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { hugeExponentKey, shortRsaKey } from '../../support/hostile-keys.js';
 import { signedRequest, type ApiResponse, type PrivateApiKey, type SignedRequestOptions } from '../../support/signed-client.js';

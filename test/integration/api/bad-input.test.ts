@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send, signedRequest, type ApiKey, type ApiResponse, type SignedRequestOptions } from '../../support/signed-client.js';
-import { SIGNATURE_HEADERS, sign } from '../../../src/wallet/signer.js';
+import { SIGNATURE_HEADERS, sign } from '../../../src/shared/wallet/signer.js';
 
 // Every malformed, oversized, unsigned, stale, replayed or wrongly-typed POST /v1/session gets
 // the D3 status and body and changes nothing (no session row, no wallet call); no input makes

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send } from '../../support/signed-client.js';
-import { circuitKey } from '../../../src/wallet/circuit.js';
+import { circuitKey } from '../../../src/shared/wallet/circuit.js';
 
 // The wallet circuit breaker (contract 3.4, 8.1, D13), seen through session launches, whose
 // balance call is the simplest wallet call: 5 consecutive uncertain answers open it, an open

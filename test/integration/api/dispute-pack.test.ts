@@ -4,14 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { zipSync, unzipSync } from 'fflate';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { operatorWith, seatPlayer, tableWithBets, tick, until, ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO } from '../../support/game.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { waitForQuiescence } from '../../support/invariants.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
-import { PACK_KEY, currentSigningKey } from '../../../src/platform/signing-keys.js';
-import { jsonBytes } from '../../../src/domain/dispute-pack.js';
+import { PACK_KEY, currentSigningKey } from '../../../src/shared/platform/signing-keys.js';
+import { jsonBytes } from '../../../src/shared/domain/dispute-pack.js';
 
 // D32: GET /v1/rounds/{roundId}/dispute-pack answers a signed ZIP for a finished round of the
 // caller (settled, voided, or the roundId of a bet the wallet refused, D22); `rgs verify-pack`

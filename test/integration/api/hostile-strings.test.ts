@@ -5,8 +5,8 @@ import Koa from 'koa';
 import { errorBodies } from '../../../src/api/middleware/errors.js';
 import { idempotency } from '../../../src/api/middleware/idempotency.js';
 import type { ApiState } from '../../../src/api/state.js';
-import { notFound } from '../../../src/platform/errors.js';
-import { startHttpServer } from '../../../src/platform/http.js';
+import { notFound } from '../../../src/shared/platform/errors.js';
+import { startHttpServer } from '../../../src/shared/platform/http.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send, type ApiResponse } from '../../support/signed-client.js';
 

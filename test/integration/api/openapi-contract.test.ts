@@ -7,8 +7,8 @@ import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../su
 import { waitForQuiescence } from '../../support/invariants.js';
 import { committedDocument, operationOf, schemaCompiler } from '../../support/openapi.js';
 import { openRouters, signedRouters } from '../../../src/api/app.js';
-import { setWebhookEndpoint } from '../../../src/game/webhooks/endpoints.js';
-import { WebhookDeliverer } from '../../../src/game/webhooks/delivery.js';
+import { setWebhookEndpoint } from '../../../src/shared/game/webhooks/endpoints.js';
+import { WebhookDeliverer } from '../../../src/shared/game/webhooks/delivery.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 
 // The service, run in process, answers as docs/openapi.json says: every answer below (the

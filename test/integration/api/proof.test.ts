@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { RoundState, SessionState } from '../../../src/platform/db/client.js';
-import { verifyDiceProof } from '../../../src/domain/proof.js';
-import { sealServerSeed } from '../../../src/game/fairness/seed-vault.js';
+import type { RoundState, SessionState } from '../../../src/shared/platform/db/client.js';
+import { verifyDiceProof } from '../../../src/shared/domain/proof.js';
+import { sealServerSeed } from '../../../src/shared/game/fairness/seed-vault.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { send, type ApiResponse } from '../../support/signed-client.js';
 
@@ -11,7 +11,7 @@ import { send, type ApiResponse } from '../../support/signed-client.js';
 // the seed), D19 (weights and sessionId), D3 (404 codes), D10 (read rate limit). The rounds
 // are fixture rows written straight to the database, with outcomes derived below.
 
-// D2 from its text, independently of src/domain/dice.ts
+// D2 from its text, independently of src/shared/domain/dice.ts
 function referenceDice(serverSeed: string, clientSeed: string, nonce: number, low: bigint, high: bigint) {
   const hex = createHmac('sha256', serverSeed).update(`${clientSeed}:${nonce}`).digest('hex');
   const a = BigInt(`0x${hex.slice(0, 8)}`);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { walletCallAsReported } from '../../support/game.js';
 
 // DECISIONS D22: every roundId the service sent to a wallet resolves. A bet the wallet

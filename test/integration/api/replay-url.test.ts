@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { operatorWith, seatPlayer } from '../../support/game.js';
 import { RECALL_FUNDS, RECALL_STAKE, longWindowOpen, playRecallRounds, type RecallRounds } from '../../support/recall.js';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { ROLE_NAMES, loadConfig } from '../../../src/platform/config.js';
-import { deriveDice } from '../../../src/domain/dice.js';
-import { createOperator, updateOperator, OperatorInputError } from '../../../src/game/operators/operators.js';
+import { ROLE_NAMES, loadConfig } from '../../../src/shared/platform/config.js';
+import { deriveDice } from '../../../src/shared/domain/dice.js';
+import { createOperator, updateOperator, OperatorInputError } from '../../../src/shared/game/operators/operators.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { BUCKETS, bucketKey } from '../../../src/platform/rate-limit.js';
+import { BUCKETS, bucketKey } from '../../../src/shared/platform/rate-limit.js';
 
 // D35: sandbox operators. Their launches may fix the session's seeds (sandboxSeeds), so that
 // the outcomes are exactly those D2 derives from them; anyone else sending the field is 422

@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openServerSeed } from '../../../src/game/fairness/seed-vault.js';
+import { openServerSeed } from '../../../src/shared/game/fairness/seed-vault.js';
 import type { WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import type { ApiResponse } from '../../support/signed-client.js';

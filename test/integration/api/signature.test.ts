@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { revokeCredential } from '../../../src/wallet/credentials.js';
-import { sign } from '../../../src/wallet/signer.js';
+import { revokeCredential } from '../../../src/shared/wallet/credentials.js';
+import { sign } from '../../../src/shared/wallet/signer.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { signedRequest, type ApiResponse } from '../../support/signed-client.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { SKELETON_STEPS, openSkeleton, sampleSkeletonUnderLoad, skeletonSteps } from '../../../bench/skeleton.js';
-import { clearRedisPrefix, createRedis } from '../../../src/platform/redis.js';
+import { clearRedisPrefix, createRedis } from '../../../src/shared/platform/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 import { until } from '../../support/game.js';
 

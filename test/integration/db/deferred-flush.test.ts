@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { DEFERRED_FLUSH, deferredFlushUnless } from '../../../src/platform/db/sql.js';
+import { DEFERRED_FLUSH, deferredFlushUnless } from '../../../src/shared/platform/db/sql.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
 // A write that a later synchronous commit makes durable (the bet row, place.ts) commits

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createPool, createSql } from '../../../src/platform/db/sql.js';
+import { createPool, createSql } from '../../../src/shared/platform/db/sql.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
 // D15: Postgres ending an idle connection (a restart, a failover, an administrator) must not

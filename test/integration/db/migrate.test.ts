@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { MIGRATIONS_DIR, MigrationError, migrate } from '../../../src/platform/db/migrate.js';
+import { MIGRATIONS_DIR, MigrationError, migrate } from '../../../src/shared/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
 // `rgs migrate` (D11) against throwaway databases on the test server: each test takes a

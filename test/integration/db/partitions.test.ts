@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { MIGRATIONS_DIR, dropDatabase, migrate } from '../../../src/platform/db/migrate.js';
-import { createPool, createSql, type Sql } from '../../../src/platform/db/sql.js';
+import { MIGRATIONS_DIR, dropDatabase, migrate } from '../../../src/shared/platform/db/migrate.js';
+import { createPool, createSql, type Sql } from '../../../src/shared/platform/db/sql.js';
 import {
   ARCHIVE_ORDER,
   PARTITIONED_TABLES,
@@ -18,10 +18,10 @@ import {
   type ArchivedRow,
   type ArchiveHeader,
   type RetentionResult,
-} from '../../../src/platform/db/partitions.js';
-import { reconcileWalletJob } from '../../../src/game/wallet-jobs/reconciliation.js';
-import { createLogger } from '../../../src/platform/logger.js';
-import { addMonths, monthOf, monthStart, partitionName, type Month } from '../../../src/domain/months.js';
+} from '../../../src/shared/platform/db/partitions.js';
+import { reconcileWalletJob } from '../../../src/shared/game/wallet-jobs/reconciliation.js';
+import { createLogger } from '../../../src/shared/platform/logger.js';
+import { addMonths, monthOf, monthStart, partitionName, type Month } from '../../../src/shared/domain/months.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick, until } from '../../support/game.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { createDatabase, poolShares } from '../../../src/platform/db/client.js';
-import { statement } from '../../../src/platform/db/sql.js';
+import { createDatabase, poolShares } from '../../../src/shared/platform/db/client.js';
+import { statement } from '../../../src/shared/platform/db/sql.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
 // The hot path's named statements run the generic plan that statement-plans.test.ts checks,

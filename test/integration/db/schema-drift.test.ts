@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
-import { migrate } from '../../../src/platform/db/migrate.js';
+import { migrate } from '../../../src/shared/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { findSchemaDrift, loadDmmf } from './schema-drift.js';
 

@@ -3,10 +3,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import type { Statement } from '../../../src/platform/db/sql.js';
+import type { Statement } from '../../../src/shared/platform/db/sql.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
-// Every raw hot-path statement (src/platform/db/sql.ts) must find its rows through an index
+// Every raw hot-path statement (src/shared/platform/db/sql.ts) must find its rows through an index
 // in the tables that grow without bound: a plan that reads such a table whole costs more
 // with every round played, however fast it was on the day it was written. Each statement
 // is planned as Postgres plans it after a few runs (the generic plan of a prepared
@@ -35,7 +35,7 @@ async function loadEveryStatement(): Promise<Statement[]> {
   for (const file of files) {
     if (/\bstatement\(\s*'/.test(await readFile(path.join(ROOT, 'src', file), 'utf8'))) await load(file);
   }
-  const { definedStatements } = (await load('platform/db/sql.ts')) as typeof import('../../../src/platform/db/sql.js');
+  const { definedStatements } = (await load('platform/db/sql.ts')) as typeof import('../../../src/shared/platform/db/sql.js');
   return definedStatements();
 }
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { BetDesk } from '../../../src/game/bets/debit.js';
-import { WalletJobDesk } from '../../../src/game/wallet-jobs/wallet-jobs.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
-import { QUEUES, queuePrefix } from '../../../src/platform/queues.js';
-import { startBetWorkers, workerConnection } from '../../../src/jobs/pools.js';
-import { POOLS, processorFor } from '../../../src/jobs/registry.js';
+import { BetDesk } from '../../../src/shared/game/bets/debit.js';
+import { WalletJobDesk } from '../../../src/shared/game/wallet-jobs/wallet-jobs.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
+import { QUEUES, queuePrefix } from '../../../src/shared/platform/queues.js';
+import { startBetWorkers, workerConnection } from '../../../src/workers/pools.js';
+import { POOLS, processorFor } from '../../../src/workers/registry.js';
 import { bettingWindowWithRoom, seatPlayer, until } from '../../support/game.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
@@ -17,7 +17,7 @@ import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
 // handler is fenced on its row's state and every movement keeps its transactionUuid, so
 // nothing is booked twice (contract 3.2, 4.3, 7.1). The service runs in this process without
 // the bet and settle pools: the test delivers the jobs the service queued to the processor
-// production's workers run (the job registry, src/jobs/registry.ts), or to workers built
+// production's workers run (the job registry, src/workers/registry.ts), or to workers built
 // around it, and then to the real bet pool.
 
 const FUNDS = 10_000_000n;

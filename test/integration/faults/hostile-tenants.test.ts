@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
-import { addPublicKeyCredential } from '../../../src/wallet/credentials.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
+import { addPublicKeyCredential } from '../../../src/shared/wallet/credentials.js';
 import { hugeExponentKey } from '../../support/hostile-keys.js';
 import { signedRequest, type ApiResponse } from '../../support/signed-client.js';
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { createDb } from '../../../src/platform/db/client.js';
-import { liveDebitNodes } from '../../../src/game/bets/debit.js';
-import { placeBets } from '../../../src/game/bets/place.js';
-import { createRedis } from '../../../src/platform/redis.js';
+import { createDb } from '../../../src/shared/platform/db/client.js';
+import { liveDebitNodes } from '../../../src/shared/game/bets/debit.js';
+import { placeBets } from '../../../src/shared/game/bets/place.js';
+import { createRedis } from '../../../src/shared/platform/redis.js';
 import { operatorWith, seatPlayer, until } from '../../support/game.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // A process with both the realtime and the bet role debits its own players' bets,
 // without the bet queue (BET_HANDOFF=local, the default); BET_HANDOFF=queue, or a realtime

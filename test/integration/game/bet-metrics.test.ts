@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { ownStore } from '../../support/own-store.js';
 
 // D15: what /metrics shows of the game as it is played: bets decided (rgs_bets_total, by

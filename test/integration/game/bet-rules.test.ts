@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
-import type { GameConfigValues } from '../../../src/game/operators/game-config.js';
-import { signSessionToken } from '../../../src/game/sessions/token.js';
+import type { GameConfigValues } from '../../../src/shared/game/operators/game-config.js';
+import { signSessionToken } from '../../../src/shared/game/sessions/token.js';
 import type { RecordedRequest } from '../../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith as sharedOperatorWith } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // The bet rules of contract 8.2 (with 8.3 / D14 for responsible gambling, D4 for the channel,
 // D8 for demo mode, D13 for uncertain debits) through the real Socket.IO channel: every

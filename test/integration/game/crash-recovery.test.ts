@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SupersededError, advanceCycle, currentTerm } from '../../../src/game/rounds/clock.js';
-import { rollRounds } from '../../../src/game/rounds/settle.js';
-import { recoverOnElection, takeTerm } from '../../../src/game/rounds/recovery.js';
-import { dropDatabase, migrate } from '../../../src/platform/db/migrate.js';
+import { SupersededError, advanceCycle, currentTerm } from '../../../src/shared/game/rounds/clock.js';
+import { rollRounds } from '../../../src/shared/game/rounds/settle.js';
+import { recoverOnElection, takeTerm } from '../../../src/shared/game/rounds/recovery.js';
+import { dropDatabase, migrate } from '../../../src/shared/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, tick } from '../../support/game.js';

@@ -3,12 +3,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setGameConfig, type GameConfigValues } from '../../../src/game/operators/game-config.js';
+import { setGameConfig, type GameConfigValues } from '../../../src/shared/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith as sharedOperatorWith } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { runRgs } from '../../support/rgs-cli.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // Provable fairness and the round life cycle through the real flow (every role in this one
 // process, the wallet simulator as the operator's wallet): nonces per session and seed (D1),

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/platform/config.js';
-import { createDb, type Db } from '../../../src/platform/db/client.js';
-import { createOperator, OperatorInputError, updateOperator, type OperatorSettings } from '../../../src/game/operators/operators.js';
-import { NonPublicAddressError, publicOnlyLookup } from '../../../src/platform/address-policy.js';
+import { loadConfig } from '../../../src/shared/platform/config.js';
+import { createDb, type Db } from '../../../src/shared/platform/db/client.js';
+import { createOperator, OperatorInputError, updateOperator, type OperatorSettings } from '../../../src/shared/game/operators/operators.js';
+import { NonPublicAddressError, publicOnlyLookup } from '../../../src/shared/platform/address-policy.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
 

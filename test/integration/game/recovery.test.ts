@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { placeBets } from '../../../src/game/bets/place.js';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
-import { recoverPendingWork, resolveOrphanBets } from '../../../src/game/rounds/recovery.js';
-import { rollbackJobData } from '../../../src/game/wallet-jobs/wallet-jobs.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import { placeBets } from '../../../src/shared/game/bets/place.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import { recoverPendingWork, resolveOrphanBets } from '../../../src/shared/game/rounds/recovery.js';
+import { rollbackJobData } from '../../../src/shared/game/wallet-jobs/wallet-jobs.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../../support/game.js';
 import { ownStore } from '../../support/own-store.js';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { setTimeout as delay } from 'node:timers/promises';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // A full round through every role in one process: place_bet over Socket.IO, the debit in
 // the bet worker, the engine clock, the outcome, and the credit in the settle worker, all

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { startScheduler } from '../../../src/jobs/scheduler.js';
+import { startScheduler } from '../../../src/workers/scheduler.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tableWithBets, until } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
-import { LEASE_KEY } from '../../../src/jobs/leader.js';
+import { LEASE_KEY } from '../../../src/workers/leader.js';
 
 // D30: a leader that stops cleanly hands its clocks over and its successor voids nothing;
 // only a leader lost without handing over (killed, lease lapsed, Redis emptied) is a crash

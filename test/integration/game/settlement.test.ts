@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { rollRounds } from '../../../src/game/rounds/settle.js';
+import { rollRounds } from '../../../src/shared/game/rounds/settle.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, seatPlayer, tableWithBets, tick, until } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';

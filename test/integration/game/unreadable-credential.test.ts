@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createOperator } from '../../../src/game/operators/operators.js';
+import { createOperator } from '../../../src/shared/game/operators/operators.js';
 import { startHarness, uniqueId, type Harness } from '../../support/harness.js';
 
 // D24: the wallet calls of many operators share one audit statement. An operator whose

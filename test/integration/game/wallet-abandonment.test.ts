@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
-import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../../src/shared/platform/queues.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // The end of the wallet retry schedule (contract 3.4, 8.1; the schedule itself is in
 // test/unit/wallet-retry-delay.test.ts): give up after 24 hours, leaving the job as a ticket

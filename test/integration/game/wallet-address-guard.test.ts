@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith, ROLES_WITHOUT_CLOCK, seatPlayer, tick, until } from '../../support/game.js';
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { WalletCall } from '../../../src/platform/db/client.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import type { WalletCall } from '../../../src/shared/platform/db/client.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // D24: every answer from a wallet is untrusted in size, shape and time. An answer over 64 KiB
 // is cut off (refused at once on its content-length, else when the bytes received pass the

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import type { Bet, WalletJob } from '../../../src/platform/db/client.js';
-import { revokeCredential } from '../../../src/wallet/credentials.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import type { Bet, WalletJob } from '../../../src/shared/platform/db/client.js';
+import { revokeCredential } from '../../../src/shared/wallet/credentials.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import type { RecordedRequest, WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // Every wallet status of contract 7.1 (completed by DECISIONS D13), as the service reacts
 // to it on the bet call, the win call and the rollback call, through the real flow: a

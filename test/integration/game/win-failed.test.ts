@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
-import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../../src/shared/platform/queues.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { seatPlayer, until } from '../../support/game.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // D23: a win that later fails. round_result goes out as soon as the outcome is persisted
 // (D4); when the win is then answered RS_ERROR_TRANSACTION_DOES_NOT_EXIST, or abandoned after

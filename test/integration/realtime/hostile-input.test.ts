@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { BetIntake } from '../../../src/game/bets/place.js';
-import { LocalDebits } from '../../../src/game/bets/debit.js';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
-import type { Placement } from '../../../src/game/bets/place.js';
+import { BetIntake } from '../../../src/shared/game/bets/place.js';
+import { LocalDebits } from '../../../src/shared/game/bets/debit.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import type { Placement } from '../../../src/shared/game/bets/place.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import { Player } from '../../support/player.js';

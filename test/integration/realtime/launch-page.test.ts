@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FRAME_ANCESTORS_CACHE_MS, FrameAncestorsCache, contentSecurityPolicy } from '../../../src/realtime/launch-page.js';
-import { updateOperator } from '../../../src/game/operators/operators.js';
+import { updateOperator } from '../../../src/shared/game/operators/operators.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { send } from '../../support/signed-client.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { inspect } from 'node:util';
-import { currentCycle } from '../../../src/game/rounds/clock.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, seatPlayer, tick, until, type SeatedPlayer } from '../../support/game.js';
 import type { Player } from '../../support/player.js';

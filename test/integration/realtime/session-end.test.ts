@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import type { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // D28: how a session ends on the player channel. A bet's ack comes before the session_ended
 // that the same wallet answer causes; every session_ended reveals the session's retired

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket, socketsKey } from '../../../src/game/players/session-sockets.js';
+import { SOCKETS_PER_SESSION, SOCKET_TTL_MS, admitSocket, forgetSocket, socketsKey } from '../../../src/shared/game/players/session-sockets.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // D24: one token cannot open unlimited sockets. At most 3 live sockets per session across
 // the deployment (counted in Redis); a 4th closes the oldest with session_ended "replaced".

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
-import { TOKEN_KEY, rotateSigningKey } from '../../../src/platform/signing-keys.js';
+import { TOKEN_KEY, rotateSigningKey } from '../../../src/shared/platform/signing-keys.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
 import { runRgs } from '../../support/rgs-cli.js';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { TOKEN_KEY, rotateSigningKey, type SigningAlgorithm } from '../../../src/platform/signing-keys.js';
-import { SESSION_LIFETIME_SECONDS, SessionTokens, signSessionToken, type SessionClaims } from '../../../src/game/sessions/token.js';
-import { loadConfig } from '../../../src/platform/config.js';
-import { migrate } from '../../../src/platform/db/migrate.js';
-import { closeServiceContext, createServiceContext } from '../../../src/platform/bootstrap.js';
-import type { Queryable } from '../../../src/platform/db/sql.js';
+import { TOKEN_KEY, rotateSigningKey, type SigningAlgorithm } from '../../../src/shared/platform/signing-keys.js';
+import { SESSION_LIFETIME_SECONDS, SessionTokens, signSessionToken, type SessionClaims } from '../../../src/shared/game/sessions/token.js';
+import { loadConfig } from '../../../src/shared/platform/config.js';
+import { migrate } from '../../../src/shared/platform/db/migrate.js';
+import { closeServiceContext, createServiceContext } from '../../../src/bootstrap.js';
+import type { Queryable } from '../../../src/shared/platform/db/sql.js';
 import { startRoles } from '../../../src/roles.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';

@@ -2,7 +2,7 @@ import type { Socket as TcpSocket } from 'node:net';
 import { expect } from 'chai';
 import { operatorWith, seatPlayer, type SeatedPlayer } from '../../support/game.js';
 import { startHarness, type Harness } from '../../support/harness.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // src/realtime/write-coalescing.ts: the messages a player gets at one moment leave
 // the service in one socket write, in the order they were sent. Writes are counted on the

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { signedHeaders } from '../../../src/wallet/signer.js';
+import { signedHeaders } from '../../../src/shared/wallet/signer.js';
 import { REQUEST_LOG_LIMITS, WalletSimulator, type RequestLogLimits, type WalletEndpoint } from '../../../src/simulator/wallet-simulator.js';
 import { adminHandler } from '../../../src/simulator/admin.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRedis } from '../../../src/platform/redis.js';
+import { createRedis } from '../../../src/shared/platform/redis.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { startHarness, uniqueId } from '../../support/harness.js';
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { createDb, type Bet, type Db } from '../../../src/platform/db/client.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
+import { createDb, type Bet, type Db } from '../../../src/shared/platform/db/client.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import type { WalletSimulator } from '../../../src/simulator/wallet-simulator.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type TestOperator } from '../../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
 import { Player } from '../../support/player.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 
 // The fault suite's money checker on real data: one cycle of dice through every role, with
 // a win, a loss, a void, a clean reject and an uncertain debit, is found clean; then each

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/platform/config.js';
-import { clearRedisPrefix } from '../../../src/platform/redis.js';
-import { recordTestEvent } from '../../../src/platform/outbox.js';
-import { disableWebhookEndpoint, setWebhookEndpoint } from '../../../src/game/webhooks/endpoints.js';
-import { WebhookDeliverer } from '../../../src/game/webhooks/delivery.js';
+import { loadConfig } from '../../../src/shared/platform/config.js';
+import { clearRedisPrefix } from '../../../src/shared/platform/redis.js';
+import { recordTestEvent } from '../../../src/shared/platform/outbox.js';
+import { disableWebhookEndpoint, setWebhookEndpoint } from '../../../src/shared/game/webhooks/endpoints.js';
+import { WebhookDeliverer } from '../../../src/shared/game/webhooks/delivery.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { until as pollUntil } from '../../support/game.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { recordTestEvent } from '../../../src/platform/outbox.js';
-import { disableWebhookEndpoint, setWebhookEndpoint } from '../../../src/game/webhooks/endpoints.js';
-import { deliveryJobId, WebhookDeliverer } from '../../../src/game/webhooks/delivery.js';
-import { CIRCUIT_THRESHOLD } from '../../../src/wallet/circuit.js';
+import { recordTestEvent } from '../../../src/shared/platform/outbox.js';
+import { disableWebhookEndpoint, setWebhookEndpoint } from '../../../src/shared/game/webhooks/endpoints.js';
+import { deliveryJobId, WebhookDeliverer } from '../../../src/shared/game/webhooks/delivery.js';
+import { CIRCUIT_THRESHOLD } from '../../../src/shared/wallet/circuit.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { until as pollUntil } from '../../support/game.js';

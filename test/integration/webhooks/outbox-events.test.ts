@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { EVENT_TYPES, type EventType } from '../../../src/domain/events.js';
-import { DICE_RNG_VERSION } from '../../../src/domain/dice.js';
-import { setGameConfig } from '../../../src/game/operators/game-config.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
-import { recordEvent } from '../../../src/platform/outbox.js';
-import { WALLET_RETRY_BUDGET_MS } from '../../../src/platform/queues.js';
-import { revokeCredential, rotateCredential } from '../../../src/wallet/credentials.js';
+import { EVENT_TYPES, type EventType } from '../../../src/shared/domain/events.js';
+import { DICE_RNG_VERSION } from '../../../src/shared/domain/dice.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
+import { recordEvent } from '../../../src/shared/platform/outbox.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../../src/shared/platform/queues.js';
+import { revokeCredential, rotateCredential } from '../../../src/shared/wallet/credentials.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { Player } from '../../support/player.js';
 import { operatorWith, until } from '../../support/game.js';

@@ -7,8 +7,8 @@ import { historyHash } from '../../../bench/history.js';
 import { HISTORY_OPERATORS, historyMonths, historyTemplateName } from '../../../bench/history-layout.js';
 import type { Report } from '../../../bench/report.js';
 import { runBench } from '../../support/bench-run.js';
-import { payout } from '../../../src/domain/payout.js';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
+import { payout } from '../../../src/shared/domain/payout.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 
 // `npm run bench -- --history N`: the run's database holds N settled bets of the past twelve

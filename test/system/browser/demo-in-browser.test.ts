@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watch } from '../../support/browser.js';
-import { clearRedisPrefix } from '../../../src/platform/redis.js';
+import { clearRedisPrefix } from '../../../src/shared/platform/redis.js';
 import { freePort, spawnService, type ServiceProcess } from '../../support/processes.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 

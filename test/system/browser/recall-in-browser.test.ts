@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watch } from '../../support/browser.js';
-import { ROLE_NAMES } from '../../../src/platform/config.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';

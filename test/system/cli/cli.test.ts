@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { revealSecret } from '../../../src/wallet/credentials.js';
+import { revealSecret } from '../../../src/shared/wallet/credentials.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, uniqueId, type Harness } from '../../support/harness.js';
 import { signedRequest, type ApiKey, type ApiResponse } from '../../support/signed-client.js';

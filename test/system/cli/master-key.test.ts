@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../../src/platform/db/client.js';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
-import type { Config } from '../../../src/platform/config.js';
-import { openServerSeed } from '../../../src/game/fairness/seed-vault.js';
-import { CredentialUnreadableError, revealSecret } from '../../../src/wallet/credentials.js';
-import { serverSeedHash } from '../../../src/domain/seeds.js';
-import { verifyDiceProof } from '../../../src/domain/proof.js';
+import { createDb, type Db } from '../../../src/shared/platform/db/client.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
+import type { Config } from '../../../src/shared/platform/config.js';
+import { openServerSeed } from '../../../src/shared/game/fairness/seed-vault.js';
+import { CredentialUnreadableError, revealSecret } from '../../../src/shared/wallet/credentials.js';
+import { serverSeedHash } from '../../../src/shared/domain/seeds.js';
+import { verifyDiceProof } from '../../../src/shared/domain/proof.js';
 import { WalletSimulator } from '../../../src/simulator/wallet-simulator.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, uniqueId, type Harness } from '../../support/harness.js';

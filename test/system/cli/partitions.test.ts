@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
-import { addMonths, monthOf, monthStart } from '../../../src/domain/months.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
+import { addMonths, monthOf, monthStart } from '../../../src/shared/domain/months.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 

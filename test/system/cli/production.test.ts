@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../../src/platform/db/client.js';
+import { createDb, type Db } from '../../../src/shared/platform/db/client.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDiceProof } from '../../../src/domain/proof.js';
+import { buildDiceProof } from '../../../src/shared/domain/proof.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 
 // `rgs verify` (contract 2.11, DECISIONS D2, D11): checks a proof offline, as a player or an

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { WALLET_CHECKS, type WalletCheckName } from '../../../src/domain/wallet-conformance.js';
+import { WALLET_CHECKS, type WalletCheckName } from '../../../src/shared/domain/wallet-conformance.js';
 import { BROKEN_RULES, WalletSimulator, type BrokenRule, type WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 

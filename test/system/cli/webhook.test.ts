@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../../src/platform/db/client.js';
-import { loadConfig } from '../../../src/platform/config.js';
-import { createOperator } from '../../../src/game/operators/operators.js';
-import { EVENT_TYPES } from '../../../src/domain/events.js';
+import { createDb, type Db } from '../../../src/shared/platform/db/client.js';
+import { loadConfig } from '../../../src/shared/platform/config.js';
+import { createOperator } from '../../../src/shared/game/operators/operators.js';
+import { EVENT_TYPES } from '../../../src/shared/domain/events.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
 import { runRgs, type CliResult } from '../../support/rgs-cli.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { sign } from '../../../src/wallet/signer.js';
+import { sign } from '../../../src/shared/wallet/signer.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 
 // clients/python/rgs_sign.py (docs/clients.md), run with python3: its sign() gives the

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { freePort, spawnService, type ServiceProcess } from '../../support/processes.js';
-import { clearRedisPrefix } from '../../../src/platform/redis.js';
+import { clearRedisPrefix } from '../../../src/shared/platform/redis.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 
 // clients/typescript/examples/launch-and-list.ts, run as docs/clients.md says: a process of

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dropDatabase } from '../../../src/platform/db/migrate.js';
-import { clearRedisPrefix } from '../../../src/platform/redis.js';
+import { dropDatabase } from '../../../src/shared/platform/db/migrate.js';
+import { clearRedisPrefix } from '../../../src/shared/platform/redis.js';
 import { WalletSimulator } from '../../../src/simulator/wallet-simulator.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
@@ -194,7 +194,7 @@ describe('the production sequence on a fresh clone (Dockerfile, Procfile)', func
   it('the production install has no tsx, no prisma CLI and no TypeScript, and the build has the game page', () => {
     for (const dev of ['tsx', 'prisma', 'typescript']) expect(existsSync(path.join(app, 'node_modules', dev)), dev).to.equal(false);
     expect(existsSync(path.join(app, 'node_modules/@prisma/client')), '@prisma/client').to.equal(true);
-    expect(existsSync(path.join(app, 'dist/platform/db/generated/client.js')), 'the generated client, compiled').to.equal(true);
+    expect(existsSync(path.join(app, 'dist/shared/platform/db/generated/client.js')), 'the generated client, compiled').to.equal(true);
     expect(existsSync(path.join(app, 'dist/realtime/page/index.html')), 'the game page').to.equal(true);
   });
 

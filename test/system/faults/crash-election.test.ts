@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { createRedis, type Redis } from '../../../src/platform/redis.js';
+import { createRedis, type Redis } from '../../../src/shared/platform/redis.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../../support/deployment.js';
 import { until } from '../../support/game.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
-import { LEASE_KEY } from '../../../src/jobs/leader.js';
+import { LEASE_KEY } from '../../../src/workers/leader.js';
 
 // D29: crash recovery wins over a dead leader's timers. The scheduler is killed with bets
 // accepted in BETTING_OPEN; the tick that would close betting is left in Redis and falls due

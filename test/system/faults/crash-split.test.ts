@@ -3,7 +3,7 @@ import { startDeployment, type Deployment, type Seat } from '../../support/deplo
 import { until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { RecoveryTimes } from '../../support/recovery-time.js';
-import { recordTestEvent } from '../../../src/platform/outbox.js';
+import { recordTestEvent } from '../../../src/shared/platform/outbox.js';
 
 // The split deployment (D12), each role its own OS process: kill -9 of each role while it
 // holds work, then its replacement (contract 3.1, D29, D31). Money is checked against the

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import type { Bet, WalletJob } from '../../../src/platform/db/client.js';
-import type { GameConfigValues } from '../../../src/game/operators/game-config.js';
-import type { OnboardedOperator } from '../../../src/game/operators/operators.js';
+import type { Bet, WalletJob } from '../../../src/shared/platform/db/client.js';
+import type { GameConfigValues } from '../../../src/shared/game/operators/game-config.js';
+import type { OnboardedOperator } from '../../../src/shared/game/operators/operators.js';
 import type { WalletEndpoint, WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { ALL_ROLES, startDeployment, type Deployment, type Seat } from '../../support/deployment.js';
 import { bettingWindowWithRoom, until } from '../../support/game.js';
 import type { Player } from '../../support/player.js';
 import { signedRequest } from '../../support/signed-client.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
-import { circuitKey } from '../../../src/wallet/circuit.js';
+import { circuitKey } from '../../../src/shared/wallet/circuit.js';
 
 // Every wallet fault on the three movements of a round (contract 3.2, 3.4, 4.2, 4.3,
 // 7.1; D6, D13), against one all-in-one service process: a timeout, HTTP 5xx, a body that is

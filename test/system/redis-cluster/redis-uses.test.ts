@@ -1,21 +1,21 @@
 import { expect } from 'chai';
 import { Redis as Server } from 'ioredis';
-import { parseRedisNodes } from '../../../src/platform/config.js';
-import { createLogger } from '../../../src/platform/logger.js';
-import { clearRedisPrefix, createRedis, scanKeys, type Redis, type RedisTarget } from '../../../src/platform/redis.js';
-import { createQueues, QUEUE_KEYS } from '../../../src/platform/queues.js';
-import { BUCKETS, chargeTokens, peekTokens, takeToken } from '../../../src/platform/rate-limit.js';
-import { LeaderLease, type Term } from '../../../src/jobs/leader.js';
-import { CircuitBreaker, CIRCUIT_THRESHOLD, circuitKey } from '../../../src/wallet/circuit.js';
-import { PlayerEmitter } from '../../../src/game/players/emitter.js';
-import { admitSocket, connectBalance, connectBalanceKey, refreshSockets, SOCKETS_PER_SESSION } from '../../../src/game/players/session-sockets.js';
-import { countPresent, markPresent } from '../../../src/game/players/presence.js';
-import { liveDebitNodes } from '../../../src/game/bets/debit.js';
+import { parseRedisNodes } from '../../../src/shared/platform/config.js';
+import { createLogger } from '../../../src/shared/platform/logger.js';
+import { clearRedisPrefix, createRedis, scanKeys, type Redis, type RedisTarget } from '../../../src/shared/platform/redis.js';
+import { createQueues, QUEUE_KEYS } from '../../../src/shared/platform/queues.js';
+import { BUCKETS, chargeTokens, peekTokens, takeToken } from '../../../src/shared/platform/rate-limit.js';
+import { LeaderLease, type Term } from '../../../src/workers/leader.js';
+import { CircuitBreaker, CIRCUIT_THRESHOLD, circuitKey } from '../../../src/shared/wallet/circuit.js';
+import { PlayerEmitter } from '../../../src/shared/game/players/emitter.js';
+import { admitSocket, connectBalance, connectBalanceKey, refreshSockets, SOCKETS_PER_SESSION } from '../../../src/shared/game/players/session-sockets.js';
+import { countPresent, markPresent } from '../../../src/shared/game/players/presence.js';
+import { liveDebitNodes } from '../../../src/shared/game/bets/debit.js';
 import { until } from '../../support/game.js';
 import { uniqueId } from '../../support/harness.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { startRedisCluster, type RedisCluster } from '../../support/redis-cluster.js';
-import type { BetVerdict } from '../../../src/domain/player-channel.js';
+import type { BetVerdict } from '../../../src/shared/domain/player-channel.js';
 
 // D36: each Redis use of the service, on a Redis Cluster of three masters. A command or
 // script whose keys fall in more than one slot is refused by the cluster (CROSSSLOT), so

@@ -1,4 +1,4 @@
-import { parseRedisNodes } from '../../../src/platform/config.js';
+import { parseRedisNodes } from '../../../src/shared/platform/config.js';
 import { TEST_REDIS_URL } from '../../support/env.js';
 import { startRedisCluster } from '../../support/redis-cluster.js';
 import { splitDeploymentTests } from '../../support/split-deployment.js';

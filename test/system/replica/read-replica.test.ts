@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { loadConfig, ROLE_NAMES } from '../../../src/platform/config.js';
-import { createDatabase } from '../../../src/platform/db/client.js';
-import { migrate } from '../../../src/platform/db/migrate.js';
-import { createReadReplica } from '../../../src/platform/db/replica.js';
-import { AppError } from '../../../src/platform/errors.js';
-import { createLogger } from '../../../src/platform/logger.js';
+import { loadConfig, ROLE_NAMES } from '../../../src/shared/platform/config.js';
+import { createDatabase } from '../../../src/shared/platform/db/client.js';
+import { migrate } from '../../../src/shared/platform/db/migrate.js';
+import { createReadReplica } from '../../../src/shared/platform/db/replica.js';
+import { AppError } from '../../../src/shared/platform/errors.js';
+import { createLogger } from '../../../src/shared/platform/logger.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer } from '../../support/game.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { signedHeaders } from '../../../src/wallet/signer.js';
+import { signedHeaders } from '../../../src/shared/wallet/signer.js';
 import { freePort, spawnService, type ServiceProcess } from '../../support/processes.js';
 
 // D35, docs/sandbox.md: `npm run sandbox` (node --import tsx src/sandbox.ts, the command of

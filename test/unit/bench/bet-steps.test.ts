@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { betSteps, readBetSteps, type BetStepTimes } from '../../../bench/bet-steps.js';
-import { BET_STEPS } from '../../../src/platform/bet-steps.js';
+import { BET_STEPS } from '../../../src/shared/platform/bet-steps.js';
 
 // `--trace-bets`: the steps of each accepted bet, read from every service process's
 // file, and where the slowest acks spend their time.

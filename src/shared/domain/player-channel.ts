@@ -1,0 +1,187 @@
+import type { BetRejectReason } from './bet-rules.js';
+import type { RoundState as RoundStatus } from './state-machine.js';
+
+// The player channel's messages, both ways (contract 4.4, 6.3; D4, D28, D33): the one map
+// that the game layer's emitter, the realtime role's handlers and the page (through JSDoc,
+// src/realtime/page/tsconfig.json) are checked against. Types only: what travels is JSON,
+// so every amount is a MicroAmount string (D18), never a number.
+
+// dice.ts's Side, spelled here: the page's check reads this module and no Node types
+type Side = 'LOW' | 'HIGH';
+
+// ---- service -> player ------------------------------------------------------------------
+
+// D4: every message the service sends carries ts (ISO 8601), stamped by the emitter
+export type Stamped<T> = T & { ts: string };
+
+// contract 3.1 phases of an engine's cycle, as round_state shows them
+export type RoundPhase = 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN' | 'FINISHED';
+
+export type RoundState = { cycleId: string; phase: RoundPhase; phaseEndsAt: string | null };
+
+// D4 `connected` (the product adds mode, lang and returnUrl): balanceMicro null when the
+// wallet's balance is not known (D24), roundState null before the engine's first cycle
+export type Connected = {
+  sessionId: string;
+  serverSeedHash: string | null;
+  clientSeed: string | null;
+  nonce: number;
+  balanceMicro: string | null;
+  currency: string;
+  config: { minBetMicro: string; maxBetMicro: string; payoutMultiplier: string; commissionMicro: string };
+  roundState: RoundState | null;
+  mode: 'demo' | 'real';
+  lang: string;
+  returnUrl: string | null;
+};
+
+export type BetPlaced = { betId: string; roundId: string; cycleId: string; side: Side; amountMicro: string; isFree: boolean };
+
+// contract 6.4: currency absent (or null) only when neither the wallet's answer nor the
+// session's record named it
+export type BalanceUpdate = { balanceMicro: string; currency?: string | null };
+
+// the refusals of any player message, before it is handled (D4, D28): a message over the
+// socket's budget, a paused intake, a token or session no longer valid
+export type ChannelRefusal = 'rate_limited' | 'service_unavailable' | 'invalid_token' | 'session_terminated' | 'session_expired';
+
+export type BetRejected = { reason: BetRejectReason | ChannelRefusal; clientBetId?: string };
+
+// D4, D19: payoutMicro is net ("0" on a loss); the weights let the player recompute the side
+export type RoundResult = {
+  roundId: string;
+  cycleId: string;
+  nonce: number;
+  side: Side;
+  sum: number;
+  diceValues: number[];
+  betId: string;
+  won: boolean;
+  payoutMicro: string;
+  lowWeight: string;
+  highWeight: string;
+};
+
+export type RoundVoided = { roundId: string; cycleId: string; reason: string };
+
+export type SeedRotated = { serverSeedHash: string; clientSeed: string; nonce: number };
+
+// D28: the retired seed (serverSeed) comes with every end but `replaced`, which carries the hash only
+export type SessionEnded = { reason: string; serverSeedHash?: string; serverSeed?: string };
+
+// D23: a win that failed after round_result went out
+export type WinFailed = { roundId?: string; betId: string; reason: string };
+
+// D12: the node is shutting down; the client reconnects with the same token
+export type ServiceRestarting = { reconnect: true };
+
+// what each service -> player message carries, without ts
+export type ServerMessages = {
+  connected: Connected;
+  round_state: RoundState;
+  bet_placed: BetPlaced;
+  balance_update: BalanceUpdate;
+  bet_rejected: BetRejected;
+  round_result: RoundResult;
+  round_voided: RoundVoided;
+  seed_rotated: SeedRotated;
+  session_ended: SessionEnded;
+  win_failed: WinFailed;
+  service_restarting: ServiceRestarting;
+};
+
+export type ServerEvent = keyof ServerMessages;
+
+// socket.io's ServerToClientEvents: each message as it arrives, with ts
+export type ServerToClientEvents = { [E in ServerEvent]: (message: Stamped<ServerMessages[E]>) => void };
+
+// ---- player -> service ------------------------------------------------------------------
+
+// D4: amountMicro an integer or a MicroAmount string (src/realtime/messages.ts validates it)
+export type PlaceBet = { side: Side; amountMicro: number | string; clientBetId?: string };
+
+// a bet's verdict as its ack carries it (contract 8.2, D4); a verdict may be reached on
+// another node and travel to the one holding the ack (the emitter's verdict())
+export type BetVerdict = { ok: true; betId: string; roundId: string } | { ok: false; reason: BetRejectReason };
+
+export type ChannelRefused = { ok: false; reason: ChannelRefusal };
+
+export type PlaceBetAck = BetVerdict | ChannelRefused;
+
+export type RotateSeed = { clientSeed?: string };
+
+// D5: a rotation reveals the retired seed and commits to the new one
+export type SeedRotation = {
+  ok: true;
+  previousServerSeed: string;
+  previousServerSeedHash: string;
+  previousClientSeed: string;
+  lastNonce: number | null;
+  serverSeedHash: string;
+  clientSeed: string;
+};
+
+export type RotateSeedAck = SeedRotation | { ok: false; reason: 'bet_in_progress' | 'session_not_found' | 'invalid_payload' } | ChannelRefused;
+
+// D33: one of the session's last rounds, with the balances the wallet answered (the same
+// record the recall page shows, src/shared/game/reports/recall.ts)
+// why a balance is not shown: the session is a demo (D8: no wallet); the round is still in
+// play; the win or rollback is not confirmed yet (retried, contract 3.4); the wallet never
+// gave a readable answer (a timeout, an uncertain answer); its answer carried no balanceMicro
+export type BalanceGap = 'demo' | 'in_play' | 'pending' | 'no_answer' | 'not_reported';
+export type RecalledBalance = { micro: string; gap: null } | { micro: null; gap: BalanceGap };
+
+export type RecalledRound = {
+  roundId: string;
+  cycleId: string;
+  gameCode: string;
+  currency: string;
+  playerRef: string;
+  // when the bet was placed, and when the round settled or was voided
+  placedAt: string;
+  finishedAt: string | null;
+  // the round's state (contract 3.1); a roundId that never became a round reads VOIDED (D22)
+  state: RoundStatus;
+  voidReason: string | null;
+  // D22: why the wallet refused the bet (its 8.2 reason); null otherwise
+  rejectReason: string | null;
+  side: string;
+  amountMicro: string;
+  isFree: boolean;
+  outcome: { side: string; face: number } | null;
+  // known with the outcome (contract 3.1 RESULT), before the round settles
+  won: boolean | null;
+  // the net payout (contract 8.4): "0" for a lost round; null while in play (a won round's
+  // until it settles) or when voided
+  payoutMicro: string | null;
+  balanceBefore: RecalledBalance;
+  balanceAfter: RecalledBalance;
+  // what an in-page check needs (contract 2.11): the seed once it is retired (D2, D5)
+  proof: {
+    serverSeedHash: string;
+    clientSeed: string;
+    nonce: number;
+    lowWeight: string;
+    highWeight: string;
+    serverSeed: string | null;
+    revealableAfter: string | null;
+  } | null;
+};
+
+// D33 recent_rounds takes nothing: no payload, or an empty object
+export type RecentRounds = Record<string, never>;
+export type RecentRoundsAck = { ok: true; rounds: RecalledRound[] } | { ok: false; reason: 'invalid_payload' } | ChannelRefused;
+
+// what each player -> service message carries and what its ack answers
+export type ClientMessages = {
+  place_bet: { payload: PlaceBet; ack: PlaceBetAck };
+  rotate_seed: { payload: RotateSeed; ack: RotateSeedAck };
+  recent_rounds: { payload: RecentRounds; ack: RecentRoundsAck };
+};
+
+export type ClientEvent = keyof ClientMessages;
+
+// socket.io's ClientToServerEvents: every player message is sent with an acknowledgement
+export type ClientToServerEvents = {
+  [E in ClientEvent]: (payload: ClientMessages[E]['payload'], ack: (answer: ClientMessages[E]['ack']) => void) => void;
+};

@@ -1,0 +1,104 @@
+import type { ServiceContext } from '../context.js';
+import { statement } from '../../platform/db/sql.js';
+import type { EngineKey } from '../../domain/engine-key.js';
+import type { Connected, RoundPhase } from '../../domain/player-channel.js';
+import { ensureEngine } from '../rounds/clock.js';
+import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.js';
+import { connectBalance } from './session-sockets.js';
+import { balanceRequest } from '../../wallet/requests.js';
+
+// What `connected` shows (D4): the session, its current seed, the engine's state (and
+// config: the cycle's snapshot, else the operator's, else the defaults).
+const CONNECTED = statement(
+  'realtime_connected',
+  `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
+          sd.server_seed_hash, sd.client_seed, sd.next_nonce, e.running,
+          c.id AS cycle_id, c.phase, c.phase_ends_at,
+          COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
+          COALESCE(c.payout_multiplier_scaled, g.payout_multiplier_scaled) AS payout_multiplier_scaled,
+          COALESCE(c.commission_micro, g.commission_micro) AS commission_micro
+   FROM sessions s
+   LEFT JOIN seeds sd ON sd.session_id = s.id AND sd.current
+   LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   LEFT JOIN cycles c ON c.id = e.current_cycle_id
+   LEFT JOIN game_configs g ON g.operator_id = s.operator_id AND g.game_code = s.game_code AND g.currency = s.currency
+   WHERE s.id = $1`,
+);
+
+type ConnectedRow = {
+  mode: 'REAL' | 'DEMO';
+  demo_balance_micro: bigint | null;
+  currency: string;
+  lang: string;
+  return_url: string | null;
+  operator_id: string;
+  player_ref: string;
+  game_code: string;
+  server_seed_hash: string | null;
+  client_seed: string | null;
+  next_nonce: number | null;
+  running: boolean | null;
+  cycle_id: string | null;
+  phase: RoundPhase | null;
+  phase_ends_at: Date | null;
+  min_bet_micro: bigint | null;
+  max_bet_micro: bigint | null;
+  payout_multiplier_scaled: bigint | null;
+  commission_micro: bigint | null;
+};
+
+// D4 `connected`, read after the socket joined its rooms (no round_state is missed), with
+// the engine's clock started first if it is not running (D1)
+export async function connectedMessage(svc: ServiceContext, sessionId: string, engine: EngineKey): Promise<Connected> {
+  let row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
+  if (!row.running) {
+    await ensureEngine(svc, engine);
+    row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
+  }
+  const money = (value: bigint | null, fallback: bigint) => (value ?? fallback).toString();
+  return {
+    sessionId,
+    serverSeedHash: row.server_seed_hash,
+    clientSeed: row.client_seed,
+    nonce: row.next_nonce ?? 0,
+    balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await connectBalanceOf(svc, sessionId, row),
+    currency: row.currency,
+    config: {
+      minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
+      maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
+      payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled),
+      commissionMicro: money(row.commission_micro, DEFAULT_GAME_CONFIG.commissionMicro),
+    },
+    roundState: row.cycle_id
+      ? { cycleId: row.cycle_id, phase: row.phase!, phaseEndsAt: row.phase_ends_at?.toISOString() ?? null }
+      : null,
+    mode: row.mode === 'DEMO' ? 'demo' : 'real',
+    lang: row.lang,
+    returnUrl: row.return_url,
+  };
+}
+
+// contract 4.2: /wallet/balance is called at session start and optionally on reconnect;
+// a balance that cannot be read is shown as unknown (null), never guessed. D24: the
+// connects of one session make at most one call per CONNECT_BALANCE_WINDOW_MS between them,
+// so a token opening sockets in a loop cannot open its operator's balance circuit. The
+// connect that calls shows the wallet's answer; the others of the window show that answer,
+// or the balance a later balance_update of the session carried (session-sockets.ts), or
+// null while the call is still in flight.
+const connectBalanceOf = (svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) =>
+  connectBalance(svc.redis, sessionId, () => walletBalance(svc, sessionId, session));
+
+async function walletBalance(svc: ServiceContext, sessionId: string, session: Pick<ConnectedRow, 'operator_id' | 'player_ref' | 'currency' | 'game_code'>) {
+  try {
+    const result = await svc.wallet.call({
+      operatorId: session.operator_id,
+      endpoint: 'balance',
+      sessionId,
+      fields: balanceRequest({ operatorId: session.operator_id, playerRef: session.player_ref, currency: session.currency, gameCode: session.game_code }),
+    });
+    return result.statusClass === 'success' && result.balanceMicro !== undefined ? result.balanceMicro.toString() : null;
+  } catch (err) {
+    svc.logger.warn({ err, sessionId }, 'balance for connected could not be read');
+    return null;
+  }
+}

@@ -1,0 +1,435 @@
+import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
+import type { ServiceContext } from '../context.js';
+import type { Cycle, CyclePhase } from '../../platform/db/client.js';
+import { statement } from '../../platform/db/sql.js';
+import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
+import type { EngineJob } from '../../platform/queues.js';
+import { countPresent } from '../players/presence.js';
+import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
+import { rollRounds, settleRounds } from './settle.js';
+
+// The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
+// then the next cycle while a player is connected or a round is unsettled. Every phase
+// change is an UPDATE fenced on the expected phase, so a duplicated, late or stalled tick
+// cannot move a cycle twice; only the transaction that moved it goes on to broadcast and
+// schedule the next tick. Ticks run for every engine every few seconds, so each is a
+// handful of raw statements.
+//
+// D29: a tick runs under the scheduler term (epoch) of the leader that runs it, and each
+// move is also fenced, in its own statement, on that term: the epoch is still the one
+// Postgres records (scheduler_leader: a later leader has not registered), the cycle is its
+// engine's current cycle, and the cycle runs under this term (leader_epoch, set when its
+// betting opens; a successor adopts a cycle handed over, D30, and interrupts one left by a
+// crash, recovery.ts). So a tick left in Redis by a dead leader moves nothing its successor
+// has not adopted, whenever it runs, and a deposed leader's tick moves nothing once its
+// successor registered (one under way at that moment is waited for by recovery's own
+// fenced statements, recovery.ts).
+
+export type RoundStatePayload = { cycleId: string; phase: CyclePhase | 'COOLDOWN'; phaseEndsAt: string | null };
+
+// what a tick needs of a cycle
+export type ClockCycle = EngineKey & {
+  id: string;
+  phase: CyclePhase;
+  phaseEndsAt: Date | null;
+  bettingWindowMs: number;
+  rollingWindowMs: number;
+  cooldownMs: number;
+  payoutMultiplierScaled: bigint;
+  commissionMicro: bigint;
+  // D36: its rounds' and bets' month (their partition key)
+  createdAt: Date;
+};
+
+const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
+  payout_multiplier_scaled, commission_micro, created_at`;
+
+// D29: the term $n is current, and the cycle runs under it and is its engine's current cycle
+const inTerm = (n: number) => `cycles.leader_epoch = $${n}::bigint AND ${termIsCurrent(n)} AND ${isEngineCycle}`;
+const termIsCurrent = (n: number) => `$${n}::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)`;
+const isEngineCycle = `EXISTS (SELECT 1 FROM engines e WHERE e.operator_id = cycles.operator_id AND e.game_code = cycles.game_code
+     AND e.currency = cycles.currency AND e.current_cycle_id = cycles.id)`;
+
+// Thrown by a tick whose term is over (a later leader registered): the job fails and is
+// retried, so that the current leader's worker runs it. Thrown too by an election that
+// cannot take its term (recovery.ts).
+export class SupersededError extends Error {
+  override name = 'SupersededError';
+  constructor(
+    readonly epoch: bigint,
+    readonly current: bigint,
+  ) {
+    super(`scheduler term ${epoch} is over: term ${current} is current`);
+  }
+}
+
+const CURRENT_TERM = statement('scheduler_term', 'SELECT epoch FROM scheduler_leader WHERE id = 1');
+
+export async function currentTerm(svc: Pick<ServiceContext, 'sql'>): Promise<bigint> {
+  const [row] = await svc.sql.query<{ epoch: bigint }>(CURRENT_TERM);
+  return row!.epoch;
+}
+
+// A move was refused: a no-op when the cycle had moved on or is not this term's (a stale
+// tick), an error when the term itself is over.
+async function refused(svc: ServiceContext, epoch: bigint): Promise<null> {
+  const current = await currentTerm(svc);
+  if (current !== epoch) throw new SupersededError(epoch, current);
+  return null;
+}
+
+type CycleRow = {
+  id: string;
+  operator_id: string;
+  game_code: string;
+  currency: string;
+  phase: CyclePhase;
+  phase_ends_at: Date | null;
+  betting_window_ms: number;
+  rolling_window_ms: number;
+  cooldown_ms: number;
+  payout_multiplier_scaled: bigint;
+  commission_micro: bigint;
+  created_at: Date;
+};
+
+const clockCycle = (row: CycleRow): ClockCycle => ({
+  id: row.id,
+  operatorId: row.operator_id,
+  gameCode: row.game_code,
+  currency: row.currency,
+  phase: row.phase,
+  phaseEndsAt: row.phase_ends_at,
+  bettingWindowMs: row.betting_window_ms,
+  rollingWindowMs: row.rolling_window_ms,
+  cooldownMs: row.cooldown_ms,
+  payoutMultiplierScaled: row.payout_multiplier_scaled,
+  commissionMicro: row.commission_micro,
+  createdAt: row.created_at,
+});
+
+export const roundState = (cycle: Pick<ClockCycle, 'id' | 'phase' | 'phaseEndsAt'>): RoundStatePayload => ({
+  cycleId: cycle.id,
+  phase: cycle.phase,
+  phaseEndsAt: cycle.phaseEndsAt?.toISOString() ?? null,
+});
+
+export async function currentCycle(svc: Pick<ServiceContext, 'db'>, of: EngineKey): Promise<Cycle | null> {
+  const engine = await svc.db.engine.findUnique({
+    where: { operatorId_gameCode_currency: engineKeyOf(of) },
+    select: { currentCycleId: true },
+  });
+  if (!engine?.currentCycleId) return null;
+  return svc.db.cycle.findUnique({ where: { id: engine.currentCycleId } });
+}
+
+const ENGINE_RUNNING = statement(
+  'engine_running',
+  'SELECT running FROM engines WHERE operator_id = $1 AND game_code = $2 AND currency = $3',
+);
+// ON CONFLICT: players who connect at the same moment to an engine that does not exist
+// yet must not fail each other
+const CREATE_ENGINE = statement(
+  'engine_create',
+  `INSERT INTO engines (operator_id, game_code, currency, running, updated_at) VALUES ($1, $2, $3, false, now())
+   ON CONFLICT DO NOTHING`,
+);
+// A stopped engine's next cycle, in PENDING, and the engine running it. The engine row is
+// locked and re-read: of callers racing to start it, one creates the cycle, the others find
+// it running and do nothing. contract 8.6: config and weights are snapshotted when the
+// cycle is created (PENDING); an engine without a config row plays the defaults (2.12, D9).
+const START_CLOCK = statement(
+  'engine_start_clock',
+  `WITH engine AS (
+     SELECT operator_id, game_code, currency FROM engines
+     WHERE operator_id = $2 AND game_code = $3 AND currency = $4 AND NOT running
+     FOR UPDATE
+   ),
+   cycle AS (
+     INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
+                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight)
+     SELECT $1, engine.operator_id, engine.game_code, engine.currency,
+            COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
+            'PENDING',
+            COALESCE(g.betting_window_ms, $5), COALESCE(g.rolling_window_ms, $6), COALESCE(g.cooldown_ms, $7),
+            COALESCE(g.min_bet_micro, $8), COALESCE(g.max_bet_micro, $9), COALESCE(g.commission_micro, $10),
+            COALESCE(g.payout_multiplier_scaled, $11), COALESCE(g.low_weight, $12), COALESCE(g.high_weight, $13)
+     FROM engine
+     LEFT JOIN game_configs g ON g.operator_id = engine.operator_id AND g.game_code = engine.game_code AND g.currency = engine.currency
+     RETURNING ${CYCLE_COLUMNS}
+   ),
+   started AS (
+     UPDATE engines SET running = true, current_cycle_id = cycle.id, updated_at = now()
+     FROM cycle WHERE engines.operator_id = cycle.operator_id AND engines.game_code = cycle.game_code AND engines.currency = cycle.currency
+   )
+   SELECT * FROM cycle`,
+);
+
+// Starts the clock unless it runs. Safe from any process at any moment.
+export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<void> {
+  const key = [of.operatorId, of.gameCode, of.currency];
+  const [known] = await svc.sql.query<{ running: boolean }>(ENGINE_RUNNING, key);
+  if (known?.running) return;
+  if (!known) await svc.sql.query(CREATE_ENGINE, key);
+  await startClock(svc, of, 'by_tick');
+}
+
+// How a new cycle's betting opens (3.1: PENDING -> BETTING_OPEN): by the scheduler's next
+// tick, or at once under the term of the scheduler that starts the cycle.
+type Opening = 'by_tick' | { nowUnder: bigint };
+
+// A new cycle's PENDING is announced; betting opens (3.1: PENDING -> BETTING_OPEN once the
+// cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
+// the next cycle of a clock it runs.
+async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Promise<void> {
+  const d = DEFAULT_GAME_CONFIG;
+  const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
+    randomUUID(),
+    of.operatorId,
+    of.gameCode,
+    of.currency,
+    d.bettingWindowMs,
+    d.rollingWindowMs,
+    d.cooldownMs,
+    d.minBetMicro,
+    d.maxBetMicro,
+    d.commissionMicro,
+    d.payoutMultiplierScaled,
+    d.lowWeight,
+    d.highWeight,
+  ]);
+  if (!row) return;
+  const cycle = clockCycle(row);
+  // the scheduler opening betting at once announces PENDING with BETTING_OPEN (one write
+  // per player, realtime/write-coalescing.ts)
+  if (open !== 'by_tick') {
+    return openBetting(svc, cycle.id, open.nowUnder, cycle).catch(async (err: unknown) => {
+      // a term that is over opens nothing: the current one opens the cycle with its tick
+      if (err instanceof SupersededError) await schedule(svc, cycle.id, 'PENDING', 0);
+      throw err;
+    });
+  }
+  broadcast(svc, cycle);
+  await schedule(svc, cycle.id, 'PENDING', 0);
+}
+
+// One tick, run under the scheduler term `epoch` (D29): move the cycle out of `from`.
+// Returns without effect when another tick (or another process) already did, or when the
+// cycle is not this term's; throws SupersededError when the term is over.
+export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: bigint): Promise<void> {
+  switch (job.from) {
+    case 'PENDING':
+      return openBetting(svc, job.cycleId, epoch);
+    case 'BETTING_OPEN':
+      return closeBetting(svc, job.cycleId, epoch);
+    case 'ROLLING':
+      return roll(svc, job.cycleId, epoch);
+    case 'RESULT':
+      return settleAndCool(svc, job.cycleId, epoch);
+    case 'COOLDOWN':
+      return finish(svc, job.cycleId, epoch);
+  }
+}
+
+// the phase's end follows from the cycle's own windows; a PENDING cycle, which no term runs
+// yet, is opened by the current term and runs under it from then on (D29)
+const MOVE_SQL = `UPDATE cycles SET
+     phase = $3::cycle_phase,
+     phase_ends_at = $4::timestamptz + (CASE $3::cycle_phase
+       WHEN 'BETTING_OPEN' THEN betting_window_ms WHEN 'ROLLING' THEN rolling_window_ms WHEN 'COOLDOWN' THEN cooldown_ms END)
+       * interval '1 millisecond',
+     leader_epoch = $5::bigint
+   WHERE id = $1 AND phase = $2::cycle_phase
+     AND (CASE WHEN $2::cycle_phase = 'PENDING' THEN ${termIsCurrent(5)} AND ${isEngineCycle} ELSE ${inTerm(5)} END)
+   RETURNING ${CYCLE_COLUMNS}`;
+const MOVE = statement('cycle_move', MOVE_SQL);
+// The cycle's rounds follow it into ROLLING (D1) in the statement that moves it: one
+// statement and one commit. rgs_rounds_follow_rolling (a migration's function) updates them
+// under a snapshot of its own, taken once the move holds the cycle, so it sees every round
+// that an acceptance holding the cycle FOR SHARE committed while the move waited for it,
+// which this statement's own snapshot does not.
+const MOVE_TO_ROLLING = statement(
+  'cycle_move_rolling',
+  `WITH moved AS (${MOVE_SQL}) SELECT moved.*, rgs_rounds_follow_rolling(moved.id, moved.created_at) AS rounds_rolling FROM moved`,
+);
+
+// `announce`: round_state of the new phase at once (the default), or left to the caller;
+// `after` is a phase not yet announced, announced just before the new one
+type Announcement = { announce?: boolean; after?: ClockCycle };
+
+async function move(
+  svc: ServiceContext,
+  epoch: bigint,
+  cycleId: string,
+  from: CyclePhase,
+  to: CyclePhase,
+  announcement: Announcement = {},
+): Promise<ClockCycle | null> {
+  const [row] = await svc.sql.query<CycleRow>(to === 'ROLLING' ? MOVE_TO_ROLLING : MOVE, [cycleId, from, to, svc.now(), epoch]);
+  if (announcement.after) broadcast(svc, announcement.after);
+  if (!row) return refused(svc, epoch);
+  const moved = clockCycle(row);
+  if (announcement.announce !== false) broadcast(svc, moved);
+  return moved;
+}
+
+async function openBetting(svc: ServiceContext, cycleId: string, epoch: bigint, pending?: ClockCycle): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'PENDING', 'BETTING_OPEN', { after: pending });
+  if (cycle) await scheduleEnd(svc, cycle);
+}
+
+async function closeBetting(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'BETTING_OPEN', 'ROLLING');
+  if (cycle) await scheduleEnd(svc, cycle);
+}
+
+// contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
+// before anything is announced.
+async function roll(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const cycle = await move(svc, epoch, cycleId, 'ROLLING', 'RESULT', { announce: false });
+  if (cycle) await settleAndCool(svc, cycleId, epoch, cycle);
+}
+
+// a cycle in RESULT that this term runs
+const READ_RESULT_CYCLE = statement('cycle_read_result', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1 AND phase = 'RESULT' AND ${inTerm(2)}`);
+
+// RESULT: derive and settle every round still waiting (both steps skip what is done, so a
+// tick resumed after a crash finishes the job), then cool down. `moved`: this tick moved the
+// cycle to RESULT and announces it: with the results, or, in a cycle without results
+// (nobody bet), with COOLDOWN, so that each player gets the two in one write
+// (realtime/write-coalescing.ts) a statement after RESULT began.
+async function settleAndCool(svc: ServiceContext, cycleId: string, epoch: bigint, moved?: ClockCycle): Promise<void> {
+  const cycle = moved ?? (await svc.sql.query<CycleRow>(READ_RESULT_CYCLE, [cycleId, epoch]).then(([row]) => row && clockCycle(row)));
+  if (!cycle) return void (await refused(svc, epoch));
+  let announced = !moved;
+  const announce = () => {
+    if (announced) return;
+    announced = true;
+    broadcast(svc, moved!);
+  };
+  let cooling: ClockCycle | null;
+  try {
+    const rolled = await rollRounds(svc, cycle, announce);
+    // a tick that moved the cycle to RESULT rolled every one of its rounds itself (no round
+    // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
+    // since an earlier attempt may have rolled some
+    await settleRounds(svc, cycle, moved ? rolled : undefined);
+    cooling = await move(svc, epoch, cycleId, 'RESULT', 'COOLDOWN', { announce: false });
+  } finally {
+    // a tick that fails still announces the phase it reached
+    announce();
+  }
+  if (!cooling) return;
+  broadcast(svc, cooling);
+  await scheduleEnd(svc, cooling);
+}
+
+// D1: after the cooldown the clock goes on while the engine has a connected player or an
+// unsettled round; otherwise it stops until the next connection.
+async function finish(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
+  const [row] = await svc.sql.query<CycleRow & { stopped: boolean }>(FINISH, [cycleId, svc.now(), epoch]);
+  if (!row) return void (await refused(svc, epoch));
+  if (row.stopped) await continueClock(svc, clockCycle(row), { nowUnder: epoch });
+}
+
+// the cycle is FINISHED (fenced on COOLDOWN and on the term) and its engine stops, in one
+// statement
+const FINISH = statement(
+  'cycle_finish',
+  `WITH finished AS (
+     UPDATE cycles SET phase = 'FINISHED', phase_ends_at = NULL, finished_at = $2
+     WHERE id = $1 AND phase = 'COOLDOWN' AND ${inTerm(3)}
+     RETURNING ${CYCLE_COLUMNS}
+   ),
+   stopped AS (
+     UPDATE engines SET running = false, current_cycle_id = NULL, updated_at = now()
+     FROM finished
+     WHERE engines.operator_id = finished.operator_id AND engines.game_code = finished.game_code
+       AND engines.currency = finished.currency AND engines.current_cycle_id = finished.id
+     RETURNING 1
+   )
+   SELECT finished.*, EXISTS (SELECT 1 FROM stopped) AS stopped FROM finished`,
+);
+
+const STOP_ENGINE = statement(
+  'engine_stop',
+  `UPDATE engines SET running = false, current_cycle_id = NULL, updated_at = now()
+   WHERE operator_id = $1 AND game_code = $2 AND currency = $3 AND current_cycle_id = $4
+   RETURNING 1`,
+);
+const HAS_UNSETTLED_ROUNDS = statement(
+  'engine_unsettled',
+  'SELECT EXISTS (SELECT 1 FROM rounds WHERE operator_id = $1 AND game_code = $2 AND currency = $3 AND NOT settled) AS unsettled',
+);
+
+// The engine whose current cycle this was stops, and starts again at once with a new
+// cycle if it still has a reason to run (an interrupted cycle, recovery.ts); the new
+// cycle's betting opens with the next tick, after recovery.
+export async function stopClock(svc: ServiceContext, cycle: EngineKey & { id: string }): Promise<void> {
+  const key = engineKeyOf(cycle);
+  const stopped = await svc.sql.query(STOP_ENGINE, [key.operatorId, key.gameCode, key.currency, cycle.id]);
+  if (stopped.length > 0) await continueClock(svc, key, 'by_tick');
+}
+
+// A player who connects while the clock stops either sees it stopped and starts it, or is
+// seen here (presence is written before a connection asks for the clock), so the engine
+// has been stopped before presence is counted.
+async function continueClock(svc: ServiceContext, key: EngineKey, open: Opening): Promise<void> {
+  if ((await countPresent(svc.redis, key)) > 0 || (await hasUnsettledRounds(svc, key))) await startClock(svc, engineKeyOf(key), open);
+}
+
+const hasUnsettledRounds = async (svc: ServiceContext, key: EngineKey) =>
+  (await svc.sql.query<{ unsettled: boolean }>(HAS_UNSETTLED_ROUNDS, [key.operatorId, key.gameCode, key.currency]))[0]!.unsettled;
+
+function broadcast(svc: ServiceContext, cycle: ClockCycle) {
+  if (cycle.phase === 'FINISHED') return;
+  // contract 3.1: each phase change emits round_state, once per engine room (D1)
+  svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle));
+}
+
+// The tick that ends the phase the cycle just entered is due at the phaseEndsAt the players
+// were told. The move reads the clock before its statement, which can wait for acceptances
+// holding the cycle (FOR SHARE) and is then committed and announced; a window counted from
+// here would end the phase that much later than announced, and the rounds of a busy engine
+// would drift. Never more than the phase's window: a clock set back does not stall it.
+function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
+  const windows: Partial<Record<CyclePhase, number>> = { BETTING_OPEN: cycle.bettingWindowMs, ROLLING: cycle.rollingWindowMs, COOLDOWN: cycle.cooldownMs };
+  const windowMs = windows[cycle.phase] ?? 0;
+  const dueInMs = (cycle.phaseEndsAt?.getTime() ?? 0) - svc.now().getTime();
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], Math.min(windowMs, Math.max(0, dueInMs)));
+}
+
+// The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
+// only as often as its server cron runs (up to 100 ms late at Redis's default hz 10), so the
+// process that scheduled the tick also promotes it at its due time (a late tick
+// lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
+// promotion, which changes nothing.
+async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number): Promise<void> {
+  const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: `${cycleId}-${from}` });
+  if (delayMs <= 0) return;
+  setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
+}
+
+// Re-derives every running clock from Postgres (a new leader, or Redis that lost its
+// queues): each unfinished cycle gets its next tick at its phase's end.
+export async function resumeClocks(svc: ServiceContext): Promise<number> {
+  const cycles = await svc.db.cycle.findMany({ where: { phase: { not: 'FINISHED' } } });
+  for (const cycle of cycles) await scheduleTick(svc, cycle);
+  return cycles.length;
+}
+
+// the next tick of an unfinished cycle, at its phase's end
+export function scheduleTick(svc: ServiceContext, cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null }): Promise<void> {
+  const delay = cycle.phaseEndsAt ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
+}
+
+// The engine pool's job handler (workers/registry.ts binds it to rgs-engine "tick"): what its
+// handlers share is the service and the term of the scheduler that runs them (D29).
+export type EngineScope = { svc: ServiceContext; epoch: bigint };
+
+// One tick of an engine clock, under the term of the scheduler that runs it (D1, D29).
+export function runTick({ svc, epoch }: EngineScope, job: Job<EngineJob>): Promise<unknown> {
+  return advanceCycle(svc, job.data, epoch);
+}

@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { statement } from '../../platform/db/sql.js';
+import { payout } from '../../domain/payout.js';
+import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
+import { winRequest } from '../../wallet/requests.js';
+import { DICE_RNG_VERSION, deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
+import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
+import { openServerSeed } from '../fairness/seed-vault.js';
+import { voidRound } from './voids.js';
+
+// A cycle's rounds from ROLLING to SETTLED (contract 3.1, 8.4, D2): each round's outcome
+// (rollRounds), then its settlement (settleRounds), which creates a winning bet's win job.
+// The clock (clock.ts) calls both, in its RESULT phase.
+
+// contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
+// session's seed and nonce and the cycle's weight snapshot. The outcomes are persisted
+// (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
+// round. A cycle's rounds are read by one statement and written by another; the
+// read also takes what settlement needs, so that the rounds persisted here go on to be
+// settled without being read again.
+
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
+const ROLLING_ROUNDS = statement(
+  'roll_rounds',
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id,
+          sd.encrypted_server_seed, sd.client_seed, b.side, b.amount_micro, b.player_ref, b.currency, b.game_code,
+          b.bet_transaction_uuid
+   FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING'`,
+);
+
+type RollingRound = Omit<ResultRound, 'outcome_side' | 'side'> & {
+  nonce: number;
+  low_weight: bigint;
+  high_weight: bigint;
+  seed_id: string;
+  encrypted_server_seed: Buffer;
+  client_seed: string;
+  side: Side;
+};
+
+const PERSIST_OUTCOMES = statement(
+  'roll_persist',
+  `UPDATE rounds r
+   SET state = 'RESULT', outcome_side = u.side, outcome_sum = u.sum, dice_values = u.dice::int[], result_at = $5
+   FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS u(id, side, sum, dice)
+   WHERE r.id = u.id AND r.cycle_created_at = $6 AND r.state = 'ROLLING'
+   RETURNING r.id`,
+);
+
+// `beforeResults` runs once the outcomes are persisted, just before the players are told: the
+// engine announces round_state RESULT there, so that a player's round_state and round_result
+// leave in one write (realtime/write-coalescing.ts); it does not run when there is no outcome
+// to tell. Answers the rounds this call moved to RESULT, as settlement reads them.
+export async function rollRounds(
+  svc: ServiceContext,
+  cycle: PricedCycle,
+  beforeResults: () => void = () => undefined,
+): Promise<ResultRound[]> {
+  const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id, cycle.createdAt]);
+  const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
+  for (const round of rounds) {
+    try {
+      const outcome = deriveDice({
+        serverSeed: openServerSeed(svc.config.masterKey, round.seed_id, round.encrypted_server_seed),
+        clientSeed: round.client_seed,
+        nonce: round.nonce,
+        lowWeight: round.low_weight,
+        highWeight: round.high_weight,
+      });
+      derived.push({ round, outcome });
+    } catch (err) {
+      // contract 3.1: an unrecoverable RNG error voids the round
+      svc.logger.error({ err, roundId: round.id }, 'outcome derivation failed; voiding the round');
+      await voidRound(svc, round.id, 'rng_error');
+    }
+  }
+  if (derived.length === 0) return [];
+  const persisted = new Set(
+    (
+      await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
+        derived.map((d) => d.round.id),
+        derived.map((d) => d.outcome.side),
+        derived.map((d) => d.outcome.outcomeSum),
+        derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
+        svc.now(),
+        cycle.createdAt,
+      ])
+    ).map((row) => row.id),
+  );
+  beforeResults();
+  const results: ResultRound[] = [];
+  for (const { round, outcome } of derived) {
+    if (!persisted.has(round.id)) continue;
+    const { nonce, low_weight, high_weight, seed_id, encrypted_server_seed, client_seed, ...settling } = round;
+    results.push({ ...settling, outcome_side: outcome.side });
+    const won = round.side === outcome.side;
+    const net = won
+      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
+      : 0n;
+    // D4: sent as soon as the outcome is persisted; the win's balance_update follows
+    svc.emitter.toSession(round.session_id, 'round_result', {
+      roundId: round.id,
+      cycleId: cycle.id,
+      nonce: round.nonce,
+      side: outcome.side,
+      sum: outcome.outcomeSum,
+      diceValues: outcome.diceValues,
+      betId: round.bet_id,
+      won,
+      payoutMicro: net.toString(),
+      // D19: the weight snapshot, so that the player can recompute the side (D2)
+      lowWeight: round.low_weight.toString(),
+      highWeight: round.high_weight.toString(),
+    });
+  }
+  return results;
+}
+
+// contract 3.1 RESULT -> SETTLED and 8.4. A losing bet is settled at once (no win call). A
+// winning bet gets its winTransactionUuid and a pending win job in the same statement that
+// marks the round settled, so a win is enqueued exactly once (unique transaction uuid) and
+// the settle worker credits it; demo wins are credited to the demo balance (D8). The round
+// update is fenced on RESULT and everything else follows only the rounds it moved, so
+// running it twice books nothing twice. A cycle is settled by one statement, not one per
+// round.
+
+// `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
+const RESULT_ROUNDS = statement(
+  'settle_rounds',
+  `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,
+          b.currency, b.game_code, b.bet_transaction_uuid
+   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT'`,
+);
+
+// what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, the
+// payout terms of its snapshot, and its start: its bets', rounds' and held stakes' month
+// (D36), named in every statement so that only that month's partitions are read
+export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint; createdAt: Date };
+
+export type ResultRound = {
+  id: string;
+  operator_id: string;
+  session_id: string;
+  outcome_side: string;
+  demo: boolean;
+  bet_id: string;
+  side: string;
+  amount_micro: bigint;
+  player_ref: string;
+  currency: string;
+  game_code: string;
+  bet_transaction_uuid: string;
+};
+
+// kind: 'lost' (settled, no win call), 'demo_win' (settled, credited to the demo balance),
+// 'win' (a win job: the bet settles when the wallet confirms)
+const SETTLE = statement(
+  'settle_apply',
+  `WITH input AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::uuid[], $8::uuid[], $9::text[])
+       AS u(round_id, bet_id, session_id, operator_id, kind, payout_micro, win_transaction_uuid, job_id, payload)
+   ),
+   settled AS (
+     UPDATE rounds r SET state = 'SETTLED', settled = true, settled_at = $10
+     FROM input WHERE r.id = input.round_id AND r.cycle_created_at = $11 AND r.state = 'RESULT'
+     RETURNING r.id, r.game_code, r.currency, r.outcome_side, r.outcome_sum, r.demo
+   ),
+   done AS (SELECT input.* FROM input JOIN settled ON settled.id = input.round_id),
+   -- D31: round.settled (contract 6.2, the fields GET /v1/rounds gives) for real-money rounds
+   events AS (
+     ${outboxInsertSql(
+       'round.settled',
+       `(SELECT done.operator_id, $10::timestamptz AS occurred_at,
+                jsonb_build_object('roundId', settled.id, 'sessionId', done.session_id, 'gameCode', settled.game_code,
+                  'currency', settled.currency, 'totalBetsMicro', (CASE WHEN b.is_free THEN 0 ELSE b.amount_micro END)::text,
+                  'totalPayoutsMicro', done.payout_micro::text, 'settledAt', ${isoSql('$10::timestamptz')},
+                  'rngVersion', '${DICE_RNG_VERSION}', 'outcomeSide', settled.outcome_side, 'outcomeSum', settled.outcome_sum) AS data
+         FROM done JOIN settled ON settled.id = done.round_id JOIN bets b ON b.id = done.bet_id AND b.cycle_created_at = $11
+         WHERE NOT settled.demo)`,
+     )}
+   ),
+   closed AS (
+     UPDATE bets b SET status = 'SETTLED', payout_micro = done.payout_micro, settled_at = $10
+     FROM done WHERE b.id = done.bet_id AND b.cycle_created_at = $11 AND done.kind <> 'win' AND b.status = 'ACCEPTED'
+   ),
+   resolved AS (
+     UPDATE pending_round_bets p SET state = 'RESOLVED', resolved_at = $10
+     FROM done WHERE p.bet_id = done.bet_id AND p.cycle_created_at = $11 AND done.kind <> 'win' AND p.state = 'HELD'
+   ),
+   demo AS (
+     UPDATE sessions s SET demo_balance_micro = s.demo_balance_micro + done.payout_micro
+     FROM done WHERE s.id = done.session_id AND done.kind = 'demo_win'
+     RETURNING s.id, s.demo_balance_micro, s.currency
+   ),
+   winning AS (
+     UPDATE bets b SET win_transaction_uuid = done.win_transaction_uuid, payout_micro = done.payout_micro
+     FROM done WHERE b.id = done.bet_id AND b.cycle_created_at = $11 AND done.kind = 'win'
+   ),
+   jobs AS (
+     INSERT INTO wallet_jobs (id, operator_id, session_id, endpoint, purpose, bet_id, bet_cycle_created_at, transaction_uuid, next_attempt_at,
+                              payload)
+     SELECT job_id, operator_id, session_id, 'win', 'win', bet_id, $11, win_transaction_uuid, $10, payload::jsonb FROM done WHERE kind = 'win'
+   )
+   SELECT done.round_id, done.kind, done.job_id, demo.demo_balance_micro, demo.currency
+   FROM done LEFT JOIN demo ON demo.id = done.session_id AND done.kind = 'demo_win'`,
+);
+
+type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: string | null; demo_balance_micro: bigint | null; currency: string | null };
+
+// `rolled`: the rounds the caller just moved to RESULT, when it knows they are all the
+// cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read.
+export async function settleRounds(
+  svc: ServiceContext,
+  cycle: PricedCycle,
+  rolled?: ResultRound[],
+): Promise<void> {
+  const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]));
+  if (rounds.length === 0) return;
+  const plans = rounds.map((round) => {
+    const won = round.side === round.outcome_side;
+    const net = won
+      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
+      : 0n;
+    const kind = !won ? 'lost' : round.demo ? 'demo_win' : 'win';
+    const winTransactionUuid = kind === 'win' ? randomUUID() : null;
+    return {
+      round,
+      kind,
+      net,
+      winTransactionUuid,
+      jobId: kind === 'win' ? randomUUID() : null,
+      // the win job's payload: the body of its /wallet/win call (contract 2.7)
+      payload:
+        winTransactionUuid !== null
+          ? JSON.stringify(
+              winRequest({
+                operatorId: round.operator_id,
+                playerRef: round.player_ref,
+                currency: round.currency,
+                gameCode: round.game_code,
+                winTransactionUuid,
+                betTransactionUuid: round.bet_transaction_uuid,
+                amountMicro: net.toString(),
+                roundId: round.id,
+              }),
+            )
+          : null,
+    };
+  });
+  const settled = await svc.sql.query<Settled>(SETTLE, [
+    plans.map((p) => p.round.id),
+    plans.map((p) => p.round.bet_id),
+    plans.map((p) => p.round.session_id),
+    plans.map((p) => p.round.operator_id),
+    plans.map((p) => p.kind),
+    plans.map((p) => p.net),
+    plans.map((p) => p.winTransactionUuid),
+    plans.map((p) => p.jobId),
+    plans.map((p) => p.payload),
+    svc.now(),
+    cycle.createdAt,
+  ]);
+  await enqueueWalletJobs(
+    svc,
+    'win',
+    settled.flatMap((row) => (row.kind === 'win' ? [row.job_id!] : [])),
+  );
+  const sessionOf = new Map(rounds.map((round) => [round.id, round.session_id]));
+  for (const row of settled) {
+    if (row.kind !== 'demo_win' || row.demo_balance_micro === null) continue;
+    svc.emitter.toSession(sessionOf.get(row.round_id)!, 'balance_update', { balanceMicro: row.demo_balance_micro.toString(), currency: row.currency });
+  }
+}

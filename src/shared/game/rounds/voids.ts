@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { recordEvent } from '../../platform/outbox.js';
+import { roundVoidedData } from '../reports/round-view.js';
+import { enqueueWalletJob, rollbackJobData } from '../wallet-jobs/wallet-jobs.js';
+
+// contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
+// is voided, its accepted bet becomes VOIDED with a rollback job (or a demo refund), its
+// pending round bet REFUNDED with ROUND_VOIDED, and round_voided goes to the player.
+// Fenced on the round's state: a second void, or a void racing the roll, does nothing.
+export async function voidRound(svc: ServiceContext, roundId: string, reason: string): Promise<boolean> {
+  const now = svc.now();
+  const result = await svc.db.$transaction(async (tx) => {
+    const { count } = await tx.round.updateMany({
+      where: { id: roundId, state: { in: ['BETTING_OPEN', 'ROLLING'] } },
+      data: { state: 'VOIDED', settled: true, voidedAt: now, voidReason: reason },
+    });
+    if (count === 0) return null;
+    const round = await tx.round.findUniqueOrThrow({ where: { id: roundId }, include: { bet: true, session: { select: { mode: true } } } });
+    const rollbackTransactionUuid = randomUUID();
+    await tx.bet.updateMany({
+      where: { id: round.betId, status: 'ACCEPTED' },
+      data: { status: 'VOIDED', voidedAt: now, rollbackTransactionUuid },
+    });
+    await tx.pendingRoundBet.updateMany({
+      where: { betId: round.betId, state: 'HELD' },
+      data: { state: 'REFUNDED', resolutionReason: 'ROUND_VOIDED', resolvedAt: now },
+    });
+    if (round.session.mode === 'DEMO') {
+      // D8: demo play reaches no wallet and no webhook
+      await tx.session.update({ where: { id: round.sessionId }, data: { demoBalanceMicro: { increment: round.bet.amountMicro } } });
+      return { round, job: null };
+    }
+    const job = await tx.walletJob.create({ data: rollbackJobData(round.bet, rollbackTransactionUuid, 'round_voided', now) });
+    // D31: reported in the transaction that voids it
+    await recordEvent(tx, 'round.voided', round.operatorId, now, roundVoidedData(round, round.bet, reason, now));
+    return { round, job };
+  });
+  if (!result) return false;
+  if (result.job) await enqueueWalletJob(svc, result.job);
+  else await emitDemoBalance(svc, result.round.sessionId);
+  svc.emitter.toSession(result.round.sessionId, 'round_voided', { roundId, cycleId: result.round.cycleId, reason });
+  return true;
+}
+
+async function emitDemoBalance(svc: ServiceContext, sessionId: string): Promise<void> {
+  const session = await svc.db.session.findUnique({ where: { id: sessionId }, select: { demoBalanceMicro: true, currency: true } });
+  if (session?.demoBalanceMicro == null) return;
+  svc.emitter.toSession(sessionId, 'balance_update', { balanceMicro: session.demoBalanceMicro.toString(), currency: session.currency });
+}
+
