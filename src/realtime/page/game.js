@@ -554,7 +554,9 @@ function renderDie() {
   if (!rolling) el.die.dataset.face = String(current?.face ?? state.lastResult?.face ?? 0);
   el.die.setAttribute('aria-label', rolling ? t('die_rolling') : el.die.dataset.face === '0' ? t('die_blank') : t('die_label', { face: el.die.dataset.face }));
   if (bet) {
-    const stake = bet.isFree ? t('free_bet') : state.money.amount(bet.amountMicro);
+    // a bet seen only in its round_result (bet_placed missed over a reconnect) has no stake
+    // until recent_rounds brings it: shown as the history shows it
+    const stake = bet.isFree ? t('free_bet') : bet.amountMicro === null ? '—' : state.money.amount(bet.amountMicro);
     el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake });
   } else {
     el.dieCaption.textContent = ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round?.phase) ? t('caption_no_bet') : t('caption_idle');
