@@ -4,10 +4,14 @@
 
 const utf8 = new TextEncoder();
 const TWO_POW_32 = 1n << 32n;
+/** @param {ArrayBuffer} buffer */
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 // The round's weight snapshot comes with its round_result (D19); 1:1 (the D2 default) only
-// for a round whose result the page did not see.
+// for a round whose result the page did not see. The committed hash, the client seed and the
+// nonce are what the page knows of the round: one it never learned (null) goes in as it is,
+// and the check shows a mismatch.
+/** @param {{ serverSeed: string, committedHash: string | null, clientSeed: string | null, nonce: number | null, low?: bigint, high?: bigint }} round */
 export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce, low = 1n, high = 1n }) {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) throw new Error('web_crypto_unavailable');

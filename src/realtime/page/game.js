@@ -8,7 +8,7 @@ import { deriveRound } from './fair.js';
 import { connectionText, endText, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, safeReturnUrl } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
-import { renderHistory, renderRevealed, renderVerification } from './panels.js';
+import { byId, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 // The player channel's messages, as the service's map declares them (D4): a message name or
 // field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
@@ -16,49 +16,52 @@ import { renderHistory, renderRevealed, renderVerification } from './panels.js';
 /** @typedef {import('../../shared/domain/player-channel.js').ClientToServerEvents} ClientToServerEvents */
 /** @typedef {import('../../shared/domain/player-channel.js').ServerMessages} ServerMessages */
 /** @typedef {import('../../shared/domain/player-channel.js').RecalledRound} RecalledRound */
+/** @typedef {import('../../shared/domain/player-channel.js').RoundPhase} RoundPhase */
+/** @typedef {import('../../shared/domain/player-channel.js').PlaceBet['side']} Side */
 /** @template {keyof ServerMessages} E @typedef {Parameters<ServerToClientEvents[E]>[0]} Message */
-// an ack's refusal: the page is checked without strict null checks, under which `ok` narrows
-// an ack to its refusal only when compared to false
-/** @template A @typedef {Extract<A, { ok: false }>} Refused */
+/** @typedef {import('./panels.js').HistoryRound} HistoryRound */
+/** @typedef {import('./panels.js').RevealedSeed} RevealedSeed */
 
-// one of the page's own elements (index.html), whatever its kind
-/** @type {(id: string) => any} */
-const $ = (id) => document.getElementById(id);
+// the session's bet limits and payout (D18: the multiplier scaled by 100000), as BigInt
+/** @typedef {{ minBetMicro: bigint, maxBetMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint }} BetConfig */
+// the current round on the service's clock (ms)
+/** @typedef {{ cycleId: string, phase: RoundPhase, endsAt: number | null, startedAt: number }} LiveRound */
+
 const el = {
   body: document.body,
-  connection: $('connection'),
-  demoBadge: $('demo-badge'),
-  balance: $('balance'),
-  exitLink: $('exit-link'),
-  phase: $('phase'),
-  countdown: $('countdown'),
-  timerBar: $('timer-bar'),
-  die: $('die'),
-  dieCaption: $('die-caption'),
-  result: $('result'),
-  stakeLabel: $('stake-label'),
-  stake: $('stake'),
-  stakeHint: $('stake-hint'),
-  chips: $('chips'),
-  betLow: $('bet-low'),
-  betHigh: $('bet-high'),
-  potential: $('potential'),
-  message: $('message'),
-  history: $('history'),
-  historyEmpty: $('history-empty'),
-  historyGame: $('history-game'),
-  serverSeedHash: $('server-seed-hash'),
-  currentClientSeed: $('current-client-seed'),
-  nonce: $('nonce'),
-  clientSeed: $('client-seed'),
-  rotateSeed: $('rotate-seed'),
-  revealed: $('revealed'),
-  revealedList: $('revealed-list'),
-  verifyOutput: $('verify-output'),
-  ended: $('ended'),
-  endedTitle: $('ended-title'),
-  endedText: $('ended-text'),
-  returnLink: $('return-link'),
+  connection: byId('connection'),
+  demoBadge: byId('demo-badge'),
+  balance: byId('balance'),
+  exitLink: byId('exit-link', HTMLAnchorElement),
+  phase: byId('phase'),
+  countdown: byId('countdown'),
+  timerBar: byId('timer-bar'),
+  die: byId('die'),
+  dieCaption: byId('die-caption'),
+  result: byId('result'),
+  stakeLabel: byId('stake-label'),
+  stake: byId('stake', HTMLInputElement),
+  stakeHint: byId('stake-hint'),
+  chips: byId('chips'),
+  betLow: byId('bet-low', HTMLButtonElement),
+  betHigh: byId('bet-high', HTMLButtonElement),
+  potential: byId('potential'),
+  message: byId('message'),
+  history: byId('history'),
+  historyEmpty: byId('history-empty'),
+  historyGame: byId('history-game'),
+  serverSeedHash: byId('server-seed-hash'),
+  currentClientSeed: byId('current-client-seed'),
+  nonce: byId('nonce'),
+  clientSeed: byId('client-seed', HTMLInputElement),
+  rotateSeed: byId('rotate-seed', HTMLButtonElement),
+  revealed: byId('revealed'),
+  revealedList: byId('revealed-list'),
+  verifyOutput: byId('verify-output'),
+  ended: byId('ended'),
+  endedTitle: byId('ended-title'),
+  endedText: byId('ended-text'),
+  returnLink: byId('return-link', HTMLAnchorElement),
 };
 
 // D4: refusals at the handshake that no retry can cure
@@ -78,26 +81,33 @@ const state = {
   connected: false, // a `connected` message arrived on the live socket
   ended: false,
   money: moneyFormat('en', ''), // the session's money.js formatter: its language and currency
-  balanceMicro: null,
-  returnUrl: null,
-  config: null, // BigInt: minBetMicro, maxBetMicro, multiplierScaled, commissionMicro
-  round: null, // { cycleId, phase, endsAt, startedAt } on the service's clock (ms)
+  balanceMicro: /** @type {string | null} */ (null),
+  returnUrl: /** @type {string | null} */ (null),
+  config: /** @type {BetConfig | null} */ (null), // set by the first `connected`
+  round: /** @type {LiveRound | null} */ (null),
   clockOffsetMs: 0, // service clock minus ours, from each message's ts (D4)
-  fair: { serverSeedHash: null, clientSeed: null, nonce: 0 },
-  betCycleId: null, // the cycle of the player's bet: one bet per round (8.2 rule 4)
+  fair: /** @type {{ serverSeedHash: string | null, clientSeed: string | null, nonce: number }} */ ({ serverSeedHash: null, clientSeed: null, nonce: 0 }),
+  betCycleId: /** @type {string | null} */ (null), // the cycle of the player's bet: one bet per round (8.2 rule 4)
   placing: false,
   rotating: false,
-  lastResult: null, // { cycleId, face, won }
-  rounds: [], // the session's rounds, newest first
-  revealed: new Map(), // serverSeedHash -> { serverSeed, clientSeed, lastNonce } (D5)
-  reportedBets: new Set(), // clientBetIds already explained (ack and bet_rejected both arrive)
+  lastResult: /** @type {{ cycleId: string, face: number, won: boolean } | null} */ (null),
+  rounds: /** @type {HistoryRound[]} */ ([]), // the session's rounds, newest first
+  revealed: /** @type {Map<string, RevealedSeed>} */ (new Map()), // by serverSeedHash (D5)
+  reportedBets: /** @type {Set<string>} */ (new Set()), // clientBetIds already explained (ack and bet_rejected both arrive)
 };
 
 const serverNow = () => Date.now() + state.clockOffsetMs;
+/** @param {string | null} side */
 const sideName = (side) => (side === 'LOW' ? t('low') : t('high'));
+// the bet config, for what runs only after the first `connected` set it (the stake's checks,
+// the chips, a refusal's range): a read before then is a bug of the page, said as one
+const betConfig = () => {
+  if (!state.config) throw new Error('the bet config is read before the session connected');
+  return state.config;
+};
 const rangeVars = () => ({
-  min: state.money.amount(state.config.minBetMicro),
-  max: state.money.amount(state.config.maxBetMicro),
+  min: state.money.amount(betConfig().minBetMicro),
+  max: state.money.amount(betConfig().maxBetMicro),
 });
 
 // ---- connection (D4) -------------------------------------------------------------------
@@ -109,40 +119,48 @@ const token = new URLSearchParams(location.search).get('token');
 history.replaceState(null, '', location.pathname);
 
 function connect() {
-  socket = io({ path: '/socket.io', transports: ['websocket'], auth: { token } });
-  socket.on('disconnect', (reason) => {
+  // the socket of this page, which `socket` holds for the rest of the page (null before now)
+  const channel = io({ path: '/socket.io', transports: ['websocket'], auth: { token } });
+  socket = channel;
+  channel.on('disconnect', (reason) => {
     state.connected = false;
     if (state.ended || reason === 'io client disconnect') return;
     setConnection('reconnecting');
     // the service closed the socket without session_ended: the handshake will say why (D4)
-    if (reason === 'io server disconnect') setTimeout(() => socket.connect(), RETRY_MS);
+    if (reason === 'io server disconnect') setTimeout(() => channel.connect(), RETRY_MS);
   });
-  socket.io.on('reconnect_attempt', () => {
+  channel.io.on('reconnect_attempt', () => {
     if (!state.ended) setConnection('reconnecting');
   });
-  socket.on('connect_error', (err) => {
+  channel.on('connect_error', (err) => {
     if (FINAL_REFUSALS.has(err.message)) {
-      socket.disconnect();
+      channel.disconnect();
       endGame('refused', err.message);
       return;
     }
     setConnection('reconnecting');
     // Socket.IO retries transport failures itself, not a refusal by the service's middleware
-    if (!socket.active) setTimeout(() => socket.connect(), RETRY_MS);
+    if (!channel.active) setTimeout(() => channel.connect(), RETRY_MS);
   });
 
-  /** @type {<E extends keyof ServerMessages>(event: E, handler: (msg: Message<E>) => void) => unknown} */
-  const on = (event, handler) =>
-    socket.on(
-      event,
-      /** @type {any} the one listener serves every message of the map; handler is typed per message */ (
-        (msg) => {
-          const ts = Date.parse(msg?.ts);
-          if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
-          handler(msg);
-        }
-      ),
-    );
+  // A message's handler, behind one listener that first reads the message's ts. Socket.IO's
+  // types cannot pair a listener with a name that is a type parameter (E), so the listener is
+  // registered under the map's names at large and typed with what every message carries (ts);
+  // Socket.IO calls it for `event` only, whose message is the handler's.
+  /**
+   * @template {keyof ServerMessages} E
+   * @param {E} event
+   * @param {(msg: Message<E>) => void} handler
+   */
+  const on = (event, handler) => {
+    /** @type {keyof ServerMessages} */
+    const name = event;
+    channel.on(name, /** @param {{ ts: string }} msg */ (msg) => {
+      const ts = Date.parse(msg?.ts);
+      if (Number.isFinite(ts)) state.clockOffsetMs = ts - Date.now();
+      handler(/** @type {Message<E>} */ (msg));
+    });
+  };
   // D12: this node is shutting down; the socket closes next and the client reconnects
   on('service_restarting', () => {
     if (!state.ended) setConnection('reconnecting');
@@ -231,6 +249,11 @@ function setRound(roundState) {
 
 // the session's round in the history, played under the current seed: rotation waits for
 // every round to settle (D4)
+/**
+ * @param {string} roundId
+ * @param {string} cycleId
+ * @returns {HistoryRound}
+ */
 function roundEntry(roundId, cycleId) {
   let entry = state.rounds.find((round) => round.roundId === roundId);
   if (!entry) {
@@ -354,18 +377,17 @@ const canBet = () =>
   state.connected && !state.ended && !state.placing && state.round?.phase === 'BETTING_OPEN' && state.betCycleId !== state.round.cycleId;
 
 function defaultStake() {
-  const { minBetMicro, maxBetMicro } = state.config;
+  const { minBetMicro, maxBetMicro } = betConfig();
   return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
 }
 
 // the stake as micro-units, or null with the reason shown
 function readStake({ quiet = false } = {}) {
-  // read as one record: the page is checked without strict null checks, which the narrowing on ok needs
-  const parsed = /** @type {{ ok: boolean, micro?: bigint, error?: string }} */ (state.money.parse(el.stake.value));
-  let problem = null;
+  const parsed = state.money.parse(el.stake.value);
+  let problem;
   if (!parsed.ok) problem = parsed.error === 'decimals' ? t('stake_decimals') : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
-  else if (parsed.micro < state.config.minBetMicro || parsed.micro > state.config.maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
-  if (problem === null) {
+  else if (parsed.micro < betConfig().minBetMicro || parsed.micro > betConfig().maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
+  else {
     el.stake.removeAttribute('aria-invalid');
     return parsed.micro;
   }
@@ -376,8 +398,10 @@ function readStake({ quiet = false } = {}) {
   return null;
 }
 
+/** @param {Side} side */
 function placeBet(side) {
-  if (!canBet()) return;
+  // canBet() implies a socket and a round; the type check sees them only where checked
+  if (!socket || !state.round || !canBet()) return;
   const amountMicro = readStake();
   if (amountMicro === null) return;
   const clientBetId = randomId();
@@ -390,7 +414,7 @@ function placeBet(side) {
     if (err) showMessage(t('no_answer'), 'error');
     else if (ack.ok) state.betCycleId ??= cycleId;
     else {
-      const { reason } = /** @type {Refused<typeof ack>} */ (ack);
+      const { reason } = ack;
       if (reason === 'already_bet_this_round') state.betCycleId = cycleId;
       reportRejection(reason, clientBetId);
     }
@@ -399,6 +423,10 @@ function placeBet(side) {
 }
 
 // a refused bet arrives twice (the ack and bet_rejected, D4): explain it once
+/**
+ * @param {string} reason
+ * @param {string} [clientBetId]
+ */
 function reportRejection(reason, clientBetId) {
   if (clientBetId) {
     if (state.reportedBets.has(clientBetId)) return;
@@ -414,7 +442,8 @@ function randomId() {
 // ---- seeds (D5) and verification (D2) ---------------------------------------------------
 
 function rotateSeed() {
-  if (!state.connected || state.ended || state.rotating) return;
+  // a connected page has its socket; the type check sees it only where checked
+  if (!socket || !state.connected || state.ended || state.rotating) return;
   const clientSeed = el.clientSeed.value;
   if (clientSeed !== '' && !CLIENT_SEED.test(clientSeed)) {
     el.clientSeed.setAttribute('aria-invalid', 'true');
@@ -427,7 +456,7 @@ function rotateSeed() {
   socket.timeout(ROTATE_ACK_MS).emit('rotate_seed', clientSeed === '' ? {} : { clientSeed }, (err, ack) => {
     state.rotating = false;
     if (err) showMessage(t('no_answer'), 'error');
-    else if (!ack.ok) showMessage(reasonText(/** @type {Refused<typeof ack>} */ (ack).reason), 'error');
+    else if (!ack.ok) showMessage(reasonText(ack.reason), 'error');
     else {
       // the retired seed is revealed: every round played under it can now be checked
       state.revealed.set(ack.previousServerSeedHash, { serverSeed: ack.previousServerSeed, clientSeed: ack.previousClientSeed, lastNonce: ack.lastNonce });
@@ -440,9 +469,10 @@ function rotateSeed() {
   });
 }
 
+/** @param {string | undefined} roundId */
 async function verify(roundId) {
   const round = state.rounds.find((entry) => entry.roundId === roundId);
-  const seed = round && (round.seed ?? state.revealed.get(round.seedHash));
+  const seed = round && (round.seed ?? (round.seedHash === null ? undefined : state.revealed.get(round.seedHash)));
   if (!seed || !round.outcome) return;
   let derived = null;
   try {
@@ -451,13 +481,17 @@ async function verify(roundId) {
   } catch {
     // no Web Crypto (an insecure page): said so below
   }
-  renderVerification(el.verifyOutput, round, seed, derived);
+  renderVerification(el.verifyOutput, { nonce: round.nonce, seedHash: round.seedHash, outcome: round.outcome }, seed, derived);
   el.verifyOutput.hidden = false;
   el.verifyOutput.focus();
 }
 
 // ---- the end (D4 session_ended, connect_error) -------------------------------------------
 
+/**
+ * @param {'refused' | 'ended'} kind
+ * @param {string} reason
+ */
 function endGame(kind, reason) {
   state.ended = true;
   state.connected = false;
@@ -474,17 +508,23 @@ function endGame(kind, reason) {
 
 // ---- rendering ---------------------------------------------------------------------------
 
+/** @param {'live' | 'reconnecting' | 'closed'} kind */
 function setConnection(kind) {
   el.body.dataset.connection = kind;
   el.connection.textContent = connectionText(kind);
   renderBetting();
 }
 
+/**
+ * @param {string} text
+ * @param {'info' | 'error' | ''} kind
+ */
 function showMessage(text, kind) {
   el.message.textContent = text;
   el.message.dataset.kind = kind; // '' when cleared
 }
 
+/** @param {string} balanceMicro */
 function setBalance(balanceMicro) {
   state.balanceMicro = balanceMicro;
   renderBalance();
@@ -531,6 +571,7 @@ function renderCountdown() {
   el.timerBar.style.setProperty('--progress', total > 0 ? String(Math.min(1, remaining / total)) : '0');
 }
 
+/** @type {ReturnType<typeof setInterval> | null} */
 let flicker = null;
 
 function renderDie() {
@@ -554,15 +595,17 @@ function renderDie() {
   if (!rolling) el.die.dataset.face = String(current?.face ?? state.lastResult?.face ?? 0);
   el.die.setAttribute('aria-label', rolling ? t('die_rolling') : el.die.dataset.face === '0' ? t('die_blank') : t('die_label', { face: el.die.dataset.face }));
   if (bet) {
-    const stake = bet.isFree ? t('free_bet') : state.money.amount(bet.amountMicro);
+    // a bet seen only in its round_result (bet_placed missed over a reconnect) has no stake
+    // until recent_rounds brings it: shown as the history shows it
+    const stake = bet.isFree ? t('free_bet') : bet.amountMicro === null ? '—' : state.money.amount(bet.amountMicro);
     el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake });
   } else {
-    el.dieCaption.textContent = ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round?.phase) ? t('caption_no_bet') : t('caption_idle');
+    el.dieCaption.textContent = round && ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round.phase) ? t('caption_no_bet') : t('caption_idle');
   }
 }
 
 function renderChips() {
-  const { minBetMicro, maxBetMicro } = state.config;
+  const { minBetMicro, maxBetMicro } = betConfig();
   const amounts = [minBetMicro, ...CHIP_UNITS.map((units) => units * MICRO_PER_UNIT), maxBetMicro]
     .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && all.indexOf(micro) === index);
   el.chips.replaceChildren(
@@ -593,13 +636,15 @@ function renderBetting() {
   el.betLow.disabled = !open;
   el.betHigh.disabled = !open;
   el.body.dataset.placing = String(state.placing);
-  for (const chip of el.chips.children) chip.disabled = state.ended;
+  // renderChips fills #chips with buttons only
+  const chips = /** @type {HTMLCollectionOf<HTMLButtonElement>} */ (el.chips.children);
+  for (const chip of chips) chip.disabled = state.ended;
   el.stake.disabled = state.ended;
   if (!state.config) return;
   el.stakeLabel.textContent = t('stake_label', { currency: state.money.symbol });
   el.stakeHint.textContent = t('stake_hint', rangeVars());
   const stake = readStake({ quiet: true });
-  for (const chip of el.chips.children) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
+  for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
     stake === null
@@ -651,14 +696,16 @@ el.stake.addEventListener('keydown', (event) => {
 });
 el.clientSeed.addEventListener('input', () => el.clientSeed.removeAttribute('aria-invalid'));
 el.history.addEventListener('click', (event) => {
-  const button = event.target.closest('button.verify');
+  // a click's target is an element (here one in the table), never a text node
+  /** @type {HTMLButtonElement | null} */
+  const button = /** @type {Element} */ (event.target).closest('button.verify');
   if (button) void verify(button.dataset.roundId);
 });
 // L and H bet, unless the player is typing
 document.addEventListener('keydown', (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (/** @type {Partial<Element>} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) return;
-  const side = { l: 'LOW', h: 'HIGH' }[event.key.toLowerCase()];
+  const side = /** @type {Partial<Record<string, Side>>} */ ({ l: 'LOW', h: 'HIGH' })[event.key.toLowerCase()];
   if (side) placeBet(side);
 });
 

@@ -10,7 +10,13 @@
 import en from './lang-en.js';
 import { canonicalLocale } from './money.js';
 
+// a language file's strings, read by any key: one the language lacks is undefined
+/** @typedef {Record<string, string | undefined>} Strings */
+/** @type {Strings} */
+const english = en;
+
 // each language file is loaded only by a page that speaks it
+/** @type {Record<string, () => Promise<{ default: Strings }>>} */
 const LOADERS = {
   de: () => import('./lang-de.js'),
   es: () => import('./lang-es.js'),
@@ -21,13 +27,14 @@ const LOADERS = {
 };
 export const LANGUAGES = ['en', ...Object.keys(LOADERS)];
 
-let strings = en;
+let strings = english;
 let current = 'en';
 let requests = 0;
 
 // A tag -> the page's language and the locale its numbers and money follow: "de-AT" is
 // German with Austrian numbers; a language the page does not speak reads as English, numbers
 // included, so that a sentence and the amount in it agree.
+/** @param {string | null | undefined} tag */
 export function resolveLanguage(tag) {
   const text = String(tag ?? '').replace(/_/g, '-');
   const primary = text.split('-')[0].toLowerCase();
@@ -40,10 +47,11 @@ export const language = () => current;
 
 // Loads the tag's language and puts it on the document: <html lang>, the title and every
 // element marked data-i18n (text) or data-i18n-label (aria-label). The last call wins.
+/** @param {string | null | undefined} tag */
 export async function setLanguage(tag) {
   const { language: wanted, locale } = resolveLanguage(tag);
   const request = ++requests;
-  let table = en;
+  let table = english;
   if (wanted !== 'en') {
     try {
       table = (await LOADERS[wanted]()).default;
@@ -53,20 +61,26 @@ export async function setLanguage(tag) {
   }
   if (request !== requests) return current;
   strings = table;
-  current = table === en ? 'en' : wanted;
+  current = table === english ? 'en' : wanted;
   document.documentElement.lang = current === wanted ? locale : 'en';
-  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-i18n]'))) el.textContent = t(el.dataset.i18n);
-  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-i18n-label]'))) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  // each element the selector finds has the attribute, so its dataset has the key
+  for (const el of /** @type {NodeListOf<HTMLElement & { dataset: { i18n: string } }>} */ (document.querySelectorAll('[data-i18n]'))) el.textContent = t(el.dataset.i18n);
+  for (const el of /** @type {NodeListOf<HTMLElement & { dataset: { i18nLabel: string } }>} */ (document.querySelectorAll('[data-i18n-label]'))) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
   document.title = t('title');
   return current;
 }
 
+/**
+ * @param {string} key
+ * @param {Record<string, unknown>} [vars]
+ */
 export function t(key, vars = {}) {
-  const template = strings[key] ?? en[key] ?? key;
+  const template = strings[key] ?? english[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
 }
 
 // the connection states of the page (game.js setConnection)
+/** @param {string | undefined} kind */
 export function connectionText(kind) {
   switch (kind) {
     case 'live':
@@ -81,6 +95,7 @@ export function connectionText(kind) {
 }
 
 // D4 round_state phases; one the page does not know reads as waiting
+/** @param {string | null | undefined} phase */
 export function phaseText(phase) {
   switch (phase) {
     case 'PENDING':
@@ -99,6 +114,7 @@ export function phaseText(phase) {
 }
 
 // D4: the handshake refusals that no retry can cure
+/** @param {string} reason */
 export function refusalText(reason) {
   if (reason === 'session_expired') return t('refused_session_expired');
   if (reason === 'session_terminated') return t('refused_session_terminated');
@@ -107,6 +123,10 @@ export function refusalText(reason) {
 
 // a refusal of place_bet or rotate_seed (contract 8.2, D4, D28, D37) in words; vars fill
 // bet_out_of_range
+/**
+ * @param {string} reason
+ * @param {Record<string, unknown>} [vars]
+ */
 export function reasonText(reason, vars = {}) {
   switch (reason) {
     case 'bet_out_of_range':
@@ -145,6 +165,7 @@ export function reasonText(reason, vars = {}) {
 }
 
 // session_ended reasons (D4, D28): terminated | expired | replaced | wallet_status:<RS_status>
+/** @param {string} reason */
 export function endText(reason) {
   if (reason === 'terminated') return t('end_terminated');
   if (reason === 'expired') return t('end_expired');

@@ -5,6 +5,7 @@
 // page speaks the player's language from its first word, a refused token included. Only
 // the display uses them; the service verifies the token at the handshake (D4) and its
 // `connected` message is what the page then follows.
+/** @param {string | null} token */
 export function displayClaims(token) {
   try {
     const payload = String(token).split('.')[1] ?? '';
@@ -22,6 +23,7 @@ export function displayClaims(token) {
 // The operator's returnUrl (contract 2.2: the game sends the player there on exit) as a
 // link target: an absolute http(s) URL (D9), else null and no exit is offered. The service
 // validated it at launch; the page does not rely on that for what it puts in an href.
+/** @param {unknown} text @returns {string | null} */
 export function safeReturnUrl(text) {
   if (typeof text !== 'string' || text === '') return null;
   try {

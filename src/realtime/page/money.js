@@ -18,6 +18,10 @@ const DEFAULT_FRACTION_DIGITS = 2;
 
 // The formatter of a session: `locale` a BCP 47 tag (an unreadable one reads as English),
 // `currency` the session's currency.
+/**
+ * @param {string | null | undefined} locale
+ * @param {string | null | undefined} currency
+ */
 export function moneyFormat(locale, currency) {
   const tag = canonicalLocale(locale);
   // the page parses what it formats: Latin digits in every language
@@ -25,8 +29,10 @@ export function moneyFormat(locale, currency) {
   const code = String(currency ?? '');
   /** @type {Intl.NumberFormatOptions | null} */
   const iso = ISO_CURRENCY.test(code) ? { ...base, style: 'currency', currency: code } : null;
+  // a currency format always resolves its maximumFractionDigits (only a format by significant
+  // digits leaves it out, which the type allows for)
   const fractionDigits = iso
-    ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits, MICRO_DIGITS)
+    ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits ?? DEFAULT_FRACTION_DIGITS, MICRO_DIGITS)
     : DEFAULT_FRACTION_DIGITS;
   const withCurrency = iso ? splicer(tag, iso) : null;
   const grouped = splicer(tag, base);
@@ -36,21 +42,30 @@ export function moneyFormat(locale, currency) {
   const symbol = iso ? (new Intl.NumberFormat(tag, iso).formatToParts(0).find((part) => part.type === 'currency')?.value ?? code) : code;
 
   // at least the currency's decimals, and any further non-zero micro-unit digits
+  /** @param {bigint | string} value */
   const amount = (value) => (withCurrency ? withCurrency.format(BigInt(value), fractionDigits) : `${grouped.format(BigInt(value), fractionDigits)}${code ? `\u00a0${code}` : ''}`);
   // without the currency, a whole amount without decimals: "5", "0,10" (chips, percentages)
+  /** @param {bigint | string} value */
   const short = (value) => grouped.format(BigInt(value), BigInt(value) % MICRO_PER_UNIT === 0n ? 0 : fractionDigits);
   // a number scaled by 100000 that is not money (D18: the payout multiplier; a percentage),
   // with only the decimals it has: "2", "1,98", "2,5"
+  /** @param {bigint | string} value */
   const ratio = (value) => grouped.format(BigInt(value), 0);
   // without the currency, grouped: the history table's column
+  /** @param {bigint | string} value */
   const number = (value) => grouped.format(BigInt(value), fractionDigits);
   // what the stake field holds: no grouping, the language's decimal separator ("2,50")
+  /** @param {bigint | string} value */
   const input = (value) => plain.format(BigInt(value), fractionDigits);
 
   // The player's stake text -> micro-units, at most 5 decimals (one micro-unit is 0.00001,
   // contract 8.1). The language's decimal separator is the decimal point; "." or "," is
   // one too unless exactly three digits follow it, which reads as a thousands separator
   // ("1,000" in English, "1.000" in German): that is refused, never guessed.
+  /**
+   * @param {string} text
+   * @returns {{ ok: true, micro: bigint } | { ok: false, error: 'format' | 'decimals' }}
+   */
   function parse(text) {
     const separators = [...new Set(['.', ',', decimal])].map(escape).join('|');
     const match = new RegExp(`^(\\d*)(?:(${separators})(\\d*))?$`).exec(String(text ?? '').trim());
@@ -65,6 +80,7 @@ export function moneyFormat(locale, currency) {
 }
 
 // The locale Intl will use for a tag: the tag itself when Intl can read it, else English.
+/** @param {string | null | undefined} tag */
 export function canonicalLocale(tag) {
   try {
     const [canonical] = Intl.getCanonicalLocales(String(tag ?? ''));
@@ -76,6 +92,10 @@ export function canonicalLocale(tag) {
 
 // Formats whole units with Intl (BigInt in, so no digit is lost) and puts the micro-unit
 // fraction after the last integer digit, with the separator this style uses.
+/**
+ * @param {string} locale
+ * @param {Intl.NumberFormatOptions} options
+ */
 function splicer(locale, options) {
   const whole = new Intl.NumberFormat(locale, { ...options, minimumFractionDigits: 0, maximumFractionDigits: 0 });
   const separator = new Intl.NumberFormat(locale, { ...options, minimumFractionDigits: 1, maximumFractionDigits: 1 })
@@ -84,6 +104,10 @@ function splicer(locale, options) {
   const decimal = separator ? separator.value : '.';
   return {
     decimal,
+    /**
+     * @param {bigint} micro
+     * @param {number} minimumDigits
+     */
     format(micro, minimumDigits) {
       const negative = micro < 0n;
       const abs = negative ? -micro : micro;
@@ -97,9 +121,11 @@ function splicer(locale, options) {
   };
 }
 
+/** @param {string} text */
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // A decimal of the service's wire (payoutMultiplier, "1.98") scaled by 100000 (D18)
+/** @param {string} text */
 export function parseScaled(text) {
   const match = /^(\d+)(?:\.(\d{1,5}))?$/.exec(String(text));
   if (!match) return null;

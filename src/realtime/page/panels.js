@@ -1,10 +1,76 @@
 // @ts-check
-// DOM for the round history, the revealed seeds and a round's verification. Everything from
-// the service is set as text, never as markup.
+// DOM for the round history, the revealed seeds and a round's verification, and the page's
+// own elements by id. Everything from the service is set as text, never as markup.
 
 import { t } from './i18n.js';
 import { balanceText, roundStateText, utcTime } from './rounds.js';
 
+/** @typedef {import('../../shared/domain/player-channel.js').RecalledBalance} RecalledBalance */
+/** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
+/** @typedef {Awaited<ReturnType<typeof import('./fair.js').deriveRound>>} Derivation */
+
+// A round of the session in the game page's history (game.js): what the page saw of it live
+// (bet_placed, round_result, round_voided), with what the service recorded of it over that
+// (recent_rounds, D33). The optional fields are there once the page has learned them.
+/**
+ * @typedef {object} HistoryRound
+ * @property {string} roundId
+ * @property {string} cycleId
+ * @property {string | null} seedHash the committed server seed hash the round was played under, as the page was shown it
+ * @property {number | null} nonce
+ * @property {string | null} side null until the page learns the bet's side
+ * @property {string | null} amountMicro
+ * @property {boolean} isFree
+ * @property {{ side: string, face: number, won: boolean, payoutMicro: string | null } | null} outcome
+ * @property {string | null} voided the reason, once the round is voided
+ * @property {string} [placedAt]
+ * @property {string} [state]
+ * @property {boolean | null} [won]
+ * @property {string | null} [voidReason]
+ * @property {string | null} [rejectReason]
+ * @property {RecalledBalance} [balanceBefore]
+ * @property {RecalledBalance} [balanceAfter]
+ * @property {{ low: bigint, high: bigint }} [weights] the round's weight snapshot (D19)
+ * @property {{ serverSeed: string, clientSeed: string }} [seed] its retired seed, as the service shows it (D2, D5)
+ */
+
+// a seed the page saw retired (D5 rotation, D28 session end), by its hash: its rounds are
+// nonces 0 to lastNonce (null: none was played)
+/** @typedef {{ serverSeed: string, clientSeed: string | null, lastNonce: number | null }} RevealedSeed */
+
+// One of the page's own elements (index.html, recall.html), of the class `kind` (HTMLElement
+// unless given). The served markup always has it; markup without it stops the page here,
+// with the id, rather than at the first use of a null.
+/**
+ * @overload
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+/**
+ * @template {HTMLElement} E
+ * @overload
+ * @param {string} id
+ * @param {new () => E} kind
+ * @returns {E}
+ */
+/**
+ * @param {string} id
+ * @param {new () => HTMLElement} [kind]
+ * @returns {HTMLElement}
+ */
+export function byId(id, kind = HTMLElement) {
+  const element = document.getElementById(id);
+  if (element instanceof kind) return element;
+  throw new Error(element ? `the page's #${id} is not an ${kind.name}` : `the page has no element #${id}`);
+}
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [text]
+ * @param {string} [className]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function node(tag, text, className) {
   const element = document.createElement(tag);
   if (text !== undefined) element.textContent = text;
@@ -16,6 +82,11 @@ function node(tag, text, className) {
 // state (settled won or lost, voided with its reason, in play), payout, the balance before
 // and after as the wallet answered them (D33), and a verify button once the round's seed is
 // revealed (D5); `money` the session's money.js formatter
+/**
+ * @param {HTMLElement} tbody
+ * @param {HistoryRound[]} rounds
+ * @param {{ revealed: Map<string, RevealedSeed>, sideName: (side: string | null) => string, money: MoneyFormat }} shown
+ */
 export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
   tbody.replaceChildren(
     ...rounds.map((round) => {
@@ -37,7 +108,7 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
         node('span', `→ ${balanceText(round.balanceAfter, money.number)}`, 'after'),
       );
       const action = node('td', undefined, 'action');
-      if (round.outcome && !round.voided && (round.seed || revealed.has(round.seedHash))) {
+      if (round.outcome && !round.voided && (round.seed || (round.seedHash !== null && revealed.has(round.seedHash)))) {
         const button = node('button', t('verify'), 'verify');
         button.type = 'button';
         button.dataset.roundId = round.roundId;
@@ -51,6 +122,7 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
 }
 
 // the round's state as the service recorded it, or as the page saw it live
+/** @param {HistoryRound} round */
 const stateOf = (round) =>
   round.voided
     ? { state: 'VOIDED', voidReason: round.voidReason ?? round.voided, rejectReason: round.rejectReason }
@@ -58,8 +130,16 @@ const stateOf = (round) =>
       ? round
       : { state: 'BETTING_OPEN' };
 
+/**
+ * @param {string | null} side
+ * @param {(side: string | null) => string} sideName
+ */
 const sideTag = (side, sideName) => node('span', sideName(side), `tag ${side === 'LOW' ? 'low' : 'high'}`);
 
+/**
+ * @param {HTMLElement} list
+ * @param {Map<string, RevealedSeed>} revealed
+ */
 export function renderRevealed(list, revealed) {
   list.replaceChildren(
     ...[...revealed].map(([serverSeedHash, seed]) => {
@@ -85,6 +165,12 @@ export function renderRevealed(list, revealed) {
 // the D2 steps, each with its numbers, and the verdict MATCH or MISMATCH against the result
 // the page was shown (round_result). weightsHint: whether to say where step 5's weights came
 // from (the game page: what the player channel sent; the recall page shows the recorded ones)
+/**
+ * @param {HTMLElement} container
+ * @param {{ nonce: number | null, seedHash: string | null, outcome: { side: string, face: number } }} round
+ * @param {{ serverSeed: string, clientSeed: string | null }} seed
+ * @param {Derivation | null} derived null when the page could not derive it (no Web Crypto)
+ */
 export function renderVerification(container, round, seed, derived, weightsHint = true) {
   const heading = node('h3', t('verify_heading', { nonce: round.nonce }));
   if (!derived) {

@@ -8,14 +8,23 @@ import { deriveRound } from './fair.js';
 import { resolveLanguage, setLanguage, t } from './i18n.js';
 import { moneyFormat } from './money.js';
 import { balanceText, roundStateText, utcTime } from './rounds.js';
-import { renderVerification } from './panels.js';
+import { byId, renderVerification } from './panels.js';
 
-const $ = (id) => document.getElementById(id);
-const { round, linkExpiresAt } = JSON.parse($('recall-data').textContent);
+// the data block replay-page.ts fills: the round as src/game/reports/recall.ts records it
+/** @type {{ round: import('../../shared/domain/player-channel.js').RecalledRound, linkExpiresAt: string }} */
+const { round, linkExpiresAt } = JSON.parse(byId('recall-data').textContent ?? '');
 const lang = new URLSearchParams(location.search).get('lang');
 const money = moneyFormat(resolveLanguage(lang).locale, round.currency);
+/** @param {string} side */
 const sideName = (side) => (side === 'LOW' ? t('low') : t('high'));
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [text]
+ * @param {string} [className]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function node(tag, text, className) {
   const element = document.createElement(tag);
   if (text !== undefined) element.textContent = text;
@@ -23,6 +32,11 @@ function node(tag, text, className) {
   return element;
 }
 
+// each fact: its label, its value and, where given, the name it can be found by (data-fact)
+/**
+ * @param {HTMLElement} list
+ * @param {[label: string, value: string, name?: string][]} entries
+ */
 function facts(list, entries) {
   list.replaceChildren(
     ...entries.flatMap(([label, value, name]) => {
@@ -35,15 +49,15 @@ function facts(list, entries) {
 
 function renderRound() {
   const stake = round.isFree ? t('free_bet') : money.amount(round.amountMicro);
-  const state = $('recall-state');
+  const state = byId('recall-state');
   state.textContent = roundStateText(round);
   state.dataset.state = round.state === 'VOIDED' ? 'voided' : round.won ? 'won' : 'lost';
-  const die = $('die');
+  const die = byId('die');
   die.dataset.face = String(round.outcome?.face ?? 0);
   die.dataset.outcome = round.outcome && round.won !== null ? (round.won ? 'won' : 'lost') : '';
   die.setAttribute('aria-label', round.outcome ? t('die_label', { face: round.outcome.face }) : t('die_blank'));
-  $('die-caption').textContent = t('caption_bet', { side: sideName(round.side), stake });
-  facts($('recall-facts'), [
+  byId('die-caption').textContent = t('caption_bet', { side: sideName(round.side), stake });
+  facts(byId('recall-facts'), [
     [t('recall_game'), round.gameCode === 'dice' ? t('title') : round.gameCode, 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
@@ -60,13 +74,13 @@ function renderRound() {
 
 async function renderProof() {
   const proof = round.proof;
-  const status = $('recall-proof-status');
+  const status = byId('recall-proof-status');
   if (!proof || !round.outcome) {
     status.textContent = t('recall_proof_none');
-    $('recall-proof').replaceChildren();
+    byId('recall-proof').replaceChildren();
     return;
   }
-  facts($('recall-proof'), [
+  facts(byId('recall-proof'), [
     [t('server_seed_hash'), proof.serverSeedHash],
     [t('revealed_seed'), proof.serverSeed ?? '—'],
     [t('client_seed_current'), proof.clientSeed],
@@ -91,13 +105,13 @@ async function renderProof() {
   } catch {
     // no Web Crypto (an insecure page): renderVerification says so
   }
-  const output = $('verify-output');
-  renderVerification(output, { nonce: proof.nonce, seedHash: proof.serverSeedHash, outcome: round.outcome }, proof, derived, false);
+  const output = byId('verify-output');
+  renderVerification(output, { nonce: proof.nonce, seedHash: proof.serverSeedHash, outcome: round.outcome }, { serverSeed: proof.serverSeed, clientSeed: proof.clientSeed }, derived, false);
   output.hidden = false;
 }
 
 await setLanguage(lang);
 document.title = t('recall_title');
-$('recall-validity').textContent = t('recall_valid_until', { at: utcTime(linkExpiresAt) });
+byId('recall-validity').textContent = t('recall_valid_until', { at: utcTime(linkExpiresAt) });
 renderRound();
 await renderProof();

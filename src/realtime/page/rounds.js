@@ -5,9 +5,11 @@
 import { t } from './i18n.js';
 
 // an ISO 8601 instant as "2026-11-27 14:03:12 UTC", the same in every language
+/** @param {string | null | undefined} iso */
 export const utcTime = (iso) => (typeof iso === 'string' && iso.length >= 19 ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '—');
 
 // settled (won or lost), voided with its reason (D22: a bet the wallet refused, with why), or in play
+/** @param {{ state?: string, won?: boolean | null, voidReason?: string | null, rejectReason?: string | null }} round */
 export function roundStateText(round) {
   if (round.state === 'VOIDED') {
     const reason = round.rejectReason ? `${round.voidReason}: ${round.rejectReason}` : round.voidReason;
@@ -19,6 +21,10 @@ export function roundStateText(round) {
 
 // a balance the wallet answered, written by `format` (a money.js formatter's amount or
 // number), or why there is none
+/**
+ * @param {import('../../shared/domain/player-channel.js').RecalledBalance | undefined} balance
+ * @param {(micro: string) => string} format
+ */
 export function balanceText(balance, format) {
   if (!balance) return '—';
   if (balance.micro !== null && balance.micro !== undefined) return format(balance.micro);
