@@ -35,7 +35,7 @@ async function loadEveryStatement(): Promise<Statement[]> {
   for (const file of files) {
     if (/\bstatement\(\s*'/.test(await readFile(path.join(ROOT, 'src', file), 'utf8'))) await load(file);
   }
-  const { definedStatements } = (await load('platform/db/sql.ts')) as typeof import('../../../src/shared/platform/db/sql.js');
+  const { definedStatements } = (await load('shared/platform/db/sql.ts')) as typeof import('../../../src/shared/platform/db/sql.js');
   return definedStatements();
 }
 
