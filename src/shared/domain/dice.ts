@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { roundHash } from './seeds.js';
 
 // The dice derivation (contract 2.12, DECISIONS D2), pure: the same inputs always give the
 // same outcome, and a player can recompute it from a revealed proof (contract 2.11).
@@ -30,14 +30,18 @@ const TWO_POW_32 = 1n << 32n;
 
 export const isSide = (value: unknown): value is Side => value === 'LOW' || value === 'HIGH';
 
+// The nonce is checked by roundHash (D2), then the weights, in that order.
 export function deriveDice({ serverSeed, clientSeed, nonce, lowWeight, highWeight }: DiceInput): DiceOutcome {
-  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError(`nonce must be a non-negative integer: ${nonce}`);
+  return diceFromHash(roundHash({ serverSeed, clientSeed, nonce }), lowWeight, highWeight);
+}
+
+// The dice outcome of a round's `h` (D2), for a caller that has computed it already (the game
+// module, D39).
+export function diceFromHash(h: Buffer, lowWeight: bigint, highWeight: bigint): DiceOutcome {
   // D2: weights are non-negative integers, not both zero
   if (lowWeight < 0n || highWeight < 0n || lowWeight + highWeight === 0n) {
     throw new RangeError(`weights must be non-negative and not both zero: ${lowWeight}:${highWeight}`);
   }
-  // D2: keyed on the UTF-8 text of the seed; the nonce in decimal without padding
-  const h = createHmac('sha256', Buffer.from(serverSeed, 'utf8')).update(Buffer.from(`${clientSeed}:${nonce}`, 'utf8')).digest();
   const a = BigInt(h.readUInt32BE(0));
   const b = BigInt(h.readUInt32BE(4));
   // D2: exact integer comparison, so P(LOW) = lowWeight / (lowWeight + highWeight) up to 2^-32

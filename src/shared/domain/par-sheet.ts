@@ -63,8 +63,11 @@ export function sideRtp(input: Omit<ParSheetInput, 'gameCode'>, side: Side): Fra
   if (payoutMultiplierScaled <= 0n) throw new RangeError(`payout multiplier must be positive: ${payoutMultiplierScaled}`);
   if (commissionMicro < 0n || commissionMicro > COMMISSION_SCALE) throw new RangeError(`commission must be 0 to 100000 micro: ${commissionMicro}`);
   const weight = side === 'LOW' ? lowWeight : highWeight;
-  const numerator = weight * payoutMultiplierScaled * (COMMISSION_SCALE - commissionMicro);
-  const denominator = (lowWeight + highWeight) * MULTIPLIER_SCALE * COMMISSION_SCALE;
+  return reducedFraction(weight * payoutMultiplierScaled * (COMMISSION_SCALE - commissionMicro), (lowWeight + highWeight) * MULTIPLIER_SCALE * COMMISSION_SCALE);
+}
+
+// n/d in lowest terms (n >= 0, d > 0); 0 is 0/1
+export function reducedFraction(numerator: bigint, denominator: bigint): Fraction {
   const divisor = numerator === 0n ? denominator : gcd(numerator, denominator);
   return { numerator: numerator / divisor, denominator: denominator / divisor };
 }
@@ -80,11 +83,11 @@ export function decimalText({ numerator, denominator }: Fraction, places = DECIM
   return `${whole}.${(scaled % scale).toString().padStart(places, '0')}`;
 }
 
+// the fraction as the par sheet writes it: "n/d" and its decimal
+export const rtpText = (fraction: Fraction): Rtp => ({ fraction: fractionText(fraction), decimal: decimalText(fraction) });
+
 export function parSheet(input: ParSheetInput): ParSheet {
-  const rtp = (side: Side): Rtp => {
-    const fraction = sideRtp(input, side);
-    return { fraction: fractionText(fraction), decimal: decimalText(fraction) };
-  };
+  const rtp = (side: Side): Rtp => rtpText(sideRtp(input, side));
   return {
     gameCode: input.gameCode,
     lowWeight: input.lowWeight.toString(),

@@ -21,6 +21,20 @@ export type DiceProofInput = {
   outcomeSide: Side;
 };
 
+// The outcome shapes of contract 2.11, discriminated by type (MULTI: D41, not yet a game here).
+export type DiceProofOutcome = { type: 'DICE'; diceValues: number[]; outcomeSum: number; outcomeSide: Side };
+// D40: JSON numbers; u = x / 2^52 exactly (x < 2^52, so the division by a power of two is exact
+// in a double), crashMultiplier = crashCents / 100
+export type CrashProofOutcome = { type: 'CRASH'; crashMultiplier: number; u: number };
+export type ProofOutcome = DiceProofOutcome | CrashProofOutcome;
+
+export const diceProofOutcome = ({ diceValues, outcomeSum, outcomeSide }: Omit<DiceProofOutcome, 'type'>): DiceProofOutcome => ({
+  type: 'DICE',
+  diceValues,
+  outcomeSum,
+  outcomeSide,
+});
+
 export type DiceProof = {
   roundId: string;
   gameCode: string;
@@ -30,7 +44,7 @@ export type DiceProof = {
   serverSeedHash: string;
   clientSeed: string;
   nonce: number;
-  outcome: { type: 'DICE'; diceValues: number[]; outcomeSum: number; outcomeSide: Side };
+  outcome: DiceProofOutcome;
   // D19: the round's weight snapshot, as decimal strings because they are bigints (D18:
   // no JSON number carries a bigint)
   lowWeight: string;
@@ -48,7 +62,7 @@ export function buildDiceProof(input: DiceProofInput): DiceProof {
     serverSeedHash: input.serverSeedHash,
     clientSeed: input.clientSeed,
     nonce: input.nonce,
-    outcome: { type: 'DICE', diceValues: input.diceValues, outcomeSum: input.outcomeSum, outcomeSide: input.outcomeSide },
+    outcome: diceProofOutcome(input),
     lowWeight: input.lowWeight.toString(),
     highWeight: input.highWeight.toString(),
     sessionId: input.sessionId,

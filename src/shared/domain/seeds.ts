@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 // Seeds (DECISIONS D2): the server seed is 32 random bytes written as 64 lower-case hex
 // characters, and everything hashes or keys on that text.
@@ -16,3 +16,13 @@ export const generateClientSeed = (): string => randomBytes(16).toString('hex');
 
 // D2: a supplied clientSeed is 1 to 64 printable ASCII characters, no ":".
 export const CLIENT_SEED_PATTERN = '^[\\x20-\\x39\\x3B-\\x7E]{1,64}$';
+
+export type RoundSeed = { serverSeed: string; clientSeed: string; nonce: number };
+
+// D2: the round's `h` = HMAC-SHA256(key = utf8(serverSeed), msg = utf8(clientSeed + ":" +
+// nonce)), the nonce in decimal without padding. Every game derives its outcome from these 32
+// bytes (D39), dice by D2, crash by D40.
+export function roundHash({ serverSeed, clientSeed, nonce }: RoundSeed): Buffer {
+  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError(`nonce must be a non-negative integer: ${nonce}`);
+  return createHmac('sha256', Buffer.from(serverSeed, 'utf8')).update(Buffer.from(`${clientSeed}:${nonce}`, 'utf8')).digest();
+}
