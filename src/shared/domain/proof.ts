@@ -21,7 +21,7 @@ export type DiceProofInput = {
   outcomeSide: Side;
 };
 
-// The outcome shapes of contract 2.11, discriminated by type (MULTI: D41, not yet a game here).
+// The outcome shapes of contract 2.11, discriminated by type (MULTI: not yet a game here).
 export type DiceProofOutcome = { type: 'DICE'; diceValues: number[]; outcomeSum: number; outcomeSide: Side };
 // D40: JSON numbers; u = x / 2^52 exactly (x < 2^52, so the division by a power of two is exact
 // in a double), crashMultiplier = crashCents / 100

@@ -1,23 +1,16 @@
 import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from '../../wallet/credentials.js';
+import { GameConfigError } from '../../domain/games/config.js';
+import { diceModule, type DiceConfig } from '../../domain/games/dice.js';
 import { isKnownGame } from '../../domain/games.js';
 import { formatMultiplier, multiplierScaledOf } from '../../domain/payout.js';
 
 // Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).
 
-export const DEFAULT_GAME_CONFIG = {
-  bettingWindowMs: 15000,
-  rollingWindowMs: 4000,
-  cooldownMs: 3000,
-  minBetMicro: 10000n,
-  maxBetMicro: 100000000n,
-  commissionMicro: 3000n,
-  payoutMultiplierScaled: 200000n,
-  lowWeight: 1n,
-  highWeight: 1n,
-};
+// the dice module's defaults (D39), which are contract 2.12's and D9's
+export const DEFAULT_GAME_CONFIG: Readonly<DiceConfig> = diceModule.config.defaults;
 
-export type GameConfigValues = typeof DEFAULT_GAME_CONFIG;
+export type GameConfigValues = DiceConfig;
 
 // D18: payoutMultiplier is a decimal with at most 5 fractional digits, held scaled by 100000
 // (read and written by domain/payout.ts).
@@ -28,11 +21,7 @@ export function parseMultiplier(text: string): bigint {
   return scaled;
 }
 
-export { formatMultiplier };
-
-export class GameConfigError extends Error {
-  override name = 'GameConfigError';
-}
+export { formatMultiplier, GameConfigError };
 
 export function checkGameConfig(config: GameConfigValues): void {
   const problems: string[] = [];

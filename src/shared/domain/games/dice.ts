@@ -1,0 +1,98 @@
+import { DICE_MATH_VERSION, DICE_RNG_VERSION, diceFromHash, isSide, type DiceOutcome, type Side } from '../dice.js';
+import { decimalText, rtpText, sideRtp } from '../par-sheet.js';
+import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
+import { diceProofOutcome } from '../proof.js';
+import { betLimitsCheck, configSchema, integerField, msField, type ConfigField } from './config.js';
+import { InvalidBetError, type GameModule } from './types.js';
+
+// Dice as a game module (D39), the first one: a wrapper of the derivation (dice.ts, D2), the
+// par sheet (par-sheet.ts) and the payout arithmetic (payout.ts, contract 8.4, D18), which
+// stay where they are and keep their callers.
+
+// contract 2.12 and D9: the values and their names as the game configuration stores them
+export type DiceConfig = {
+  bettingWindowMs: number;
+  rollingWindowMs: number;
+  cooldownMs: number;
+  minBetMicro: bigint;
+  maxBetMicro: bigint;
+  commissionMicro: bigint;
+  payoutMultiplierScaled: bigint;
+  lowWeight: bigint;
+  highWeight: bigint;
+};
+
+export type DiceBet = { side: Side };
+
+// contract 2.12: the commission is commissionMicro / 100000
+const COMMISSION_SCALE = 100000n;
+
+// D18: a payout multiplier is a decimal with at most 5 fractional digits, held scaled by
+// 100000; payout.ts reads and writes it (at most 999999.99999, above 0)
+const payoutMultiplierField: ConfigField<bigint> = {
+  form: 'a decimal string with at most 5 decimals, above 0',
+  read: (raw) => (typeof raw === 'string' ? multiplierScaledOf(raw) : undefined),
+  write: formatMultiplier,
+  min: 1n,
+  max: 1000000n * MULTIPLIER_SCALE - 1n,
+};
+
+// The bounds are those the game configuration has always enforced (windows positive, the
+// cooldown may be 0, a positive min bet, the commission 0% to 100%, weights not negative and
+// not both zero: D2, D9), and the columns' ranges (integer ms, BIGINT amounts).
+const config = configSchema<DiceConfig>(
+  'dice',
+  {
+    bettingWindowMs: { ...msField(1), default: 15000 },
+    rollingWindowMs: { ...msField(1), default: 4000 },
+    cooldownMs: { ...msField(0), default: 3000 },
+    minBetMicro: { ...integerField(1n), default: 10000n },
+    maxBetMicro: { ...integerField(1n), default: 100000000n },
+    commissionMicro: { ...integerField(0n, COMMISSION_SCALE), default: 3000n },
+    payoutMultiplierScaled: { ...payoutMultiplierField, key: 'payoutMultiplier', default: 200000n },
+    lowWeight: { ...integerField(0n), default: 1n },
+    highWeight: { ...integerField(0n), default: 1n },
+  },
+  [
+    betLimitsCheck,
+    (c) => (c.lowWeight + c.highWeight === 0n ? 'lowWeight and highWeight must not both be 0 (D2)' : undefined),
+  ],
+);
+
+export const diceModule = {
+  gameCode: 'dice' as const,
+  kind: 'shared',
+  name: 'Dice',
+  rngVersion: DICE_RNG_VERSION,
+  mathVersion: DICE_MATH_VERSION,
+  config,
+  bet: {
+    keys: [{ key: 'side', description: 'the side bet on: LOW (faces 1-3) or HIGH (faces 4-6)', example: 'LOW' }],
+    parse(input) {
+      const unknown = Object.keys(input).filter((key) => key !== 'side');
+      if (unknown.length) throw new InvalidBetError(`a dice bet has no ${unknown.join(', ')}: its parameter is side`);
+      if (!isSide(input.side)) throw new InvalidBetError(`side must be LOW or HIGH: got ${JSON.stringify(input.side)}`);
+      return { side: input.side };
+    },
+    write: (bet) => ({ side: bet.side }),
+  },
+  derive: (h, c) => diceFromHash(h, c.lowWeight, c.highWeight),
+  proofOutcome: (outcome) => diceProofOutcome({ diceValues: outcome.diceValues, outcomeSum: outcome.outcomeSum, outcomeSide: outcome.side }),
+  // the payout per unit staked does not depend on the stake (no cap), so stakeMicro is unused
+  rtp(c, bet) {
+    const fraction = sideRtp(c, bet.side);
+    return { ...fraction, ...rtpText(fraction) };
+  },
+  // a win credits gross less commission (contract 8.4): the multiplier net of commission,
+  // m * (100000 - c) / 100000, exact in 10 decimals (payout() truncates it per bet, to within
+  // a micro-unit)
+  maxMultiplier(c) {
+    const text = decimalText({ numerator: c.payoutMultiplierScaled * (COMMISSION_SCALE - c.commissionMicro), denominator: MULTIPLIER_SCALE * COMMISSION_SCALE }, 10);
+    return text.replace(/0+$/, '').replace(/\.$/, '');
+  },
+  settle(stakeMicro, bet, outcome, c) {
+    const won = bet.side === outcome.side;
+    const payoutMicro = won ? payout({ stakeMicro, multiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }).netMicro : 0n;
+    return { won, payoutMicro };
+  },
+} as const satisfies GameModule<DiceConfig, DiceBet, DiceOutcome>;

@@ -1,0 +1,77 @@
+import type { Fraction, Rtp } from '../par-sheet.js';
+import type { ProofOutcome } from '../proof.js';
+import type { BetLimits, ConfigSchema } from './config.js';
+
+export type { BetLimits };
+
+// A game as one module (D39): what the engine, settlement, proofs and the catalogue ask of a
+// game instead of naming it. Everything here is pure: no database, no clock, no I/O.
+//
+// Config, Bet and Outcome are the module's own types. A value handed to a module's method
+// comes from the same module: a config from its config.parse (or defaults), a bet from its
+// bet.parse, an outcome from its derive. The registry (index.ts) holds modules with those
+// types erased (AnyGameModule); the methods are declared as methods so that a module of
+// specific types is such a module, and the rule above is what keeps the erased calls right.
+
+// D39: `shared` plays rounds on an engine's shared clock (D1: dice, crash); `instant` plays a
+// round per play, without a clock (the multi-event game, not yet here)
+export type GameKind = 'shared' | 'instant';
+
+// the outcome of a bet, whatever the game: a won bet's payoutMicro is what the win call
+// credits (D18: bigint micro-units); a lost bet pays 0 and makes no win call
+export type Settlement = { won: boolean; payoutMicro: bigint };
+
+// an exact return to player: the reduced fraction and its text as a par sheet writes it
+// ("97/100", "0.970000"; D38)
+export type ExactRtp = Fraction & Rtp;
+
+// A bet's own parameters, besides its stake (dice: side; crash: autoCashOut), as the player
+// sends them in place_bet.
+export type BetSchema<Config, Bet> = {
+  readonly keys: readonly BetKey[];
+  // the parameters validated against the configuration; throws InvalidBetError (the player
+  // channel's invalid_payload, contract 8.2)
+  parse(input: Readonly<Record<string, unknown>>, config: Config): Bet;
+  // the parameters as the player wrote them (the inverse of parse)
+  write(bet: Bet): Record<string, string | null>;
+};
+
+export type BetKey = {
+  key: string;
+  description: string;
+  // a typical value: `rgs game simulate` bets it when its option is left out
+  example: string;
+};
+
+export class InvalidBetError extends Error {
+  override name = 'InvalidBetError';
+}
+
+export interface GameModule<Config extends BetLimits, Bet, Outcome, Result extends Settlement = Settlement> {
+  readonly gameCode: string;
+  readonly kind: GameKind;
+  readonly name: string;
+  // contract 2.11: what a proof names, so that a verifier knows the derivation and the math
+  readonly rngVersion: string;
+  readonly mathVersion: string;
+  // D39: defaults and bounds, validated (D24)
+  readonly config: ConfigSchema<Config>;
+  readonly bet: BetSchema<Config, Bet>;
+  // the outcome of a round from its `h` (D2's HMAC-SHA256 of the round's seeds and nonce), in
+  // exact integer arithmetic: never a floating-point step between h and an outcome or amount
+  derive(h: Buffer, config: Config): Outcome;
+  // the outcome as the proof carries it (contract 2.11 shapes)
+  proofOutcome(outcome: Outcome): ProofOutcome;
+  // D39: the exact return to player of a bet with these parameters, counted over the
+  // derivation's whole integer space, never simulated. The payout per unit staked is the
+  // nominal one (no truncation to micro-units); a game whose payout is capped per bet (crash's
+  // maxPayoutMicro, D40) applies the cap for the stake given, and none when it is left out.
+  rtp(config: Config, bet: Bet, stakeMicro?: bigint): ExactRtp;
+  // the most a bet returns per unit staked, as a decimal string (the catalogue, D39)
+  maxMultiplier(config: Config): string;
+  // the settlement arithmetic: stake, the bet's parameters and the round's outcome → the payout
+  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config): Result;
+}
+
+// a module whose own types are erased, as the registry holds it (see the rule above)
+export type AnyGameModule = GameModule<BetLimits, unknown, unknown>;
