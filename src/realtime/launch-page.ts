@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { ServiceContext } from '../shared/game/context.js';
-import { isKnownGame } from '../shared/domain/games.js';
+import { isKnownGame } from '../shared/domain/games/index.js';
 import { sessionTokens } from '../shared/game/sessions/token.js';
 import { operatorFrameAncestors } from '../shared/game/operators/operators.js';
 

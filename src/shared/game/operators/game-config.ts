@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/client.js';
 import { CredentialError } from '../../wallet/credentials.js';
 import { GameConfigError } from '../../domain/games/config.js';
 import { diceModule, type DiceConfig } from '../../domain/games/dice.js';
-import { isKnownGame } from '../../domain/games.js';
+import { isKnownGame } from '../../domain/games/index.js';
 import { formatMultiplier, multiplierScaledOf } from '../../domain/payout.js';
 
 // Dice configuration per (operator, game, currency) (contract 2.12, DECISIONS D9, D18).

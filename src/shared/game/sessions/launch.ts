@@ -15,7 +15,7 @@ import { params, statement } from '../../platform/db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { sandboxInEffect } from '../operators/sandbox.js';
-import { isKnownGame } from '../../domain/games.js';
+import { isKnownGame } from '../../domain/games/index.js';
 import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';

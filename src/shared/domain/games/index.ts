@@ -1,0 +1,36 @@
+import { crashModule } from './crash.js';
+import { diceModule } from './dice.js';
+import type { AnyGameModule } from './types.js';
+
+// The games of this service (D39): one line per game module. Adding a game is its module and
+// its line here.
+//
+// A module may exist before the service can play it: its math is written and tested, its
+// engine, settlement and page are not. Whether a game may be launched is the registry's flag,
+// `launchable`, beside its line, not a property of the module: the module is the game's math
+// and stays the same when the service learns to run it. Crash is such a game for now (D40:
+// its flight, cash-out and page are still to come), so no session may launch it.
+const GAMES = [
+  { module: diceModule, launchable: true },
+  { module: crashModule, launchable: false },
+] as const satisfies readonly { module: AnyGameModule; launchable: boolean }[];
+
+export type GameCode = (typeof GAMES)[number]['module']['gameCode'];
+type LaunchableEntry = Extract<(typeof GAMES)[number], { launchable: true }>;
+export type LaunchableGameCode = LaunchableEntry['module']['gameCode'];
+
+// every game with a module, launchable or not
+export const GAME_MODULES: readonly AnyGameModule[] = GAMES.map((entry) => entry.module);
+export const GAME_CODES: readonly GameCode[] = GAMES.map((entry) => entry.module.gameCode);
+export const LAUNCHABLE_GAME_CODES: readonly LaunchableGameCode[] = GAMES.filter((entry): entry is LaunchableEntry => entry.launchable).map(
+  (entry) => entry.module.gameCode,
+);
+
+// the module of a game code, launchable or not; undefined for a code no module has
+export function gameModule(code: string): AnyGameModule | undefined {
+  return GAME_MODULES.find((module) => module.gameCode === code);
+}
+
+// Whether a session may be launched for the code: what the launch, the launch page and `rgs
+// game config` ask. A game with a module that is not launchable yet is not known to them.
+export const isKnownGame = (code: string): code is LaunchableGameCode => (LAUNCHABLE_GAME_CODES as readonly string[]).includes(code);
