@@ -23,7 +23,7 @@ async function inTurns(lines: string[][], atOnce = 4): Promise<CliResult[]> {
 
 const GROUPS: Record<string, string[]> = {
   operator: ['create', 'update', 'show', 'list'],
-  game: ['config', 'show'],
+  game: ['config', 'show', 'simulate'],
   credential: ['rotate', 'revoke'],
   jobs: ['abandoned', 'reconcile'],
   'master-key': ['rewrap'],

@@ -1,0 +1,78 @@
+import { reducedFraction, rtpText } from '../par-sheet.js';
+import { roundHash } from '../seeds.js';
+import type { BetLimits, ExactRtp, GameModule } from './types.js';
+
+// `rgs game simulate` (D39): N rounds played through a game's real derivation and settlement
+// arithmetic, with no wallet and no database, and the measured return beside the exact one.
+// The rounds are those of one session: the given server seed, a fixed client seed and the
+// nonces 0 to N-1, each round's h by D2, so a run is repeated exactly from its seed. The
+// measured return is a check of the module against its own par sheet; the par sheet itself
+// is never taken from a simulation (D39).
+
+export const SIMULATION_CLIENT_SEED = 'simulation';
+// the two-sided 99% quantile of the normal distribution
+export const Z_99 = 2.5758293035489004;
+
+export type SimulationInput<Config, Bet> = {
+  config: Config;
+  bet: Bet;
+  stakeMicro: bigint;
+  rounds: number;
+  serverSeed: string;
+};
+
+export type SimulationResult = {
+  rounds: number;
+  wins: number;
+  totalStakeMicro: bigint;
+  totalPayoutMicro: bigint;
+  // the measured return, total payout / total stake, exact
+  measured: ExactRtp;
+  // its standard error (the sample standard deviation of a round's payout per unit staked, over
+  // the square root of N) and the 99% confidence interval around it, by the central limit
+  // theorem: statistics, so doubles
+  standardError: number;
+  confidence99: { low: number; high: number };
+  exact: ExactRtp;
+  exactInside: boolean;
+};
+
+// n / d as a double, for statistics only (n, d >= 0, d > 0)
+const ratio = (n: bigint, d: bigint): number => Number((n * 10n ** 18n) / d) / 1e18;
+
+export function simulate<Config extends BetLimits, Bet, Outcome>(module: GameModule<Config, Bet, Outcome>, input: SimulationInput<Config, Bet>): SimulationResult {
+  const { config, bet, stakeMicro, rounds, serverSeed } = input;
+  if (!Number.isSafeInteger(rounds) || rounds < 2) throw new RangeError(`rounds must be an integer, at least 2: ${rounds}`);
+  if (stakeMicro <= 0n) throw new RangeError(`stake must be positive: ${stakeMicro}`);
+  let wins = 0;
+  let paid = 0n;
+  let paidSquares = 0n;
+  for (let nonce = 0; nonce < rounds; nonce++) {
+    const outcome = module.derive(roundHash({ serverSeed, clientSeed: SIMULATION_CLIENT_SEED, nonce }), config);
+    const { won, payoutMicro } = module.settle(stakeMicro, bet, outcome, config);
+    if (won) wins++;
+    paid += payoutMicro;
+    paidSquares += payoutMicro * payoutMicro;
+  }
+  const n = BigInt(rounds);
+  const staked = n * stakeMicro;
+  // the sample variance of payout / stake: (n * sum p^2 - (sum p)^2) / (n (n - 1) stake^2)
+  const variance = ratio(n * paidSquares - paid * paid, n * (n - 1n) * stakeMicro * stakeMicro);
+  const standardError = Math.sqrt(variance / rounds);
+  const measured = reducedFraction(paid, staked);
+  const mean = ratio(paid, staked);
+  const confidence99 = { low: mean - Z_99 * standardError, high: mean + Z_99 * standardError };
+  const exact = module.rtp(config, bet, stakeMicro);
+  const exactValue = ratio(exact.numerator, exact.denominator);
+  return {
+    rounds,
+    wins,
+    totalStakeMicro: staked,
+    totalPayoutMicro: paid,
+    measured: { ...measured, ...rtpText(measured) },
+    standardError,
+    confidence99,
+    exact,
+    exactInside: confidence99.low <= exactValue && exactValue <= confidence99.high,
+  };
+}
