@@ -101,17 +101,17 @@ export const payoutCapCents = (stakeMicro: bigint, maxPayoutMicro: bigint): bigi
 // also the first reached.
 export function automaticCashOutCents(stakeMicro: bigint, bet: CrashBet, config: CrashConfig): bigint {
   if (stakeMicro <= 0n) throw new RangeError(`stake must be positive: ${stakeMicro}`);
-  const targets = [config.maxMultiplierCents, payoutCapCents(stakeMicro, config.maxPayoutMicro)];
-  if (bet.autoCashOutCents !== null) targets.push(bet.autoCashOutCents);
-  return targets.reduce((low, cents) => (cents < low ? cents : low));
+  return min(ridingTarget(bet, config), payoutCapCents(stakeMicro, config.maxPayoutMicro));
 }
+
+// the bet's own target, its auto cash-out or maxMultiplier, whichever is lower
+const ridingTarget = (bet: CrashBet, config: CrashConfig): bigint => min(bet.autoCashOutCents ?? config.maxMultiplierCents, config.maxMultiplierCents);
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 // D40: a win pays floor(stake * cents / 100), commission already being in the crash point; at
 // most maxPayoutMicro
-export function crashPayout(stakeMicro: bigint, cents: bigint, maxPayoutMicro: bigint): bigint {
-  const gross = (stakeMicro * cents) / 100n;
-  return gross < maxPayoutMicro ? gross : maxPayoutMicro;
-}
+export const crashPayout = (stakeMicro: bigint, cents: bigint, maxPayoutMicro: bigint): bigint => min((stakeMicro * cents) / 100n, maxPayoutMicro);
 
 // The settlement of a bet (D40). With no cash-out message: won at the automatic cash-out
 // (autoCashOut, maxMultiplier or the payout cap, the lowest) iff it is at most the crash
@@ -137,21 +137,22 @@ export function settleCrash(stakeMicro: bigint, bet: CrashBet, outcome: CrashOut
 //   RTP = P(crashCents >= a) * payout per unit staked = countAtLeast(a) / 2^52 * a / 100,
 // over the 2^52 values of x. With countAtLeast's q = floor(100 * (1 - e) * 2^52 / a), this is
 // 1 - e less the floor's part, which is under a / (100 * 2^52) (below 2.3e-13 for any a up to
-// 1000x): D40's "P(crash >= m) = (1 - e)/m for every m", made exact. Given a stake, the payout cap applies: the per-unit payout is then
-// min(a / 100, maxPayoutMicro / stake), a being at most the cap's cents.
+// 1000x): D40's "P(crash >= m) = (1 - e)/m for every m", made exact. Given a stake, the payout
+// cap applies too: a is then at most the cap's cents, and the payout per unit staked
+// min(a / 100, maxPayoutMicro / stake).
 export function crashRtp(config: CrashConfig, bet: CrashBet, stakeMicro?: bigint): ExactRtp {
-  const target = stakeMicro === undefined ? (bet.autoCashOutCents ?? config.maxMultiplierCents) : automaticCashOutCents(stakeMicro, bet, config);
-  const limited = target < config.maxMultiplierCents ? target : config.maxMultiplierCents;
-  const count = countAtLeast(limited, config.commissionMicro);
   const space = 1n << CRASH_SPACE_BITS;
-  const fraction =
-    stakeMicro === undefined
-      ? reducedFraction(count * limited, 100n * space)
-      : reducedFraction(count * min(limited * stakeMicro, 100n * config.maxPayoutMicro), 100n * space * stakeMicro);
+  let fraction;
+  if (stakeMicro === undefined) {
+    const target = ridingTarget(bet, config);
+    fraction = reducedFraction(countAtLeast(target, config.commissionMicro) * target, 100n * space);
+  } else {
+    const target = automaticCashOutCents(stakeMicro, bet, config);
+    const paid = min(target * stakeMicro, 100n * config.maxPayoutMicro);
+    fraction = reducedFraction(countAtLeast(target, config.commissionMicro) * paid, 100n * space * stakeMicro);
+  }
   return { ...fraction, ...rtpText(fraction) };
 }
-
-const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 // D40: "1.01" to "1000.00", with two decimals
 const multiplierField: ConfigField<bigint> = {

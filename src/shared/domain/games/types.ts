@@ -63,9 +63,11 @@ export interface GameModule<Config extends BetLimits, Bet, Outcome, Result exten
   // the outcome as the proof carries it (contract 2.11 shapes)
   proofOutcome(outcome: Outcome): ProofOutcome;
   // D39: the exact return to player of a bet with these parameters, counted over the
-  // derivation's whole integer space, never simulated. The payout per unit staked is the
-  // nominal one (no truncation to micro-units); a game whose payout is capped per bet (crash's
-  // maxPayoutMicro, D40) applies the cap for the stake given, and none when it is left out.
+  // derivation's whole integer space, never simulated (dice's, the dispute pack's since D32,
+  // is the weights' ratio, which its 32-bit draw implements to within 2^-32: see D39's
+  // record). The payout per unit staked is the nominal one (no truncation to micro-units); a
+  // game whose payout is capped per bet (crash's maxPayoutMicro, D40) applies the cap for the
+  // stake given, and none when it is left out.
   rtp(config: Config, bet: Bet, stakeMicro?: bigint): ExactRtp;
   // the most a bet returns per unit staked, as a decimal string (the catalogue, D39)
   maxMultiplier(config: Config): string;
