@@ -52,6 +52,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The games the operator may launch
+         * @description The catalogue (D39): every game a session of the calling operator may launch, with its versions, its return to player and largest multiplier, and the operator's configuration of it per currency. Dice is available to every operator; any other game once the operator has a configuration for it in a currency (`rgs game config`). Amounts are micro-units: 1.00 = 100000.
+         *
+         *     Rate limit: the operator's `read` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        get: operations["listGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds": {
         parameters: {
             query?: never;
@@ -809,13 +831,6 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
-        /** @description gameCode names no game of the service (D7). What to do: launch a game the service offers. */
-        "Error.game_not_found": {
-            /** @constant */
-            error: "game_not_found";
-            /** @description human-readable detail; never echoes a value of the request (D3) */
-            message: string;
-        };
         /** @description the calling operator has no round with this id (D2). What to do: check the roundId (the one sent to the wallet with the bet). */
         "Error.round_not_found": {
             /**
@@ -890,7 +905,10 @@ export interface components {
         };
         /** @description the session was refused for one of the reasons of contract 2.4 (see the reasons below). What to do: do not retry unchanged; act on `reason`. */
         "Error.session_rejected": {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             error: "session_rejected";
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
@@ -904,6 +922,16 @@ export interface components {
              * @enum {unknown}
              */
             reason: "self_excluded" | "kyc_required" | "jurisdiction_blocked" | "currency_not_permitted" | "operator_suspended" | "rg_limit_set_too_loose";
+        };
+        /** @description gameCode names no game of the catalogue, or one not available to the operator in this currency: dice is available to every operator, any other game once the operator has a configuration for it in the currency (D39). What to do: launch a game GET /v1/games lists for the currency; a game is made available with `rgs game config --operator ID --game CODE --currency CUR`. */
+        "Error.game_not_available": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error: "game_not_available";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
         };
         /** @description the launch carries sandboxSeeds, which only a sandbox operator may send, on a deployment where sandbox is enabled (D35). What to do: leave sandboxSeeds out; a test tenant is made a sandbox operator with `rgs operator update --id ID --sandbox true`. */
         "Error.sandbox_only": {
@@ -1318,15 +1346,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error.ip_not_allowed"] | components["schemas"]["Error.operator_mismatch"];
                 };
             };
-            /** @description `game_not_found` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error.game_not_found"];
-                };
-            };
             /** @description `idempotency_key_reused` */
             409: {
                 headers: {
@@ -1345,13 +1364,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error.payload_too_large"];
                 };
             };
-            /** @description `session_rejected` */
+            /** @description `game_not_available`, `session_rejected` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error.session_rejected"];
+                    "application/json": components["schemas"]["Error.game_not_available"] | components["schemas"]["Error.session_rejected"];
                 };
             };
             /** @description `rate_limited` */
@@ -1519,6 +1538,129 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error.service_unavailable"];
+                };
+            };
+        };
+    };
+    listGames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the catalogue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the games a session of the calling operator may launch (D39) */
+                        games: {
+                            /** @description the gameCode of POST /v1/session */
+                            gameCode: string;
+                            /**
+                             * @description shared: rounds on an engine clock shared by the players of an operator, game and currency; instant: a round per play
+                             * @enum {unknown}
+                             */
+                            kind: "shared" | "instant";
+                            name: string;
+                            /** @description the derivation a proof of this game names (contract 2.11) */
+                            rngVersion: string;
+                            mathVersion: string;
+                            /** @description the return to player of the game's defaults, for a bet of its typical parameters (dice: LOW; crash: cashing out at 2.00x) */
+                            rtp: string;
+                            /** @description the most a bet returns per unit staked under the defaults */
+                            maxMultiplier: string;
+                            /** @description true: every operator may launch the game in any permitted currency, with its defaults where it has no configuration; false: only in the currencies listed */
+                            availableInEveryCurrency: boolean;
+                            /** @description the operator's configurations of the game, one per currency */
+                            currencies: {
+                                currency: string;
+                                /** @description decimal integer micro-units (contract 2.1) */
+                                minBetMicro: string;
+                                /** @description decimal integer micro-units (contract 2.1) */
+                                maxBetMicro: string;
+                                /** @description a stake is a multiple of this (D46) */
+                                stakeStepMicro: string;
+                                /** @description the exact return to player as a decimal ("0.97"), from the par sheet (D39) */
+                                rtp: string;
+                                maxMultiplier: string;
+                            }[];
+                            /** @description what a bet may carry beside its stake (crash: auto_cash_out) */
+                            features: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_request"];
+                };
+            };
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
+                };
+            };
+            /** @description `ip_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable`, `service_busy` */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
                 };
             };
         };

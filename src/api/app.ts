@@ -21,6 +21,7 @@ import { reconciliationRoutes } from './routes/reconciliation.js';
 import { roundRoutes } from './routes/rounds.js';
 import { sessionRoutes } from './routes/session.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { gameRoutes } from './routes/games.js';
 import type { ApiMiddleware, ApiState } from './state.js';
 
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
@@ -96,6 +97,7 @@ export const signedRouters = (svc: ServiceContext) => [
   proofRoutes(svc),
   reconciliationRoutes(svc),
   webhookRoutes(svc),
+  gameRoutes(svc),
 ];
 
 // Processes without the api role answer only /healthz, /readyz and /metrics (D20), on PORT

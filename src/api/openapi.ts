@@ -26,6 +26,7 @@ import {
   walletCallsSchema,
 } from './schemas/reconciliation.js';
 import { launchResponseSchema, sessionCreateSchema, sessionTerminateSchema, terminateResponseSchema } from './schemas/session.js';
+import { catalogueSchema } from './schemas/games.js';
 import { deliveriesQuerySchema, deliveryPageSchema, eventIdSchema, webhookPostSchema } from './schemas/webhooks.js';
 import { EVENT_DATA_SCHEMAS, envelopeSchema, eventDataSchemaName } from './schemas/events.js';
 import { EVENT_TYPES, type EventType } from '../shared/domain/events.js';
@@ -189,7 +190,7 @@ type Operation = {
   method: 'get' | 'post';
   path: string; // OpenAPI template; the router's `:name` is `{name}`
   operationId: string;
-  tag: 'sessions' | 'rounds' | 'reports' | 'webhooks' | 'health' | 'documentation';
+  tag: 'sessions' | 'games' | 'rounds' | 'reports' | 'webhooks' | 'health' | 'documentation';
   summary: string;
   description?: string;
   // the signed-request stage of /v1 (IP allow-list, raw body, signature; contract 5.2-5.4)
@@ -250,7 +251,7 @@ const OPERATIONS: Operation[] = [
     idempotent: true,
     body: { schema: sessionCreateSchema, required: true },
     ok: { status: 200, description: 'the session (contract 2.3)', schema: launchResponseSchema },
-    errors: ['bot_challenge_verification_failed', 'operator_mismatch', 'game_not_found', 'session_rejected', 'wallet_unavailable', 'wallet_rejected'],
+    errors: ['bot_challenge_verification_failed', 'operator_mismatch', 'game_not_available', 'session_rejected', 'wallet_unavailable', 'wallet_rejected'],
   },
   {
     method: 'post',
@@ -268,6 +269,21 @@ const OPERATIONS: Operation[] = [
     body: { schema: sessionTerminateSchema, required: false },
     ok: { status: 200, description: 'the session has ended', schema: terminateResponseSchema },
     errors: ['not_found', 'session_not_active'],
+  },
+  {
+    method: 'get',
+    path: '/v1/games',
+    operationId: 'listGames',
+    tag: 'games',
+    summary: 'The games the operator may launch',
+    description:
+      'The catalogue (D39): every game a session of the calling operator may launch, with its versions, its return to player and largest ' +
+      'multiplier, and the operator\'s configuration of it per currency. Dice is available to every operator; any other game once the ' +
+      'operator has a configuration for it in a currency (`rgs game config`). Amounts are micro-units: 1.00 = 100000.',
+    signed: true,
+    bucket: BUCKETS.read,
+    ok: { status: 200, description: 'the catalogue', schema: catalogueSchema },
+    errors: [],
   },
   {
     method: 'get',
@@ -701,6 +717,7 @@ export function buildOpenApi(): Json {
     },
     tags: [
       { name: 'sessions', description: 'Launch and end player sessions' },
+      { name: 'games', description: 'The games the operator may launch, and their terms (D39)' },
       { name: 'rounds', description: 'Rounds, their proofs (provable fairness) and dispute packs' },
       { name: 'reports', description: 'Reconciliation reports (D10)' },
       { name: 'webhooks', description: 'Events sent to the operator\'s webhook endpoint, and their deliveries (D31)' },

@@ -24,6 +24,8 @@ describe('the dice module (D39)', () => {
       payoutMultiplierScaled: 200000n,
       lowWeight: 1n,
       highWeight: 1n,
+      stakeStepMicro: 1n,
+      payoutRounding: 'exact',
     });
     expect(DEFAULT_GAME_CONFIG).to.equal(diceModule.config.defaults);
   });

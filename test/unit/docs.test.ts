@@ -24,6 +24,7 @@ import {
   serviceUnavailable,
   sessionRejected,
   sandboxOnly,
+  gameNotAvailable,
   signatureError,
 } from '../../src/shared/platform/errors.js';
 import { sessionCreateSchema, sessionTerminateSchema } from '../../src/api/schemas/session.js';
@@ -127,7 +128,7 @@ describe('generated documents (npm run docs)', () => {
       ipNotAllowed(),
       operatorMismatch(),
       notFound(),
-      notFound('game_not_found', 'unknown gameCode'),
+      gameNotAvailable('no'),
       notFound('round_not_found', 'round not found'),
       notFound('round_not_settled', 'not settled'),
       notFound('seed_not_revealed', 'later', { revealableAfter: new Date().toISOString() }),

@@ -40,6 +40,8 @@ describe('game configuration schemas (D39, D24)', () => {
       commissionMicro: '3000',
       maxMultiplier: '1000.00',
       maxPayoutMicro: '100000000000',
+      stakeStepMicro: '1',
+      payoutRounding: 'exact',
     });
     expect(crashModule.config.parse({ maxBetMicro: '5000000' }).maxPayoutMicro).to.equal(5000000000n);
     expect(crashModule.config.parse({ maxBetMicro: '5000000', maxPayoutMicro: '6000000' }).maxPayoutMicro).to.equal(6000000n);
@@ -63,7 +65,7 @@ describe('game configuration schemas (D39, D24)', () => {
   };
 
   const REFUSED: [string, typeof diceModule | typeof crashModule, Record<string, unknown>, string][] = [
-    ['an unknown key, naming the keys', crashModule, { lowWeight: '1' }, 'lowWeight is not a key of crash (its keys: bettingWindowMs, cooldownMs, minBetMicro, maxBetMicro, commissionMicro, maxMultiplier, maxPayoutMicro)'],
+    ['an unknown key, naming the keys', crashModule, { lowWeight: '1' }, 'lowWeight is not a key of crash (its keys: bettingWindowMs, cooldownMs, minBetMicro, maxBetMicro, commissionMicro, maxMultiplier, maxPayoutMicro, stakeStepMicro, payoutRounding)'],
     ['a stored name for its written key', diceModule, { payoutMultiplierScaled: '200000' }, 'payoutMultiplierScaled is not a key of dice'],
     ['a commission above 100%', crashModule, { commissionMicro: '100001' }, 'commissionMicro must be at most 100000: got 100001'],
     ['a negative window', diceModule, { cooldownMs: -1 }, 'cooldownMs must be at least 0: got -1'],

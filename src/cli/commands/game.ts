@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { amountRefusal } from '../../shared/domain/bet-rules.js';
 import { GameConfigError } from '../../shared/domain/games/config.js';
-import { GAME_CODES, GAME_MODULES, gameModule } from '../../shared/domain/games/index.js';
+import { GAME_CODES, GAME_MODULES, LAUNCHABLE_GAME_CODES, gameModule } from '../../shared/domain/games/index.js';
 import { SIMULATION_CLIENT_SEED, simulate, type SimulationResult } from '../../shared/domain/games/simulation.js';
-import { InvalidBetError, type AnyGameModule, type BetKey, type BetLimits } from '../../shared/domain/games/types.js';
+import { InvalidBetError, type AnyGameModule, type BetKey, type StakeTerms } from '../../shared/domain/games/types.js';
 import { generateServerSeed } from '../../shared/domain/seeds.js';
-import { describeGameConfig, loadGameConfig, parseMultiplier, setGameConfig, type GameConfigValues } from '../../shared/game/operators/game-config.js';
+import { describeGameConfig, loadGameConfig, setGameConfig } from '../../shared/game/operators/game-config.js';
 import { TextAnswer, UsageError, integerOption, required, type Action, type Values } from '../kit.js';
 
 // `rgs game config|show`: a game's configuration per operator and currency (D11);
@@ -15,26 +15,45 @@ import { TextAnswer, UsageError, integerOption, required, type Action, type Valu
 function gameOptions(command: Command): Command {
   return command
     .requiredOption('--operator <id>', 'the operator')
-    .requiredOption('--game <code>', 'the game (dice)')
+    .requiredOption('--game <code>', `the game (${LAUNCHABLE_GAME_CODES.join(', ')})`)
     .requiredOption('--currency <code>', 'the currency');
 }
 
+// dice's keys have options of their own, as before D39: each is `--set key=value` spelled
+// another way
+const DICE_OPTIONS: readonly [option: string, key: string, description: string][] = [
+  ['betting-window-ms', 'bettingWindowMs', 'how long betting is open'],
+  ['rolling-window-ms', 'rollingWindowMs', 'how long the dice roll'],
+  ['cooldown-ms', 'cooldownMs', 'pause between rounds'],
+  ['min-bet-micro', 'minBetMicro', 'smallest bet in micro-units (1.00 = 100000)'],
+  ['max-bet-micro', 'maxBetMicro', 'largest bet in micro-units'],
+  ['commission-micro', 'commissionMicro', 'commission, 0 to 100000 (0% to 100%)'],
+  ['payout-multiplier', 'payoutMultiplier', 'payout multiplier, at most 5 decimals (1.98)'],
+  ['low-weight', 'lowWeight', 'weight of LOW'],
+  ['high-weight', 'highWeight', 'weight of HIGH'],
+];
+
+const CONFIG_HELP = `
+Every key of the game can be set with --set key=value, repeated (a game's keys and bounds:
+docs/games/). Amounts are micro-units: 1.00 = 100000. Keys left out keep their stored
+value, or their default. An unknown key or a value out of its bounds is refused, naming
+the bound, and nothing is stored.
+
+Examples:
+  rgs game config --operator op-1 --game dice --currency EUR --set payoutMultiplier=1.98 --set stakeStepMicro=1000
+  rgs game config --operator op-1 --game dice --currency JPY --set payoutRounding=minor_unit`;
+
 export function gameCommands(program: Command, action: Action): void {
   const game = program.command('game').description("a game's configuration per operator and currency, and its simulation");
-  action(
-    gameOptions(game.command('config').description('change the configuration; prints it merged with the defaults'))
-      .option('--betting-window-ms <n>', 'how long betting is open')
-      .option('--rolling-window-ms <n>', 'how long the dice roll')
-      .option('--cooldown-ms <n>', 'pause between rounds')
-      .option('--min-bet-micro <n>', 'smallest bet in micro-units (1 = 0.000001)')
-      .option('--max-bet-micro <n>', 'largest bet in micro-units')
-      .option('--commission-micro <n>', 'commission, 0 to 100000 (0% to 100%)')
-      .option('--payout-multiplier <x>', 'payout multiplier, at most 5 decimals (1.98)')
-      .option('--low-weight <n>', 'weight of LOW')
-      .option('--high-weight <n>', 'weight of HIGH')
-      .addHelpText('after', '\nOptions left out keep their stored value, or the default.'),
-    (values, database) =>
-      setGameConfig(database().db, required(values, 'operator'), required(values, 'game'), required(values, 'currency'), gameConfigChanges(values)),
+  const config = gameOptions(game.command('config').description('change the configuration; prints it merged with the defaults')).option(
+    '--set <key=value>',
+    "one of the game's keys (repeat it)",
+    (value: string, previous: string[] = []) => [...previous, value],
+  );
+  for (const [option, , description] of DICE_OPTIONS) config.option(`--${option} <value>`, `${description} (dice)`);
+  config.addHelpText('after', CONFIG_HELP);
+  action(config, (values, database) =>
+    setGameConfig(database().db, required(values, 'operator'), required(values, 'game'), required(values, 'currency'), {}, writtenChanges(values)),
   );
   action(gameOptions(game.command('show').description('print the configuration in force')), async (values, database) => {
     const [operatorId, gameCode, currency] = [required(values, 'operator'), required(values, 'game'), required(values, 'currency')];
@@ -43,27 +62,27 @@ export function gameCommands(program: Command, action: Action): void {
   simulateCommand(game, action);
 }
 
+// the changes as written: the options of dice's keys, then every --set
+function writtenChanges(values: Values): Record<string, string> {
+  const changes: Record<string, string> = {};
+  for (const [option, key] of DICE_OPTIONS) {
+    const value = values[option];
+    if (typeof value === 'string') changes[key] = value;
+  }
+  const sets = values.set;
+  for (const pair of Array.isArray(sets) ? (sets as unknown[]) : []) {
+    const match = typeof pair === 'string' ? /^([A-Za-z][A-Za-z0-9]*)=(.*)$/s.exec(pair) : null;
+    if (!match) throw new UsageError(`--set must be key=value: got ${JSON.stringify(pair)}`);
+    changes[match[1]!] = match[2]!;
+  }
+  return changes;
+}
+
 function bigintOption(values: Values, name: string): bigint | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^[0-9]{1,20}$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer`);
   return BigInt(value);
-}
-
-function gameConfigChanges(values: Values): Partial<GameConfigValues> {
-  const changes: Partial<GameConfigValues> = {
-    bettingWindowMs: integerOption(values, 'betting-window-ms'),
-    rollingWindowMs: integerOption(values, 'rolling-window-ms'),
-    cooldownMs: integerOption(values, 'cooldown-ms'),
-    minBetMicro: bigintOption(values, 'min-bet-micro'),
-    maxBetMicro: bigintOption(values, 'max-bet-micro'),
-    commissionMicro: bigintOption(values, 'commission-micro'),
-    lowWeight: bigintOption(values, 'low-weight'),
-    highWeight: bigintOption(values, 'high-weight'),
-  };
-  const multiplier = values['payout-multiplier'];
-  if (typeof multiplier === 'string') changes.payoutMultiplierScaled = parseMultiplier(multiplier);
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }
 
 // --auto-cash-out for autoCashOut: a bet parameter's option
@@ -168,11 +187,13 @@ function betInput(module: AnyGameModule, every: readonly BetKey[], values: Value
   return Object.fromEntries(module.bet.keys.map((key) => [key.key, values[optionOf(key.key)] ?? key.example]));
 }
 
-function stakeOf(values: Values, limits: BetLimits): bigint {
+function stakeOf(values: Values, limits: StakeTerms): bigint {
   const stake = bigintOption(values, 'stake-micro') ?? limits.minBetMicro;
-  // contract 8.2 rule 3, as a real bet
-  if (amountRefusal(stake, limits.minBetMicro, limits.maxBetMicro)) {
-    throw new UsageError(`--stake-micro must be minBetMicro to maxBetMicro (${limits.minBetMicro} to ${limits.maxBetMicro}): got ${stake}`);
+  // contract 8.2 rule 3 and D46, as a real bet
+  if (amountRefusal(stake, limits)) {
+    throw new UsageError(
+      `--stake-micro must be minBetMicro to maxBetMicro (${limits.minBetMicro} to ${limits.maxBetMicro}), a multiple of stakeStepMicro (${limits.stakeStepMicro}): got ${stake}`,
+    );
   }
   return stake;
 }

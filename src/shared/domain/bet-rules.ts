@@ -27,7 +27,10 @@ export type BetRejectReason =
 type ReasonKey = Exclude<BetRejectReason, `wallet_rejected:${string}`> | 'wallet_rejected:<RS_status>';
 
 export const BET_REJECT_REASONS = {
-  bet_out_of_range: { meaning: 'the stake is zero, below minBetMicro or above maxBetMicro (8.2 rule 3)', action: 'bet an amount within the table limits' },
+  bet_out_of_range: {
+    meaning: 'the stake is zero, below minBetMicro, above maxBetMicro (8.2 rule 3) or not a multiple of stakeStepMicro (D46)',
+    action: 'bet an amount within the table limits, in steps of stakeStepMicro',
+  },
   session_not_found: { meaning: 'the session no longer exists (8.2 rule 1)', action: 'launch a new session through the operator' },
   session_terminated: { meaning: 'the operator terminated the session (8.2 rule 1)', action: 'launch a new session through the operator' },
   session_expired: { meaning: 'the session token has expired (8.2 rule 1)', action: 'launch a new session through the operator' },
@@ -69,10 +72,16 @@ export function sessionRefusal(
   return undefined;
 }
 
-// 8.2 rule 3: minBetMicro <= amount <= maxBetMicro; 0 is always refused. Every game's
-// stakes pass here, so a zero stake is bet_out_of_range whatever a game's bounds (D24).
-export function amountRefusal(amountMicro: bigint, minBetMicro: bigint, maxBetMicro: bigint): BetRejectReason | undefined {
-  return amountMicro <= 0n || amountMicro < minBetMicro || amountMicro > maxBetMicro ? 'bet_out_of_range' : undefined;
+// 8.2 rule 3: minBetMicro <= amount <= maxBetMicro; 0 is always refused; D46: the stake is a
+// multiple of the game's stake step. Every game's stakes pass here, so a zero stake is
+// bet_out_of_range whatever a game's bounds (D24).
+export type StakeBounds = { minBetMicro: bigint; maxBetMicro: bigint; stakeStepMicro: bigint };
+
+export function amountRefusal(amountMicro: bigint, bounds: StakeBounds): BetRejectReason | undefined {
+  const { minBetMicro, maxBetMicro, stakeStepMicro } = bounds;
+  return amountMicro <= 0n || amountMicro < minBetMicro || amountMicro > maxBetMicro || amountMicro % stakeStepMicro !== 0n
+    ? 'bet_out_of_range'
+    : undefined;
 }
 
 export type RgState = {

@@ -28,7 +28,8 @@ export type Connected = {
   nonce: number;
   balanceMicro: string | null;
   currency: string;
-  config: { minBetMicro: string; maxBetMicro: string; payoutMultiplier: string; commissionMicro: string };
+  // D46: a stake is a multiple of stakeStepMicro
+  config: { minBetMicro: string; maxBetMicro: string; stakeStepMicro: string; payoutMultiplier: string; commissionMicro: string };
   roundState: RoundState | null;
   mode: 'demo' | 'real';
   lang: string;

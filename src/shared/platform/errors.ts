@@ -157,11 +157,6 @@ export const ERRORS = {
     meaning: 'no such route, or no session, round or webhook event of the calling operator with this id (another operator\'s ids read as unknown, D10)',
     action: 'check the path and the id',
   },
-  game_not_found: {
-    status: 404,
-    meaning: 'gameCode names no game of the service (D7)',
-    action: 'launch a game the service offers',
-  },
   round_not_found: {
     status: 404,
     meaning: 'the calling operator has no round with this id (D2)',
@@ -212,6 +207,12 @@ export const ERRORS = {
   },
   // D35, D38: its own code, not a session_rejected reason: contract 2.4's reasons (all under
   // RS_ERROR_USER_DISABLED) refuse a player; this refuses the request, whatever the player
+  game_not_available: {
+    status: 422,
+    meaning:
+      'gameCode names no game of the catalogue, or one not available to the operator in this currency: dice is available to every operator, any other game once the operator has a configuration for it in the currency (D39)',
+    action: 'launch a game GET /v1/games lists for the currency; a game is made available with `rgs game config --operator ID --game CODE --currency CUR`',
+  },
   sandbox_only: {
     status: 422,
     meaning: 'the launch carries sandboxSeeds, which only a sandbox operator may send, on a deployment where sandbox is enabled (D35)',
@@ -326,6 +327,9 @@ export const payloadTooLarge = (limitBytes: number) => new AppError('payload_too
 // contract 2.4: the 422 body is {status, reason}; D3 adds error and message.
 export const sessionRejected = (reason: SessionRejectionReason, message: string) =>
   new AppError('session_rejected', message, { status: 'RS_ERROR_USER_DISABLED', reason });
+
+// D39: a launch of a game outside the catalogue or not available to the operator
+export const gameNotAvailable = (message: string) => new AppError('game_not_available', message);
 
 // D35: sandboxSeeds from an operator that may not send them
 export const sandboxOnly = (message: string) => new AppError('sandbox_only', message);

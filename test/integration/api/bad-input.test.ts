@@ -368,8 +368,8 @@ const CASES: Case[] = [
   {
     name: 'an unknown gameCode',
     send: (op) => ({ body: op.sessionBody({ gameCode: 'roulette' }) }),
-    status: 404,
-    error: 'game_not_found',
+    status: 422,
+    error: 'game_not_available',
   },
 ];
 
@@ -600,7 +600,7 @@ describe('bad input on POST /v1/session (D3, D9)', () => {
       expect(h.wallet.violations).to.deep.equal([]);
       // the oracle is not vacuous, and the generator covers the interesting outcomes
       expect(predicted, 'requests whose answer was predicted exactly').to.be.at.least(stats.total - 10);
-      for (const status of [200, 400, 401, 403, 404, 413, 422]) {
+      for (const status of [200, 400, 401, 403, 413, 422]) {
         expect(stats.byStatus.get(status) ?? 0, `responses with ${status}: ${JSON.stringify([...stats.byStatus])}`).to.be.above(0);
       }
     });
@@ -890,7 +890,7 @@ function expectedOutcome(bytes: Buffer, request: Generated, op: TestOperator, re
   if (validity !== 'ok') return { status: 400, error: 'invalid_request', rs: validity, valid };
   const body = parsed as Record<string, unknown>;
   if (body.operatorId !== op.operatorId) return { status: 403, error: 'operator_mismatch', valid };
-  if (body.gameCode !== 'dice') return { status: 404, error: 'game_not_found', valid };
+  if (body.gameCode !== 'dice') return { status: 422, error: 'game_not_available', valid };
   if (body.currency !== 'EUR') return { status: 422, error: 'session_rejected', valid };
   return { status: 200, valid };
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
@@ -132,9 +133,9 @@ describe('the API answers as docs/openapi.json describes it', function () {
       await statusOf(call(operator, 'POST', '/v1/session', replayed, { timestamp }), 400, 'invalid_request');
       await statusOf(call(operator, 'POST', '/v1/session', replayed, { timestamp }), 401, 'replayed_signature');
       await statusOf(launchAsOther({ operatorId: 'another-operator' }), 403, 'operator_mismatch');
-      await statusOf(launchAsOther({ gameCode: 'roulette' }), 404, 'game_not_found');
+      await statusOf(launchAsOther({ gameCode: 'roulette' }), 422, 'game_not_available');
       const requestUuid = randomUUID();
-      await statusOf(launchAsOther({ requestUuid, gameCode: 'roulette' }), 404, 'game_not_found');
+      await statusOf(launchAsOther({ requestUuid, gameCode: 'roulette' }), 422, 'game_not_available');
       await statusOf(launchAsOther({ requestUuid, gameCode: 'dice' }), 409, 'idempotency_key_reused');
       await statusOf(launchAsOther({}, { rawBody: JSON.stringify({ padding: 'x'.repeat(70 * 1024) }) }), 413, 'payload_too_large');
       const rejected = await statusOf(launchAsOther({ currency: 'USD' }), 422, 'session_rejected');
@@ -285,6 +286,16 @@ describe('the API answers as docs/openapi.json describes it', function () {
       const [delivery] = receiver.of(eventId);
       valid(compileSchema(webhook.requestBody.content['application/json'].schema), delivery!.envelope, 'the webhook.test event');
       expect(receiver.violations).to.deep.equal([]);
+    });
+  });
+
+  describe('games (D39)', () => {
+    it('GET /v1/games: 200, and 401 with a broken signature; the catalogue as documented', async () => {
+      const operator = await h.onboard();
+      await setGameConfig(h.svc.db, operator.operatorId, 'dice', 'EUR', {}, { stakeStepMicro: '5000' });
+      const { body } = await statusOf(call(operator, 'GET', '/v1/games'), 200);
+      expect(body.games.map((game: { gameCode: string }) => game.gameCode)).to.deep.equal(['dice']);
+      await statusOf(call(operator, 'GET', '/v1/games', undefined, { signature: 'v1=0' }), 401);
     });
   });
 

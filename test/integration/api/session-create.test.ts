@@ -288,9 +288,10 @@ describe('POST /v1/session (contract 4.1, 2.2-2.4; D2, D7, D8, D13)', () => {
   });
 
   describe('other refusals', () => {
-    it('404 game_not_found for an unknown gameCode; no session, no wallet call', async () => {
+    it('422 game_not_available for a gameCode outside the catalogue, or a game the service does not play yet (D39); no session, no wallet call', async () => {
       const operator = await h.onboard();
-      expectError(await operator.launch({ gameCode: 'roulette' }), 404, 'game_not_found');
+      expectError(await operator.launch({ gameCode: 'roulette' }), 422, 'game_not_available');
+      expectError(await operator.launch({ gameCode: 'crash' }), 422, 'game_not_available');
       expect(await sessionsOf(h, operator)).to.deep.equal([]);
       expect(walletRequestsOf(h, operator)).to.deep.equal([]);
     });

@@ -201,7 +201,8 @@ describe('bet rules (contract 8.2) over the player channel', function () {
 
   describe('rg_limit_reached (8.3, D14): checked before any wallet call', () => {
     it('dailyWagerMicro: the stake that would pass the limit is refused, the one that reaches it is not', async () => {
-      const operator = await operatorWith({ bettingWindowMs: 1200, ...FORCE_HIGH });
+      // a stake step of one micro-unit (D46), so that a stake can pass the limit by one
+      const operator = await operatorWith({ bettingWindowMs: 1200, stakeStepMicro: 1n, ...FORCE_HIGH });
       const { player, playerRef, sessionId } = await seat(operator, { balance: 5_000_000n, body: { rgLimits: { dailyWagerMicro: '1000000' } } });
       const open = await bettingOpen(player, 700);
       const calls = requestsOf(playerRef).length;
@@ -228,7 +229,7 @@ describe('bet rules (contract 8.2) over the player channel', function () {
     });
 
     it("dailyLossMicro counts the same playerRef's settled losses and unsettled stakes across sessions (D14)", async () => {
-      const operator = await operatorWith({ bettingWindowMs: 1500, ...FORCE_HIGH });
+      const operator = await operatorWith({ bettingWindowMs: 1500, stakeStepMicro: 1n, ...FORCE_HIGH });
       const a = await seat(operator, { balance: 5_000_000n });
       const playerRef = a.playerRef;
 

@@ -43,7 +43,7 @@ describe('a round of dice, end to end', function () {
     const { player, playerRef } = await seated(operator, 5_000_000n);
     const connected = await player.waitFor('connected');
     expect(connected.balanceMicro).to.equal('5000000');
-    expect(connected.config).to.deep.equal({ minBetMicro: '10000', maxBetMicro: '100000000', payoutMultiplier: '2', commissionMicro: '3000' });
+    expect(connected.config).to.deep.equal({ minBetMicro: '10000', maxBetMicro: '100000000', stakeStepMicro: '1000', payoutMultiplier: '2', commissionMicro: '3000' });
     await player.waitFor('round_state', (p) => p.phase === 'BETTING_OPEN');
 
     const ack = await player.request('place_bet', { side: 'LOW', amountMicro: '1000000', clientBetId: 'b1' });

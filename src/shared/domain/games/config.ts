@@ -1,3 +1,4 @@
+import { minorUnitMicro } from '../currency.js';
 import { MAX_MICRO } from '../money.js';
 
 // A game's configuration schema (D39): every key with its default and bounds, validated like
@@ -11,16 +12,23 @@ export class GameConfigError extends Error {
 }
 
 // One key: how its value is read and written, and its inclusive bounds. V is the value the
-// game computes with (a number of ms, a bigint of micro-units, a scaled multiplier, D18).
-export type ConfigField<V extends number | bigint> = {
+// game computes with (a number of ms, a bigint of micro-units, a scaled multiplier, D18; a
+// choice among words, which has no bounds but its list).
+export type ConfigValue = number | bigint | string;
+export type ConfigField<V extends ConfigValue> = {
   // what a well-formed value is, for the message that refuses a malformed one
   form: string;
   read(raw: unknown): V | undefined;
   // the value as it is written (D18: bigints as decimal strings)
   write(value: V): string | number;
-  min: V;
-  max: V;
+  min?: V;
+  max?: V;
 };
+
+// What a default may depend on besides the other keys: the currency the configuration is for
+// (D46: the stake step defaults to the currency's minor unit). Left out (a simulation without
+// a currency), a default reads as for a currency without a minor unit.
+export type ConfigContext = { currency?: string };
 
 // The table of a game's keys: each value the game computes with → its field, its default and,
 // when it is written under another name, that key (dice's payoutMultiplierScaled is written
@@ -28,8 +36,8 @@ export type ConfigField<V extends number | bigint> = {
 // maxBetMicro * 1000): it is then computed from the values already read, which are the keys
 // with a plain default or a given value.
 export type ConfigFields<Config> = {
-  [K in keyof Config]: Config[K] extends number | bigint
-    ? ConfigField<Config[K]> & { default: Config[K] | ((others: Config) => Config[K]); key?: string }
+  [K in keyof Config]: Config[K] extends ConfigValue
+    ? ConfigField<Config[K]> & { default: Config[K] | ((others: Config, context: ConfigContext) => Config[K]); key?: string }
     : never;
 };
 
@@ -44,44 +52,56 @@ export type BetLimits = { minBetMicro: bigint; maxBetMicro: bigint };
 export const betLimitsCheck: ConfigCheck<BetLimits> = (c) =>
   c.maxBetMicro < c.minBetMicro ? `maxBetMicro must be at least minBetMicro (${c.minBetMicro}): got ${c.maxBetMicro}` : undefined;
 
+// D46: how a win's payout is booked: `exact` to the micro-unit (contract 8.4), or `minor_unit`,
+// rounded down to the currency's minor unit, for wallets that book cents
+export const PAYOUT_ROUNDINGS = ['exact', 'minor_unit'] as const;
+export type PayoutRounding = (typeof PAYOUT_ROUNDINGS)[number];
+
+// What every game's configuration holds, whatever else it holds (D46): its stake bounds, the
+// step a stake must be a multiple of, and how a payout is rounded.
+export type StakeTerms = BetLimits & { stakeStepMicro: bigint; payoutRounding: PayoutRounding };
+
 export type ConfigSchema<Config> = {
   readonly keys: readonly string[];
+  // each key and the name the game computes with (dice's payoutMultiplier is payoutMultiplierScaled)
+  readonly fields: readonly { key: string; property: string }[];
+  // the defaults without a context (a currency without a minor unit)
   readonly defaults: Readonly<Config>;
   // a whole configuration from the keys given; a key left out takes its default
-  parse(input: Readonly<Record<string, unknown>>): Config;
-  // the configuration as written (the inverse of parse)
-  write(config: Config): Record<string, string | number>;
+  parse(input: Readonly<Record<string, unknown>>, context?: ConfigContext): Config;
+  // the configuration as written (the inverse of parse); of a part, that part
+  write(config: Partial<Config>): Record<string, string | number>;
 };
 
-export function configSchema<Config extends Record<string, number | bigint>>(
+export function configSchema<Config extends Record<string, ConfigValue>>(
   gameCode: string,
   fields: ConfigFields<Config>,
   checks: readonly ConfigCheck<Config>[] = [],
 ): ConfigSchema<Config> {
-  type Entry = ConfigField<number | bigint> & { default: unknown; key?: string };
+  type Entry = ConfigField<ConfigValue> & { default: unknown; key?: string };
   const entries = Object.entries(fields as Record<string, Entry>).map(([property, entry]) => ({ property, key: entry.key ?? property, ...entry }));
   const keys = entries.map((entry) => entry.key);
   // plain defaults first, then the ones computed from them
   const ordered = [...entries].sort((a, b) => Number(typeof a.default === 'function') - Number(typeof b.default === 'function'));
 
-  const parse = (input: Readonly<Record<string, unknown>>): Config => {
+  const parse = (input: Readonly<Record<string, unknown>>, context: ConfigContext = {}): Config => {
     const problems = Object.keys(input)
       .filter((key) => !keys.includes(key))
       .map((key) => `${key} is not a key of ${gameCode} (its keys: ${keys.join(', ')})`);
-    const config: Record<string, number | bigint> = {};
+    const config: Record<string, ConfigValue> = {};
     for (const { property, key, read, write, min, max, form, default: fallback } of ordered) {
       const raw = input[key];
       if (raw === undefined) {
         // a default computed from other keys needs them read; with a problem the configuration
         // is refused anyway
-        if (typeof fallback !== 'function') config[property] = fallback as number | bigint;
-        else if (problems.length === 0) config[property] = (fallback as (others: Config) => number | bigint)(config as Config);
+        if (typeof fallback !== 'function') config[property] = fallback as ConfigValue;
+        else if (problems.length === 0) config[property] = (fallback as (others: Config, context: ConfigContext) => ConfigValue)(config as Config, context);
         continue;
       }
       const value = read(raw);
       if (value === undefined) problems.push(`${key} must be ${form}: got ${JSON.stringify(raw)}`);
-      else if (value < min) problems.push(`${key} must be at least ${write(min)}: got ${write(value)}`);
-      else if (value > max) problems.push(`${key} must be at most ${write(max)}: got ${write(value)}`);
+      else if (min !== undefined && value < min) problems.push(`${key} must be at least ${write(min)}: got ${write(value)}`);
+      else if (max !== undefined && value > max) problems.push(`${key} must be at most ${write(max)}: got ${write(value)}`);
       else config[property] = value;
     }
     // the rules between keys need every key read
@@ -97,9 +117,11 @@ export function configSchema<Config extends Record<string, number | bigint>>(
 
   return {
     keys,
+    fields: entries.map(({ key, property }) => ({ key, property })),
     defaults: Object.freeze(parse({})),
     parse,
-    write: (config) => Object.fromEntries(entries.map(({ property, key, write }) => [key, write(config[property]!)])),
+    write: (config) =>
+      Object.fromEntries(entries.flatMap(({ property, key, write }) => (config[property] === undefined ? [] : [[key, write(config[property])]]))),
   };
 }
 
@@ -136,3 +158,17 @@ export const integerField = (min: bigint, max = MAX_MICRO): ConfigField<bigint> 
   min,
   max,
 });
+
+// a choice among words, written as itself
+export const choiceField = <V extends string>(choices: readonly V[]): ConfigField<V> => ({
+  form: `one of ${choices.join(', ')}`,
+  read: (raw) => (choices as readonly unknown[]).includes(raw) ? (raw as V) : undefined,
+  write: (value) => value,
+});
+
+// the keys of StakeTerms beside the bet bounds, which each game bounds itself: every game's
+// schema spreads them
+export const stakeStepFields = {
+  stakeStepMicro: { ...integerField(1n), default: (_others: unknown, context: ConfigContext) => minorUnitMicro(context.currency) },
+  payoutRounding: { ...choiceField(PAYOUT_ROUNDINGS), default: 'exact' as PayoutRounding },
+};

@@ -1,7 +1,7 @@
 import { MAX_MICRO } from '../money.js';
 import { reducedFraction, rtpText } from '../par-sheet.js';
 import type { CrashProofOutcome } from '../proof.js';
-import { betLimitsCheck, configSchema, integerField, msField, type ConfigField } from './config.js';
+import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
 import { curveCents, curveTime } from './crash-curve.js';
 import { InvalidBetError, type ExactRtp, type GameModule, type Settlement } from './types.js';
 
@@ -31,6 +31,9 @@ export type CrashConfig = {
   // D40 maxMultiplier, in cents: a bet still flying there is cashed out there
   maxMultiplierCents: bigint;
   maxPayoutMicro: bigint;
+  // D46
+  stakeStepMicro: bigint;
+  payoutRounding: PayoutRounding;
 };
 
 // autoCashOutCents null: no auto cash-out (the bet rides until the player cashes out, the
@@ -177,6 +180,7 @@ const config = configSchema<CrashConfig>(
     commissionMicro: { ...integerField(0n, COMMISSION_SCALE), default: 3000n },
     maxMultiplierCents: { ...multiplierField, key: 'maxMultiplier', default: CRASH_MAX_CENTS },
     maxPayoutMicro: { ...integerField(1n), default: (c) => min(c.maxBetMicro * 1000n, MAX_MICRO) },
+    ...stakeStepFields,
   },
   [
     betLimitsCheck,
@@ -193,6 +197,7 @@ export const crashModule = {
   name: 'Crash',
   rngVersion: CRASH_RNG_VERSION,
   mathVersion: CRASH_MATH_VERSION,
+  features: ['auto_cash_out'],
   config,
   bet: {
     keys: [{ key: 'autoCashOut', description: 'the multiplier at which the bet cashes out by itself, two decimals ("2.00"), 1.01 to maxMultiplier', example: '2.00' }],

@@ -2,7 +2,7 @@ import { DICE_MATH_VERSION, DICE_RNG_VERSION, diceFromHash, isSide, type DiceOut
 import { decimalText, rtpText, sideRtp } from '../par-sheet.js';
 import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
 import { diceProofOutcome } from '../proof.js';
-import { betLimitsCheck, configSchema, integerField, msField, type ConfigField } from './config.js';
+import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
 import { InvalidBetError, type GameModule } from './types.js';
 
 // Dice as a game module (D39), the first one: a wrapper of the derivation (dice.ts, D2), the
@@ -20,6 +20,9 @@ export type DiceConfig = {
   payoutMultiplierScaled: bigint;
   lowWeight: bigint;
   highWeight: bigint;
+  // D46
+  stakeStepMicro: bigint;
+  payoutRounding: PayoutRounding;
 };
 
 export type DiceBet = { side: Side };
@@ -52,6 +55,7 @@ const config = configSchema<DiceConfig>(
     payoutMultiplierScaled: { ...payoutMultiplierField, key: 'payoutMultiplier', default: 200000n },
     lowWeight: { ...integerField(0n), default: 1n },
     highWeight: { ...integerField(0n), default: 1n },
+    ...stakeStepFields,
   },
   [
     betLimitsCheck,
@@ -65,6 +69,7 @@ export const diceModule = {
   name: 'Dice',
   rngVersion: DICE_RNG_VERSION,
   mathVersion: DICE_MATH_VERSION,
+  features: [],
   config,
   bet: {
     keys: [{ key: 'side', description: 'the side bet on: LOW (faces 1-3) or HIGH (faces 4-6)', example: 'LOW' }],

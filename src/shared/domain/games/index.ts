@@ -10,10 +10,14 @@ import type { AnyGameModule } from './types.js';
 // `launchable`, beside its line, not a property of the module: the module is the game's math
 // and stays the same when the service learns to run it. Crash is such a game for now (D40:
 // its flight, cash-out and page are still to come), so no session may launch it.
+//
+// D39: dice is available to every operator with its defaults (as before there was a
+// catalogue); any other game only to an operator with a configuration for it, per currency
+// (`rgs game config --game CODE`): `everyOperator` says which.
 const GAMES = [
-  { module: diceModule, launchable: true },
-  { module: crashModule, launchable: false },
-] as const satisfies readonly { module: AnyGameModule; launchable: boolean }[];
+  { module: diceModule, launchable: true, everyOperator: true },
+  { module: crashModule, launchable: false, everyOperator: false },
+] as const satisfies readonly { module: AnyGameModule; launchable: boolean; everyOperator: boolean }[];
 
 export type GameCode = (typeof GAMES)[number]['module']['gameCode'];
 type LaunchableEntry = Extract<(typeof GAMES)[number], { launchable: true }>;
@@ -34,3 +38,6 @@ export function gameModule(code: string): AnyGameModule | undefined {
 // Whether a session may be launched for the code: what the launch, the launch page and `rgs
 // game config` ask. A game with a module that is not launchable yet is not known to them.
 export const isKnownGame = (code: string): code is LaunchableGameCode => (LAUNCHABLE_GAME_CODES as readonly string[]).includes(code);
+
+// D39: whether every operator may launch the game without a configuration of its own
+export const availableToEveryOperator = (code: string): boolean => GAMES.some((entry) => entry.module.gameCode === code && entry.everyOperator);

@@ -1,6 +1,6 @@
 import { reducedFraction, rtpText } from '../par-sheet.js';
 import { roundHash } from '../seeds.js';
-import type { BetLimits, ExactRtp, GameModule } from './types.js';
+import type { ExactRtp, GameModule, StakeTerms } from './types.js';
 
 // `rgs game simulate` (D39): N rounds played through a game's real derivation and settlement
 // arithmetic, with no wallet and no database, and the measured return beside the exact one.
@@ -40,7 +40,7 @@ export type SimulationResult = {
 // n / d as a double, for statistics only (n, d >= 0, d > 0)
 const ratio = (n: bigint, d: bigint): number => Number((n * 10n ** 18n) / d) / 1e18;
 
-export function simulate<Config extends BetLimits, Bet, Outcome>(module: GameModule<Config, Bet, Outcome>, input: SimulationInput<Config, Bet>): SimulationResult {
+export function simulate<Config extends StakeTerms, Bet, Outcome>(module: GameModule<Config, Bet, Outcome>, input: SimulationInput<Config, Bet>): SimulationResult {
   const { config, bet, stakeMicro, rounds, serverSeed } = input;
   if (!Number.isSafeInteger(rounds) || rounds < 2) throw new RangeError(`rounds must be an integer, at least 2: ${rounds}`);
   if (stakeMicro <= 0n) throw new RangeError(`stake must be positive: ${stakeMicro}`);

@@ -1,8 +1,8 @@
 import type { Fraction, Rtp } from '../par-sheet.js';
 import type { ProofOutcome } from '../proof.js';
-import type { BetLimits, ConfigSchema } from './config.js';
+import type { BetLimits, ConfigSchema, StakeTerms } from './config.js';
 
-export type { BetLimits };
+export type { BetLimits, StakeTerms };
 
 // A game as one module (D39): what the engine, settlement, proofs and the catalogue ask of a
 // game instead of naming it. Everything here is pure: no database, no clock, no I/O.
@@ -47,13 +47,15 @@ export class InvalidBetError extends Error {
   override name = 'InvalidBetError';
 }
 
-export interface GameModule<Config extends BetLimits, Bet, Outcome, Result extends Settlement = Settlement> {
+export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result extends Settlement = Settlement> {
   readonly gameCode: string;
   readonly kind: GameKind;
   readonly name: string;
   // contract 2.11: what a proof names, so that a verifier knows the derivation and the math
   readonly rngVersion: string;
   readonly mathVersion: string;
+  // what the catalogue lists beside the bet itself (D39: crash's auto cash-out)
+  readonly features: readonly string[];
   // D39: defaults and bounds, validated (D24)
   readonly config: ConfigSchema<Config>;
   readonly bet: BetSchema<Config, Bet>;
@@ -76,4 +78,4 @@ export interface GameModule<Config extends BetLimits, Bet, Outcome, Result exten
 }
 
 // a module whose own types are erased, as the registry holds it (see the rule above)
-export type AnyGameModule = GameModule<BetLimits, unknown, unknown>;
+export type AnyGameModule = GameModule<StakeTerms, unknown, unknown>;

@@ -46,7 +46,8 @@ const FACTS = statement(
   'placement_facts',
   `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency,
           s.mode, s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds,
-          c.id AS cycle_id, c.created_at AS cycle_created_at, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, rg.lost, rg.wagered
+          c.id AS cycle_id, c.created_at AS cycle_created_at, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, c.stake_step_micro,
+          rg.lost, rg.wagered
    FROM unnest($1::uuid[]) WITH ORDINALITY AS u(session_id, n)
    LEFT JOIN sessions s ON s.id = u.session_id
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
@@ -84,6 +85,7 @@ type Facts = {
   phase_ends_at: Date | null;
   min_bet_micro: bigint;
   max_bet_micro: bigint;
+  stake_step_micro: bigint;
   lost: string;
   wagered: string;
 };
@@ -143,7 +145,7 @@ const PLACE_PLAIN = statement(
        AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
      JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
      JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
-       AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro
+       AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro AND u.amount_micro % c.stake_step_micro = 0
      ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
      RETURNING id, cycle_id, cycle_created_at, operator_id, player_ref, game_code, currency, demo
    ),
@@ -315,7 +317,11 @@ function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason |
   if (fact.cycle_id === null || fact.phase !== 'BETTING_OPEN' || (fact.phase_ends_at !== null && fact.phase_ends_at <= now)) {
     return 'phase_not_open';
   }
-  const outOfRange = amountRefusal(placement.amountMicro, fact.min_bet_micro, fact.max_bet_micro);
+  const outOfRange = amountRefusal(placement.amountMicro, {
+    minBetMicro: fact.min_bet_micro,
+    maxBetMicro: fact.max_bet_micro,
+    stakeStepMicro: fact.stake_step_micro,
+  });
   if (outOfRange) return outOfRange;
   const rg = rgState(fact);
   return rg ? rgRefusal(rg, placement.amountMicro, now) : undefined;

@@ -5,10 +5,12 @@ import type { Connected, RoundPhase } from '../../domain/player-channel.js';
 import { ensureEngine } from '../rounds/clock.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.js';
 import { connectBalance } from './session-sockets.js';
+import { minorUnitMicro } from '../../domain/currency.js';
 import { balanceRequest } from '../../wallet/requests.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
-// config: the cycle's snapshot, else the operator's, else the defaults).
+// config: the cycle's snapshot, else the operator's, else the defaults; D46: the stake step's
+// default is the currency's minor unit).
 const CONNECTED = statement(
   'realtime_connected',
   `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
@@ -16,7 +18,8 @@ const CONNECTED = statement(
           c.id AS cycle_id, c.phase, c.phase_ends_at,
           COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
           COALESCE(c.payout_multiplier_scaled, g.payout_multiplier_scaled) AS payout_multiplier_scaled,
-          COALESCE(c.commission_micro, g.commission_micro) AS commission_micro
+          COALESCE(c.commission_micro, g.commission_micro) AS commission_micro,
+          COALESCE(c.stake_step_micro, g.stake_step_micro) AS stake_step_micro
    FROM sessions s
    LEFT JOIN seeds sd ON sd.session_id = s.id AND sd.current
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
@@ -45,6 +48,7 @@ type ConnectedRow = {
   max_bet_micro: bigint | null;
   payout_multiplier_scaled: bigint | null;
   commission_micro: bigint | null;
+  stake_step_micro: bigint | null;
 };
 
 // D4 `connected`, read after the socket joined its rooms (no round_state is missed), with
@@ -66,6 +70,7 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     config: {
       minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
       maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
+      stakeStepMicro: money(row.stake_step_micro, minorUnitMicro(row.currency)),
       payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled),
       commissionMicro: money(row.commission_micro, DEFAULT_GAME_CONFIG.commissionMicro),
     },

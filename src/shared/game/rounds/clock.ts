@@ -3,7 +3,8 @@ import type { Job } from 'bullmq';
 import type { ServiceContext } from '../context.js';
 import type { Cycle, CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import { DEFAULT_GAME_CONFIG } from '../operators/game-config.js';
+import { configSnapshot } from '../operators/game-config.js';
+import type { PayoutRounding } from '../../domain/games/config.js';
 import type { EngineJob } from '../../platform/queues.js';
 import { countPresent } from '../players/presence.js';
 import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
@@ -38,12 +39,14 @@ export type ClockCycle = EngineKey & {
   cooldownMs: number;
   payoutMultiplierScaled: bigint;
   commissionMicro: bigint;
+  // D46
+  payoutRounding: PayoutRounding;
   // D36: its rounds' and bets' month (their partition key)
   createdAt: Date;
 };
 
 const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
-  payout_multiplier_scaled, commission_micro, created_at`;
+  payout_multiplier_scaled, commission_micro, payout_rounding, created_at`;
 
 // D29: the term $n is current, and the cycle runs under it and is its engine's current cycle
 const inTerm = (n: number) => `cycles.leader_epoch = $${n}::bigint AND ${termIsCurrent(n)} AND ${isEngineCycle}`;
@@ -91,6 +94,7 @@ type CycleRow = {
   cooldown_ms: number;
   payout_multiplier_scaled: bigint;
   commission_micro: bigint;
+  payout_rounding: PayoutRounding;
   created_at: Date;
 };
 
@@ -106,6 +110,7 @@ const clockCycle = (row: CycleRow): ClockCycle => ({
   cooldownMs: row.cooldown_ms,
   payoutMultiplierScaled: row.payout_multiplier_scaled,
   commissionMicro: row.commission_micro,
+  payoutRounding: row.payout_rounding,
   createdAt: row.created_at,
 });
 
@@ -138,7 +143,8 @@ const CREATE_ENGINE = statement(
 // A stopped engine's next cycle, in PENDING, and the engine running it. The engine row is
 // locked and re-read: of callers racing to start it, one creates the cycle, the others find
 // it running and do nothing. contract 8.6: config and weights are snapshotted when the
-// cycle is created (PENDING); an engine without a config row plays the defaults (2.12, D9).
+// cycle is created (PENDING), as the game's module reads them (game-config.ts; an engine
+// without a config row plays the defaults, 2.12, D9, D46).
 const START_CLOCK = statement(
   'engine_start_clock',
   `WITH engine AS (
@@ -148,15 +154,12 @@ const START_CLOCK = statement(
    ),
    cycle AS (
      INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
-                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight)
+                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight,
+                         stake_step_micro, payout_rounding, params)
      SELECT $1, engine.operator_id, engine.game_code, engine.currency,
             COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
-            'PENDING',
-            COALESCE(g.betting_window_ms, $5), COALESCE(g.rolling_window_ms, $6), COALESCE(g.cooldown_ms, $7),
-            COALESCE(g.min_bet_micro, $8), COALESCE(g.max_bet_micro, $9), COALESCE(g.commission_micro, $10),
-            COALESCE(g.payout_multiplier_scaled, $11), COALESCE(g.low_weight, $12), COALESCE(g.high_weight, $13)
+            'PENDING', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::payout_rounding, $16::jsonb
      FROM engine
-     LEFT JOIN game_configs g ON g.operator_id = engine.operator_id AND g.game_code = engine.game_code AND g.currency = engine.currency
      RETURNING ${CYCLE_COLUMNS}
    ),
    started AS (
@@ -183,21 +186,24 @@ type Opening = 'by_tick' | { nowUnder: bigint };
 // cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
 // the next cycle of a clock it runs.
 async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Promise<void> {
-  const d = DEFAULT_GAME_CONFIG;
+  const { columns: c, params } = await configSnapshot(svc.db, of.operatorId, of.gameCode, of.currency);
   const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
     randomUUID(),
     of.operatorId,
     of.gameCode,
     of.currency,
-    d.bettingWindowMs,
-    d.rollingWindowMs,
-    d.cooldownMs,
-    d.minBetMicro,
-    d.maxBetMicro,
-    d.commissionMicro,
-    d.payoutMultiplierScaled,
-    d.lowWeight,
-    d.highWeight,
+    c.bettingWindowMs,
+    c.rollingWindowMs,
+    c.cooldownMs,
+    c.minBetMicro,
+    c.maxBetMicro,
+    c.commissionMicro,
+    c.payoutMultiplierScaled,
+    c.lowWeight,
+    c.highWeight,
+    c.stakeStepMicro,
+    c.payoutRounding,
+    JSON.stringify(params),
   ]);
   if (!row) return;
   const cycle = clockCycle(row);

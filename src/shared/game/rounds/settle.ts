@@ -8,6 +8,8 @@ import { DICE_RNG_VERSION, deriveDice, type DiceOutcome, type Side } from '../..
 import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from './voids.js';
+import { roundedPayout } from '../../domain/currency.js';
+import type { PayoutRounding } from '../../domain/games/config.js';
 
 // A cycle's rounds from ROLLING to SETTLED (contract 3.1, 8.4, D2): each round's outcome
 // (rollRounds), then its settlement (settleRounds), which creates a winning bet's win job.
@@ -96,9 +98,7 @@ export async function rollRounds(
     const { nonce, low_weight, high_weight, seed_id, encrypted_server_seed, client_seed, ...settling } = round;
     results.push({ ...settling, outcome_side: outcome.side });
     const won = round.side === outcome.side;
-    const net = won
-      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
-      : 0n;
+    const net = won ? winPayout(cycle, round) : 0n;
     // D4: sent as soon as the outcome is persisted; the win's balance_update follows
     svc.emitter.toSession(round.session_id, 'round_result', {
       roundId: round.id,
@@ -138,7 +138,16 @@ const RESULT_ROUNDS = statement(
 // what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, the
 // payout terms of its snapshot, and its start: its bets', rounds' and held stakes' month
 // (D36), named in every statement so that only that month's partitions are read
-export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint; createdAt: Date };
+export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint; payoutRounding: PayoutRounding; createdAt: Date };
+
+// a winning bet's payout under the cycle's terms: gross less commission (contract 8.4), as
+// the cycle's payoutRounding books it (D46); what round_result tells and the win call pays
+const winPayout = (cycle: PricedCycle, round: { amount_micro: bigint; currency: string }): bigint =>
+  roundedPayout(
+    payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro,
+    cycle.payoutRounding,
+    round.currency,
+  );
 
 export type ResultRound = {
   id: string;
@@ -221,9 +230,7 @@ export async function settleRounds(
   if (rounds.length === 0) return;
   const plans = rounds.map((round) => {
     const won = round.side === round.outcome_side;
-    const net = won
-      ? payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro
-      : 0n;
+    const net = won ? winPayout(cycle, round) : 0n;
     const kind = !won ? 'lost' : round.demo ? 'demo_win' : 'win';
     const winTransactionUuid = kind === 'win' ? randomUUID() : null;
     return {

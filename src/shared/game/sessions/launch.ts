@@ -5,6 +5,7 @@ import {
   AppError,
   SESSION_REJECTION_REASONS,
   badGateway,
+  gameNotAvailable,
   notFound,
   operatorMismatch,
   sandboxOnly,
@@ -15,7 +16,7 @@ import { params, statement } from '../../platform/db/sql.js';
 import { generateClientSeed, generateServerSeed, serverSeedHash } from '../../domain/seeds.js';
 import { sealServerSeed } from '../fairness/seed-vault.js';
 import { sandboxInEffect } from '../operators/sandbox.js';
-import { isKnownGame } from '../../domain/games/index.js';
+import { gameAvailable } from '../operators/game-config.js';
 import { completeIdempotencySql, completionParams, IDEMPOTENCY_PARAM_COUNT, type IdempotencyClaim } from '../../platform/idempotency.js';
 import { parseMicro } from '../../domain/money.js';
 import { looseRgFields, maximaFor } from '../../domain/rg-limits.js';
@@ -124,7 +125,10 @@ export async function launchSession(
   // contract 4.1 rule 3. D3: no message below echoes a value of the request (a body may be
   // stored for replay, D17; only field names and the service's own words appear)
   if (request.operatorId !== operator.id) throw operatorMismatch();
-  if (!isKnownGame(request.gameCode)) throw notFound('game_not_found', 'unknown gameCode');
+  // D39: the catalogue, and the operator's configurations of the games not every operator has
+  if (!(await gameAvailable(ctx.db, operator.id, request.gameCode, request.currency))) {
+    throw gameNotAvailable('gameCode names no game available to this operator in this currency (GET /v1/games lists them)');
+  }
   // D35: every session of a sandbox operator is a sandbox session; only those may fix their
   // seeds, and only where sandbox is enabled (production refuses known seeds unless told)
   const sandbox = sandboxInEffect(operator, ctx.config);
