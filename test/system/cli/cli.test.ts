@@ -225,6 +225,9 @@ describe('rgs CLI (D11)', () => {
       payoutMultiplier: '1.95',
       lowWeight: '1',
       highWeight: '1',
+      // D46: the currency's minor unit, until the operator sets it
+      stakeStepMicro: '1000',
+      payoutRounding: 'exact',
     });
     const [row] = await h.svc.db.$queryRaw<Record<string, unknown>[]>`
       SELECT betting_window_ms, min_bet_micro::text AS min_bet_micro, max_bet_micro::text AS max_bet_micro,
