@@ -1,4 +1,4 @@
-import type { BetRejectReason } from './bet-rules.js';
+import type { BetRejectReason, CashOutRefusal } from './bet-rules.js';
 import type { RoundState as RoundStatus } from './state-machine.js';
 
 // The player channel's messages, both ways (contract 4.4, 6.3; D4, D28, D33): the one map
@@ -136,7 +136,6 @@ export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro: number 
 // D40: a cash-out of the session's bet in the flight; its ack is the decision, durable before
 // it is sent
 export type CashOut = { clientBetId?: string };
-export type CashOutRefusal = 'too_late' | 'no_active_bet' | 'already_cashed_out' | 'not_flying' | 'invalid_payload';
 export type CashOutAck = { ok: true; cashOutMultiplier: string; payoutMicro: string } | { ok: false; reason: CashOutRefusal } | ChannelRefused;
 
 // a bet's verdict as its ack carries it (contract 8.2, D4); a verdict may be reached on
