@@ -6,6 +6,8 @@ import { rotateCredential } from './shared/wallet/credentials.js';
 import { createOperator, updateOperator } from './shared/game/operators/operators.js';
 import { signedHeaders } from './shared/wallet/signer.js';
 import { WalletSimulator } from './simulator/wallet-simulator.js';
+import { LAUNCHABLE_GAME_CODES, availableToEveryOperator, isKnownGame } from './shared/domain/games/index.js';
+import { setGameConfig } from './shared/game/operators/game-config.js';
 
 // `npm run demo`: every role in one process, a built-in demo operator whose wallet
 // is the project's wallet simulator with a funded player, and a launch URL to open. Rounds
@@ -41,11 +43,16 @@ async function main(): Promise<void> {
     wallet.addCredential(created.walletKeyId, created.walletSignatureSecret);
   }
   wallet.setBalance(PLAYER, CURRENCY, START_BALANCE_MICRO);
+  // DEMO_GAME: any game of the catalogue (D39); one that not every operator has is configured
+  // for the demo operator with its defaults, which makes it available
+  const gameCode = process.env.DEMO_GAME ?? 'dice';
+  if (!isKnownGame(gameCode)) throw new Error(`DEMO_GAME must be one of ${LAUNCHABLE_GAME_CODES.join(', ')}: got ${gameCode}`);
+  if (!availableToEveryOperator(gameCode)) await setGameConfig(svc.db, OPERATOR_ID, gameCode, CURRENCY, {});
 
   const body = JSON.stringify({
     operatorId: OPERATOR_ID,
     playerRef: PLAYER,
-    gameCode: 'dice',
+    gameCode,
     currency: CURRENCY,
     lang: process.env.DEMO_LANG ?? 'en',
     jurisdiction: 'MT',
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
   if (!response.ok || !session.launchUrl) throw new Error(`launching the demo session failed: ${session.error}: ${session.message}`);
 
   process.stdout.write(
-    `\nRGS demo is running.\n  player ${PLAYER} holds 1,000.00 ${CURRENCY} in the wallet simulator at ${wallet.url}\n` +
+    `\nRGS demo is running (${gameCode}).\n  player ${PLAYER} holds 1,000.00 ${CURRENCY} in the wallet simulator at ${wallet.url}\n` +
       `  open this launch URL in a browser (valid 60 minutes):\n\n  ${session.launchUrl}\n\n` +
       // the operator's API credential, minted afresh at each start, for the client examples
       // (docs/clients.md); a demo's secret, on the terminal of whoever started it

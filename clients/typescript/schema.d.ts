@@ -1141,9 +1141,17 @@ export interface components {
             /** Format: date-time */
             settledAt: string;
             rngVersion: string;
-            /** @enum {unknown} */
+            /**
+             * @description dice; null for crash
+             * @enum {unknown}
+             */
             outcomeSide: "LOW" | "HIGH" | null;
+            /** @description dice; null for crash */
             outcomeSum: number | null;
+            /** @description crash only: the round's crash point ("2.37", D40) */
+            crashMultiplier?: string;
+            /** @description crash only: the multiplier the bet was cashed out at; null when lost (D40) */
+            cashOutMultiplier?: string | null;
         };
         "Event.RoundVoided": {
             /** Format: uuid */

@@ -1,7 +1,9 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { STORABLE_TEXT, compile } from '../shared/platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../shared/domain/seeds.js';
-import type { PlaceBetRequest } from '../shared/game/bets/place.js';
+import { betColumns, type PlaceBetRequest } from '../shared/game/bets/place.js';
+import { gameModule } from '../shared/domain/games/index.js';
+import { InvalidBetError } from '../shared/domain/games/types.js';
 import type { BetRejectReason } from '../shared/domain/bet-rules.js';
 import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../shared/domain/money.js';
 import type { PlaceBet, RotateSeed } from '../shared/domain/player-channel.js';
@@ -14,15 +16,18 @@ type PlaceBetPayload = PlaceBet;
 
 // D4: amountMicro is an integer or a MicroAmount string, D24: a stake string (digits, no
 // leading zero) or a non-negative integer that a bigint holds; anything else (floats,
-// decimals, signs, leading zeros, 2^63 and beyond, missing side, extra fields) is
-// invalid_payload and never reaches a statement or the wallet. A zero stake passes here and
-// is refused bet_out_of_range by the bet rules, as contract 8.2 names it.
+// decimals, signs, leading zeros, 2^63 and beyond, extra fields) is invalid_payload and never
+// reaches a statement or the wallet. A zero stake passes here and is refused bet_out_of_range
+// by the bet rules, as contract 8.2 names it. The bet's own parameters (dice: side; crash:
+// autoCashOut) are the game's: its module parses them (D39), and a parameter of another game,
+// or one missing, is invalid_payload too.
 const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   type: 'object',
   additionalProperties: false,
-  required: ['side', 'amountMicro'],
+  required: ['amountMicro'],
   properties: {
-    side: { type: 'string', enum: ['LOW', 'HIGH'] },
+    side: { type: 'string', maxLength: 8, nullable: true },
+    autoCashOut: { type: 'string', maxLength: 16, nullable: true },
     amountMicro: {
       anyOf: [{ type: 'integer' }, { type: 'string', pattern: STAKE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
@@ -45,14 +50,25 @@ export function clientBetIdOf(payload: unknown): string | undefined {
     : undefined;
 }
 
-export function parsePlaceBet(payload: unknown): ParsedBet {
+// `gameCode`: the session's game. Its module reads the bet's parameters against its default
+// configuration; a bound the operator set lower (crash's maxMultiplier) is the placement's to
+// check, against the cycle's snapshot.
+export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
   const clientBetId = clientBetIdOf(payload);
-  if (!validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
-  const { side, amountMicro } = payload;
+  const module = gameModule(gameCode);
+  if (!module || !validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
+  const { amountMicro, clientBetId: _id, ...parameters } = payload;
   // D18: a number is accepted only as a safe integer and converted at once
   const amount = parseStakeMicro(amountMicro);
   if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
-  return { ok: true, request: { side, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
+  let written: Record<string, string | null>;
+  try {
+    written = module.bet.write(module.bet.parse(parameters, module.config.defaults));
+  } catch (err) {
+    if (err instanceof InvalidBetError) return { ok: false, reason: 'invalid_payload', clientBetId };
+    throw err;
+  }
+  return { ok: true, request: { ...betColumns(written), amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
 }
 
 type RotateSeedPayload = RotateSeed;
@@ -73,3 +89,11 @@ export function parseRotateSeed(payload: unknown): { clientSeed: string | undefi
 // D33 recent_rounds takes nothing: no payload, or an empty object
 export const isRecentRoundsRequest = (payload: unknown): boolean =>
   payload === undefined || payload === null || (typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0);
+
+// D40 cash_out: nothing, or a clientBetId (the bet it names is the session's one live bet)
+export const isCashOutRequest = (payload: unknown): boolean =>
+  payload === undefined ||
+  payload === null ||
+  (typeof payload === 'object' &&
+    !Array.isArray(payload) &&
+    Object.entries(payload).every(([key, value]) => key === 'clientBetId' && typeof value === 'string' && value.length <= 64));

@@ -27,7 +27,8 @@ import { sessionTokens, type SessionClaims } from '../shared/game/sessions/token
 import { BetIntake, verdictWaitMs, type Payer } from '../shared/game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
-import { clientBetIdOf, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
+import { clientBetIdOf, isCashOutRequest, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
+import { cashOut } from '../shared/game/rounds/flight.js';
 import { recentRounds } from '../shared/game/reports/recall.js';
 import { rotateSeed } from '../shared/game/fairness/rotation.js';
 
@@ -207,13 +208,21 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   // while it runs it is pending (a session_ended waits for its ack, D28). The message's
   // arguments come off the wire: whatever the map says the page sends, the handler takes
   // them as unknown and validates them (messages.ts); its ack is typed by the map.
-  const handle = <E extends ClientEvent>(event: E, run: (payload: unknown, reply: Reply<E>) => Promise<void>) =>
+  // `arrivedAt`: the node's stamp of the message on arrival, before anything else (D40: a
+  // cash-out is judged at it)
+  const handle = <E extends ClientEvent>(event: E, run: (payload: unknown, reply: Reply<E>, arrivedAt: Date) => Promise<void>) =>
     socket.on(event as ClientEvent, ((...args: unknown[]) => {
-      const work = serve(event, run, args);
+      const arrivedAt = svc.now();
+      const work = serve(event, run, args, arrivedAt);
       socket.data.pending.add(work);
       void work.finally(() => socket.data.pending.delete(work));
     }) as ClientToServerEvents[ClientEvent]);
-  const serve = async <E extends ClientEvent>(event: E, run: (payload: unknown, reply: Reply<E>) => Promise<void>, args: unknown[]) => {
+  const serve = async <E extends ClientEvent>(
+    event: E,
+    run: (payload: unknown, reply: Reply<E>, arrivedAt: Date) => Promise<void>,
+    args: unknown[],
+    arrivedAt: Date,
+  ) => {
     // the ack callback comes last: a message sent without a payload carries only the callback
     const ack = (typeof args[args.length - 1] === 'function' ? args.pop() : undefined) as Reply<E> | undefined;
     const payload = args[0];
@@ -231,7 +240,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       return null;
     });
     if (!reply) return;
-    await run(payload, reply).catch((err: unknown) => {
+    await run(payload, reply, arrivedAt).catch((err: unknown) => {
       if (isDependencyFailure(err)) svc.logger.warn({ err: (err as Error).message, event, sessionId }, 'player message failed: dependency unavailable');
       else svc.logger.error({ err, event, sessionId }, 'player message failed');
       unavailable();
@@ -240,7 +249,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
 
   handle('place_bet', async (payload, reply) => {
     const receivedAt = epochMs();
-    const parsed = parsePlaceBet(payload);
+    const parsed = parsePlaceBet(payload, engine.gameCode);
     if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
     // D37: past the node's bound the bet is refused before it costs a statement
     if (svc.overload.busy()) {
@@ -257,6 +266,13 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     }
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
     if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
+  });
+
+  // D40: a cash-out of the session's crash bet, judged at the arrival stamp; the ack is the
+  // decision, committed before it is sent
+  handle('cash_out', async (payload, reply, arrivedAt) => {
+    if (!isCashOutRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
+    reply(await cashOut(svc, sessionId, arrivedAt));
   });
 
   handle('rotate_seed', async (payload, reply) => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { GameConfigError } from '../../src/shared/domain/games/config.js';
 import { crashModule } from '../../src/shared/domain/games/crash.js';
 import { diceModule } from '../../src/shared/domain/games/dice.js';
-import { GAME_CODES, GAME_MODULES, LAUNCHABLE_GAME_CODES, gameModule, isKnownGame } from '../../src/shared/domain/games/index.js';
+import { GAME_CODES, GAME_MODULES, LAUNCHABLE_GAME_CODES, availableToEveryOperator, gameModule, isKnownGame } from '../../src/shared/domain/games/index.js';
 
 // Games as modules (D39): the registry, and the configuration schemas (defaults, bounds, the
 // bound named when a value is refused).
@@ -22,10 +22,12 @@ describe('the game registry (D39)', () => {
     for (const code of ['roulette', 'DICE', '', 'dice ']) expect(gameModule(code), code).to.equal(undefined);
   });
 
-  it('crash has a module but cannot be launched yet: only dice is known to the launch', () => {
-    expect(LAUNCHABLE_GAME_CODES).to.deep.equal(['dice']);
+  it('both games may be launched; dice by every operator, crash by an operator that configured it', () => {
+    expect(LAUNCHABLE_GAME_CODES).to.deep.equal(['dice', 'crash']);
+    expect(availableToEveryOperator('dice')).to.equal(true);
+    expect(availableToEveryOperator('crash')).to.equal(false);
     expect(isKnownGame('dice')).to.equal(true);
-    expect(isKnownGame('crash')).to.equal(false);
+    expect(isKnownGame('crash')).to.equal(true);
     expect(isKnownGame('roulette')).to.equal(false);
   });
 });

@@ -25,9 +25,11 @@ const roundSettled = objectSchema<RoundSettledData>({
   totalPayoutsMicro: microAmount,
   settledAt: instant,
   rngVersion: { type: 'string' },
-  outcomeSide: { enum: ['LOW', 'HIGH', null] },
-  outcomeSum: orNull({ type: 'integer' }),
-});
+  outcomeSide: { enum: ['LOW', 'HIGH', null], description: 'dice; null for crash' },
+  outcomeSum: orNull({ type: 'integer', description: 'dice; null for crash' }),
+  crashMultiplier: { type: 'string', pattern: '^[0-9]+\\.[0-9]{2}$', description: 'crash only: the round\'s crash point ("2.37", D40)' },
+  cashOutMultiplier: orNull({ type: 'string', pattern: '^[0-9]+\\.[0-9]{2}$', description: 'crash only: the multiplier the bet was cashed out at; null when lost (D40)' }),
+}, {}, ['crashMultiplier', 'cashOutMultiplier']);
 
 const roundVoided = objectSchema<RoundVoidedData>({
   roundId: uuid,

@@ -209,7 +209,7 @@ function onConnected(msg) {
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),
-    multiplierScaled: parseScaled(msg.config.payoutMultiplier) ?? 0n, // D18: scaled by 100000
+    multiplierScaled: parseScaled(msg.config.payoutMultiplier ?? '') ?? 0n, // D18: scaled by 100000
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
@@ -273,7 +273,7 @@ function onBetPlaced(msg) {
   entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
-  showMessage(t('bet_placed', { side: sideName(msg.side), stake }), 'info');
+  showMessage(t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
   renderAll();
 }
 
@@ -343,6 +343,8 @@ function mergeRound(round) {
 
 /** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
+  // this page plays dice: a result without a side is another game's (D40)
+  if (!('side' in msg)) return;
   const entry = roundEntry(msg.roundId, msg.cycleId);
   const face = msg.diceValues?.[0] ?? msg.sum;
   entry.nonce = msg.nonce;

@@ -113,3 +113,18 @@ export function rgRefusal(state: RgState, stakeMicro: bigint, now: Date): BetRej
 export function uncertainReason(status: RsStatus, timedOut: boolean): BetRejectReason {
   return timedOut ? 'wallet_timeout' : `wallet_rejected:${status}`;
 }
+
+// D40: why a crash cash_out was not granted (its ack's reason); invalid_payload as for any
+// message
+export const CASH_OUT_REFUSALS = {
+  too_late: { meaning: 'the round had ended by the arrival stamp: it crashed at or before that ms', action: 'nothing: the round is lost; its round_result names the crash point' },
+  already_cashed_out: {
+    meaning: 'the bet was cashed out already: by another cash_out of the session (another tab or device), or by its auto cash-out, reached at or before the arrival stamp',
+    action: 'show the cash-out its round_result or the first ack reports',
+  },
+  no_active_bet: { meaning: 'the session has no bet in the current cycle, or its round was voided', action: 'bet in the next betting window' },
+  not_flying: { meaning: "the cycle is not in its flight: betting is still open, or the flight has not started yet", action: 'send cash_out once round_state ROLLING carries flightStartedAt' },
+  invalid_payload: { meaning: 'the message failed validation (D24): cash_out takes nothing, or a clientBetId', action: 'send cash_out with an empty object' },
+} as const satisfies Record<string, { meaning: string; action: string }>;
+
+export type CashOutRefusal = keyof typeof CASH_OUT_REFUSALS;

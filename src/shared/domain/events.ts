@@ -32,6 +32,9 @@ export type RoundSettledData = {
   rngVersion: string;
   outcomeSide: string | null;
   outcomeSum: number | null;
+  // D40: a crash round's crash point and the multiplier it was cashed out at (null: lost)
+  crashMultiplier?: string;
+  cashOutMultiplier?: string | null;
 };
 
 export type RoundVoidedData = {

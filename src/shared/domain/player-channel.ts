@@ -1,4 +1,4 @@
-import type { BetRejectReason } from './bet-rules.js';
+import type { BetRejectReason, CashOutRefusal } from './bet-rules.js';
 import type { RoundState as RoundStatus } from './state-machine.js';
 
 // The player channel's messages, both ways (contract 4.4, 6.3; D4, D28, D33): the one map
@@ -17,7 +17,12 @@ export type Stamped<T> = T & { ts: string };
 // contract 3.1 phases of an engine's cycle, as round_state shows them
 export type RoundPhase = 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN' | 'FINISHED';
 
-export type RoundState = { cycleId: string; phase: RoundPhase; phaseEndsAt: string | null };
+// D40: a crash cycle's ROLLING is its flight: flightStartedAt (ISO, ms) is the instant every
+// flight of the cycle started, serverTime the service's clock when the message left, so that
+// the page draws the curve m(t) itself (the service sends no tick stream). phaseEndsAt is then
+// the latest the flight can last (t(maxMultiplier)); it ends sooner once every round of the
+// cycle is resolved. flightStartedAt is null while the crash points are being stored.
+export type RoundState = { cycleId: string; phase: RoundPhase; phaseEndsAt: string | null; flightStartedAt?: string | null; serverTime?: string };
 
 // D4 `connected` (the product adds mode, lang and returnUrl): balanceMicro null when the
 // wallet's balance is not known (D24), roundState null before the engine's first cycle
@@ -29,14 +34,26 @@ export type Connected = {
   balanceMicro: string | null;
   currency: string;
   // D46: a stake is a multiple of stakeStepMicro
-  config: { minBetMicro: string; maxBetMicro: string; stakeStepMicro: string; payoutMultiplier: string; commissionMicro: string };
+  // D39: the session's game
+  gameCode?: string;
+  // dice: payoutMultiplier and commissionMicro; crash: maxMultiplier and maxPayoutMicro (D40)
+  config: {
+    minBetMicro: string;
+    maxBetMicro: string;
+    stakeStepMicro: string;
+    payoutMultiplier?: string;
+    commissionMicro: string;
+    maxMultiplier?: string;
+    maxPayoutMicro?: string;
+  };
   roundState: RoundState | null;
   mode: 'demo' | 'real';
   lang: string;
   returnUrl: string | null;
 };
 
-export type BetPlaced = { betId: string; roundId: string; cycleId: string; side: Side; amountMicro: string; isFree: boolean };
+// dice: side; crash: autoCashOut ("2.00", or null without one)
+export type BetPlaced = { betId: string; roundId: string; cycleId: string; side?: Side; autoCashOut?: string | null; amountMicro: string; isFree: boolean };
 
 // contract 6.4: currency absent (or null) only when neither the wallet's answer nor the
 // session's record named it
@@ -63,6 +80,20 @@ export type RoundResult = {
   highWeight: string;
 };
 
+// D40: a crash round's result, when it is resolved: at its cash-out (by hand or automatic;
+// the crash point is then revealed to its player) or at its crash. Multipliers with two
+// decimals ("2.37"); cashOutMultiplier null when lost; payoutMicro "0" when lost.
+export type CrashRoundResult = {
+  roundId: string;
+  cycleId: string;
+  nonce: number;
+  betId: string;
+  crashMultiplier: string;
+  cashOutMultiplier: string | null;
+  won: boolean;
+  payoutMicro: string;
+};
+
 export type RoundVoided = { roundId: string; cycleId: string; reason: string };
 
 export type SeedRotated = { serverSeedHash: string; clientSeed: string; nonce: number };
@@ -83,7 +114,7 @@ export type ServerMessages = {
   bet_placed: BetPlaced;
   balance_update: BalanceUpdate;
   bet_rejected: BetRejected;
-  round_result: RoundResult;
+  round_result: RoundResult | CrashRoundResult;
   round_voided: RoundVoided;
   seed_rotated: SeedRotated;
   session_ended: SessionEnded;
@@ -98,8 +129,14 @@ export type ServerToClientEvents = { [E in ServerEvent]: (message: Stamped<Serve
 
 // ---- player -> service ------------------------------------------------------------------
 
-// D4: amountMicro an integer or a MicroAmount string (src/realtime/messages.ts validates it)
-export type PlaceBet = { side: Side; amountMicro: number | string; clientBetId?: string };
+// D4: amountMicro an integer or a MicroAmount string (src/realtime/messages.ts validates it);
+// dice: side; crash: an optional autoCashOut, a multiplier with two decimals (D40)
+export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro: number | string; clientBetId?: string };
+
+// D40: a cash-out of the session's bet in the flight; its ack is the decision, durable before
+// it is sent
+export type CashOut = { clientBetId?: string };
+export type CashOutAck = { ok: true; cashOutMultiplier: string; payoutMicro: string } | { ok: false; reason: CashOutRefusal } | ChannelRefused;
 
 // a bet's verdict as its ack carries it (contract 8.2, D4); a verdict may be reached on
 // another node and travel to the one holding the ack (the emitter's verdict())
@@ -178,6 +215,7 @@ export type ClientMessages = {
   place_bet: { payload: PlaceBet; ack: PlaceBetAck };
   rotate_seed: { payload: RotateSeed; ack: RotateSeedAck };
   recent_rounds: { payload: RecentRounds; ack: RecentRoundsAck };
+  cash_out: { payload: CashOut; ack: CashOutAck };
 };
 
 export type ClientEvent = keyof ClientMessages;

@@ -35,7 +35,9 @@ export type BetTicket = {
   playerRef: string;
   gameCode: string;
   currency: string;
-  side: Side;
+  // dice: the side; crash: none, and the auto cash-out in cents, or none (D40)
+  side: Side | null;
+  autoCashOutCents: string | null;
   amountMicro: string;
   isFree: boolean;
   demo: boolean;

@@ -52,6 +52,32 @@ describe('the game catalogue: GET /v1/games (D39) and the stake step (D46)', fun
     ]);
   });
 
+  it('lists crash once the operator configured it for a currency (D39, D40), and a session of it may then be launched', async () => {
+    const operator = await h.onboard();
+    const launchCrash = () => operator.request('POST', '/v1/session', operator.sessionBody({ gameCode: 'crash', mode: 'demo' }));
+    expect((await launchCrash()).body).to.include({ error: 'game_not_available' });
+    await setGameConfig(h.svc.db, operator.operatorId, 'crash', 'EUR', {}, { maxMultiplier: '500.00' });
+    const answer = await operator.request('GET', '/v1/games');
+    expect(answer.body.games.map((game: { gameCode: string }) => game.gameCode)).to.deep.equal(['dice', 'crash']);
+    expect(answer.body.games[1]).to.deep.equal({
+      gameCode: 'crash',
+      kind: 'shared',
+      name: 'Crash',
+      rngVersion: 'crash-hmac-sha256-v1',
+      mathVersion: 'crash-1.0.0',
+      rtp: '0.97',
+      maxMultiplier: '1000.00',
+      availableInEveryCurrency: false,
+      currencies: [{ currency: 'EUR', minBetMicro: '10000', maxBetMicro: '100000000', stakeStepMicro: '1000', rtp: '0.97', maxMultiplier: '500.00' }],
+      features: ['auto_cash_out'],
+    });
+    const launched = await launchCrash();
+    expect(launched.status, launched.text).to.equal(200);
+    // another currency is still not configured
+    const usd = await operator.request('POST', '/v1/session', operator.sessionBody({ gameCode: 'crash', currency: 'USD', mode: 'demo' }));
+    expect(usd.body).to.include({ error: 'game_not_available' });
+  });
+
   it('is refused without a valid signature', async () => {
     const operator = await h.onboard();
     const answer = await operator.request('GET', '/v1/games', undefined, { signature: 'not-a-signature' });

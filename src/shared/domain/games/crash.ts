@@ -198,6 +198,7 @@ export const crashModule = {
   rngVersion: CRASH_RNG_VERSION,
   mathVersion: CRASH_MATH_VERSION,
   features: ['auto_cash_out'],
+  flight: true,
   config,
   bet: {
     keys: [{ key: 'autoCashOut', description: 'the multiplier at which the bet cashes out by itself, two decimals ("2.00"), 1.01 to maxMultiplier', example: '2.00' }],
@@ -219,5 +220,5 @@ export const crashModule = {
   proofOutcome: (outcome): CrashProofOutcome => ({ type: 'CRASH', crashMultiplier: Number(outcome.crashCents) / 100, u: Number(outcome.x) / 2 ** 52 }),
   rtp: crashRtp,
   maxMultiplier: (c) => centsText(c.maxMultiplierCents),
-  settle: (stakeMicro, bet, outcome, c) => settleCrash(stakeMicro, bet, outcome, c),
+  settle: (stakeMicro, bet, outcome, c, play) => settleCrash(stakeMicro, bet, outcome, c, play?.cashOutMs),
 } as const satisfies GameModule<CrashConfig, CrashBet, CrashOutcome, CrashSettlement>;

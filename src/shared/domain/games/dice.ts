@@ -70,6 +70,7 @@ export const diceModule = {
   rngVersion: DICE_RNG_VERSION,
   mathVersion: DICE_MATH_VERSION,
   features: [],
+  flight: false,
   config,
   bet: {
     keys: [{ key: 'side', description: 'the side bet on: LOW (faces 1-3) or HIGH (faces 4-6)', example: 'LOW' }],

@@ -16,7 +16,7 @@ import type { AnyGameModule } from './types.js';
 // (`rgs game config --game CODE`): `everyOperator` says which.
 const GAMES = [
   { module: diceModule, launchable: true, everyOperator: true },
-  { module: crashModule, launchable: false, everyOperator: false },
+  { module: crashModule, launchable: true, everyOperator: false },
 ] as const satisfies readonly { module: AnyGameModule; launchable: boolean; everyOperator: boolean }[];
 
 export type GameCode = (typeof GAMES)[number]['module']['gameCode'];

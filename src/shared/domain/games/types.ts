@@ -43,6 +43,10 @@ export type BetKey = {
   example: string;
 };
 
+// what a player did during a round, besides betting: crash's cash-out, `cashOutMs` into the
+// flight (D40); nothing in dice
+export type RoundPlay = { cashOutMs?: number };
+
 export class InvalidBetError extends Error {
   override name = 'InvalidBetError';
 }
@@ -56,6 +60,11 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   readonly mathVersion: string;
   // what the catalogue lists beside the bet itself (D39: crash's auto cash-out)
   readonly features: readonly string[];
+  // a shared game whose ROLLING is a flight (D40): each round ends by itself at its own time
+  // (its crash, or its automatic cash-out) or at the player's cash-out, and the phase ends
+  // when every round has; otherwise every round of the cycle is resolved at once when ROLLING
+  // ends (D1, dice)
+  readonly flight: boolean;
   // D39: defaults and bounds, validated (D24)
   readonly config: ConfigSchema<Config>;
   readonly bet: BetSchema<Config, Bet>;
@@ -73,8 +82,9 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   rtp(config: Config, bet: Bet, stakeMicro?: bigint): ExactRtp;
   // the most a bet returns per unit staked, as a decimal string (the catalogue, D39)
   maxMultiplier(config: Config): string;
-  // the settlement arithmetic: stake, the bet's parameters and the round's outcome → the payout
-  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config): Result;
+  // the settlement arithmetic: stake, the bet's parameters, the round's outcome and what the
+  // player did during it (D40: a cash-out, in ms of the flight) → the payout
+  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config, play?: RoundPlay): Result;
 }
 
 // a module whose own types are erased, as the registry holds it (see the rule above)

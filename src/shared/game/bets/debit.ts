@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
+import { centsText } from '../../domain/games/crash.js';
 import type { ServiceContext } from '../context.js';
 import type { Bet } from '../../platform/db/client.js';
 import { keyRange, params, statement } from '../../platform/db/sql.js';
@@ -221,7 +222,8 @@ export class BetDesk {
       betId: ticket.betId,
       roundId: ticket.roundId,
       cycleId: ticket.cycleId,
-      side: ticket.side,
+      // dice: the side; crash: the auto cash-out, or null (D40)
+      ...(ticket.side !== null ? { side: ticket.side } : { autoCashOut: ticket.autoCashOutCents === null ? null : centsText(BigInt(ticket.autoCashOutCents)) }),
       amountMicro: ticket.amountMicro,
       isFree: ticket.isFree,
     });

@@ -8,6 +8,7 @@ import { amountRefusal, rgLimitTripped, rgRefusal, sessionRefusal, type BetRejec
 import type { RgLimitTrippedData } from '../../domain/events.js';
 import { outboxDedupeCte, outboxInsertSql } from '../../platform/outbox.js';
 import { debitCall } from './ticket.js';
+import { centsOf } from '../../domain/games/crash.js';
 import type { BetTicket } from '../../platform/queues.js';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
@@ -32,7 +33,21 @@ import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 // row, and that statement waits for the disk: one statement and one commit less per bet
 // than writing the audit row when the debit starts.
 
-export type PlaceBetRequest = { side: Side; amountMicro: bigint; clientBetId?: string };
+// A bet's own parameters, as their columns hold them: dice's side; crash's auto cash-out, in
+// cents of a multiplier (D40). A game has the one, the other is null.
+export type BetColumns = { side: Side | null; autoCashOutCents?: bigint | null };
+
+export type PlaceBetRequest = BetColumns & { amountMicro: bigint; clientBetId?: string };
+
+// a bet's parameters as its game's module writes them (D39) → their columns
+export function betColumns(written: Readonly<Record<string, string | null>>): BetColumns {
+  const cents = typeof written.autoCashOut === 'string' ? centsOf(written.autoCashOut) : undefined;
+  return { side: written.side === 'LOW' || written.side === 'HIGH' ? written.side : null, autoCashOutCents: cents ?? null };
+}
+
+// D40: the most an auto cash-out may name in a cycle, its snapshot's maxMultiplier (written
+// with two decimals: "1000.00" is 100000 cents); a game without one, none
+const CYCLE_MAX_CENTS = `COALESCE(replace(c.params->>'maxMultiplier', '.', '')::bigint, 100000)`;
 
 // audited: the debit's audit row, written with the bet row (debitNode and payer given)
 export type Placed = { ok: true; ticket: BetTicket; audited?: AuditedDebit } | { ok: false; reason: BetRejectReason };
@@ -47,7 +62,7 @@ const FACTS = statement(
   `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency,
           s.mode, s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds,
           c.id AS cycle_id, c.created_at AS cycle_created_at, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, c.stake_step_micro,
-          rg.lost, rg.wagered
+          ${CYCLE_MAX_CENTS} AS max_cash_out_cents, rg.lost, rg.wagered
    FROM unnest($1::uuid[]) WITH ORDINALITY AS u(session_id, n)
    LEFT JOIN sessions s ON s.id = u.session_id
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
@@ -86,6 +101,7 @@ type Facts = {
   min_bet_micro: bigint;
   max_bet_micro: bigint;
   stake_step_micro: bigint;
+  max_cash_out_cents: bigint;
   lost: string;
   wagered: string;
 };
@@ -97,14 +113,14 @@ type Facts = {
 const INSERT_BETS = statement(
   'placement_insert',
   `WITH ${DEFERRED_FLUSH}
-   INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                     status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
-   SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.amount_micro,
-          'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text, c.created_at
+   INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, auto_cash_out_cents,
+                     amount_micro, status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
+   SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.auto_cash_out_cents,
+          u.amount_micro, 'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text, c.created_at
    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
-               $10::bigint[], $11::uuid[], $12::text[], $13::bool[])
+               $10::bigint[], $11::uuid[], $12::text[], $13::bool[], $15::bigint[])
      AS u(id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-          bet_transaction_uuid, client_bet_id, demo)
+          bet_transaction_uuid, client_bet_id, demo, auto_cash_out_cents)
    JOIN cycles c ON c.id = u.cycle_id
    CROSS JOIN deferred_flush
    ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
@@ -131,14 +147,15 @@ const PLACE_PLAIN = statement(
   `WITH ${deferredFlushUnless('$10::bool')},
    u AS (
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[], $11::uuid[], $12::uuid[],
-                          $13::text[])
-       AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id, audit_id, request_uuid, request_body)
+                          $13::text[], $14::bigint[])
+       AS u(id, session_id, round_id, bet_transaction_uuid, side, amount_micro, client_bet_id, audit_id, request_uuid, request_body,
+            auto_cash_out_cents)
    ),
    placed AS (
-     INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-                       status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
-     SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.amount_micro,
-            'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text, c.created_at
+     INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, auto_cash_out_cents,
+                       amount_micro, status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
+     SELECT u.id, s.operator_id, s.id, c.id, u.round_id, s.player_ref, s.game_code, s.currency, u.side, u.auto_cash_out_cents,
+            u.amount_micro, 'PENDING', u.bet_transaction_uuid, u.client_bet_id, s.mode = 'DEMO', $9::text, c.created_at
      FROM u
      CROSS JOIN deferred_flush
      JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
@@ -146,6 +163,7 @@ const PLACE_PLAIN = statement(
      JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
      JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
        AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro AND u.amount_micro % c.stake_step_micro = 0
+       AND (u.auto_cash_out_cents IS NULL OR u.auto_cash_out_cents <= ${CYCLE_MAX_CENTS})
      ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
      RETURNING id, cycle_id, cycle_created_at, operator_id, player_ref, game_code, currency, demo
    ),
@@ -200,6 +218,7 @@ export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'logge
         debits.map((debit) => debit?.auditId ?? null),
         debits.map((debit) => debit?.requestUuid ?? null),
         debits.map((debit) => debit?.bytes ?? null),
+        placements.map((p) => p.autoCashOutCents ?? null),
       ])
     ).map((row) => [row.id, row]),
   );
@@ -238,6 +257,7 @@ const ticketFor = (
   gameCode: bet.game_code,
   currency: bet.currency,
   side: placement.side,
+  autoCashOutCents: placement.autoCashOutCents?.toString() ?? null,
   amountMicro: placement.amountMicro.toString(),
   isFree: false,
   demo: bet.demo,
@@ -302,6 +322,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
         tickets.map((t) => t.clientBetId ?? null),
         tickets.map((t) => t.demo),
         debitNode,
+        tickets.map((t) => t.autoCashOutCents),
       ])
     ).map((row) => row.id),
   );
@@ -323,6 +344,8 @@ function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason |
     stakeStepMicro: fact.stake_step_micro,
   });
   if (outOfRange) return outOfRange;
+  // D40: an auto cash-out above the cycle's maxMultiplier
+  if (placement.autoCashOutCents != null && placement.autoCashOutCents > fact.max_cash_out_cents) return 'invalid_payload';
   const rg = rgState(fact);
   return rg ? rgRefusal(rg, placement.amountMicro, now) : undefined;
 }

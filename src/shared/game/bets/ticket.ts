@@ -28,6 +28,7 @@ export type TicketedBet = Pick<
   | 'gameCode'
   | 'currency'
   | 'side'
+  | 'autoCashOutCents'
   | 'amountMicro'
   | 'isFree'
   | 'demo'
@@ -46,7 +47,8 @@ export function ticketOf(bet: TicketedBet): BetTicket {
     playerRef: bet.playerRef,
     gameCode: bet.gameCode,
     currency: bet.currency,
-    side: bet.side as Side,
+    side: bet.side as Side | null,
+    autoCashOutCents: bet.autoCashOutCents?.toString() ?? null,
     amountMicro: bet.amountMicro.toString(),
     isFree: bet.isFree,
     demo: bet.demo,

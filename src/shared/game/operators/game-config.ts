@@ -56,8 +56,10 @@ export function configurableGame(gameCode: string): AnyGameModule {
   return module;
 }
 
-// what a stored row holds, as written: its columns that are keys of the game, set, and its params
-function storedKeys(module: AnyGameModule, row: GameConfig): Record<string, unknown> {
+// what a stored row holds, as written (a game_configs row, or a cycle's snapshot of one)
+type StoredRow = { [C in Column]: GameConfig[C] | NonNullable<GameConfig[C]> } & { params: GameConfig['params'] };
+
+function storedKeys(module: AnyGameModule, row: StoredRow): Record<string, unknown> {
   const values: Record<string, ConfigValue> = {};
   for (const { property } of module.config.fields) {
     const value = isColumn(property) ? row[property] : undefined;
@@ -198,4 +200,13 @@ export async function gameCatalogue(db: Pick<Db, 'gameConfig'>, operatorId: stri
 function catalogueRtp(module: AnyGameModule, config: AnyGameConfig): string {
   const bet = module.bet.parse(Object.fromEntries(module.bet.keys.map((key) => [key.key, key.example])), config);
   return module.rtp(config, bet).decimal.replace(/0+$/, '').replace(/\.$/, '');
+}
+
+// contract 8.6: the configuration a cycle plays, from its snapshot (its columns and params), as
+// the game's module reads it. Unlike a launch, a cycle of a game that is not launchable (any
+// more) still has a module: its rounds must finish.
+export function cycleConfig(cycle: StoredRow & { gameCode: string; currency: string }): AnyGameConfig {
+  const module = gameModule(cycle.gameCode);
+  if (!module) throw new GameConfigError(`unknown game: ${cycle.gameCode}`);
+  return module.config.parse(storedKeys(module, cycle), { currency: cycle.currency }) as AnyGameConfig;
 }

@@ -2,7 +2,8 @@ import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import type { EngineKey } from '../../domain/engine-key.js';
 import type { Connected, RoundPhase } from '../../domain/player-channel.js';
-import { ensureEngine } from '../rounds/clock.js';
+import { ensureEngine, roundState } from '../rounds/clock.js';
+import { gameModule } from '../../domain/games/index.js';
 import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.js';
 import { connectBalance } from './session-sockets.js';
 import { minorUnitMicro } from '../../domain/currency.js';
@@ -15,7 +16,7 @@ const CONNECTED = statement(
   'realtime_connected',
   `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
           sd.server_seed_hash, sd.client_seed, sd.next_nonce, e.running,
-          c.id AS cycle_id, c.phase, c.phase_ends_at,
+          c.id AS cycle_id, c.phase, c.phase_ends_at, c.flight_started_at, c.params,
           COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
           COALESCE(c.payout_multiplier_scaled, g.payout_multiplier_scaled) AS payout_multiplier_scaled,
           COALESCE(c.commission_micro, g.commission_micro) AS commission_micro,
@@ -44,6 +45,8 @@ type ConnectedRow = {
   cycle_id: string | null;
   phase: RoundPhase | null;
   phase_ends_at: Date | null;
+  flight_started_at: Date | null;
+  params: Record<string, unknown> | null;
   min_bet_micro: bigint | null;
   max_bet_micro: bigint | null;
   payout_multiplier_scaled: bigint | null;
@@ -71,17 +74,28 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
       minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
       maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
       stakeStepMicro: money(row.stake_step_micro, minorUnitMicro(row.currency)),
-      payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled),
       commissionMicro: money(row.commission_micro, DEFAULT_GAME_CONFIG.commissionMicro),
+      // the game's own terms (D39): dice's payout multiplier; a flight's maxMultiplier and
+      // payout cap (D40), from the cycle's snapshot
+      ...(gameModule(row.game_code)?.flight
+        ? flightTerms(row.params)
+        : { payoutMultiplier: formatMultiplier(row.payout_multiplier_scaled ?? DEFAULT_GAME_CONFIG.payoutMultiplierScaled) }),
     },
     roundState: row.cycle_id
-      ? { cycleId: row.cycle_id, phase: row.phase!, phaseEndsAt: row.phase_ends_at?.toISOString() ?? null }
+      ? roundState({ id: row.cycle_id, phase: row.phase!, phaseEndsAt: row.phase_ends_at, flightStartedAt: row.flight_started_at }, svc.now())
       : null,
+    gameCode: row.game_code,
     mode: row.mode === 'DEMO' ? 'demo' : 'real',
     lang: row.lang,
     returnUrl: row.return_url,
   };
 }
+
+// a flight's terms as the cycle's snapshot wrote them (its params: D39)
+const flightTerms = (params: Record<string, unknown> | null) => ({
+  maxMultiplier: String(params?.maxMultiplier ?? '1000.00'),
+  ...(typeof params?.maxPayoutMicro === 'string' ? { maxPayoutMicro: params.maxPayoutMicro } : {}),
+});
 
 // contract 4.2: /wallet/balance is called at session start and optionally on reconnect;
 // a balance that cannot be read is shown as unknown (null), never guessed. D24: the

@@ -9,6 +9,9 @@ import type { EngineJob } from '../../platform/queues.js';
 import { countPresent } from '../players/presence.js';
 import { engineKeyOf, type EngineKey } from '../../domain/engine-key.js';
 import { rollRounds, settleRounds } from './settle.js';
+import { flightConfig, flightTime, resolveDue, storeCrashPoints } from './flight.js';
+import { gameModule } from '../../domain/games/index.js';
+import { voidRound } from './voids.js';
 
 // The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
 // then the next cycle while a player is connected or a round is unsettled. Every phase
@@ -27,7 +30,14 @@ import { rollRounds, settleRounds } from './settle.js';
 // successor registered (one under way at that moment is waited for by recovery's own
 // fenced statements, recovery.ts).
 
-export type RoundStatePayload = { cycleId: string; phase: CyclePhase | 'COOLDOWN'; phaseEndsAt: string | null };
+export type RoundStatePayload = {
+  cycleId: string;
+  phase: CyclePhase | 'COOLDOWN';
+  phaseEndsAt: string | null;
+  // D40: a flight's start, and the service's clock as the message leaves
+  flightStartedAt?: string | null;
+  serverTime?: string;
+};
 
 // what a tick needs of a cycle
 export type ClockCycle = EngineKey & {
@@ -41,12 +51,14 @@ export type ClockCycle = EngineKey & {
   commissionMicro: bigint;
   // D46
   payoutRounding: PayoutRounding;
+  // D40: when the cycle's flights started (a crash cycle's ROLLING)
+  flightStartedAt: Date | null;
   // D36: its rounds' and bets' month (their partition key)
   createdAt: Date;
 };
 
 const CYCLE_COLUMNS = `id, operator_id, game_code, currency, phase, phase_ends_at, betting_window_ms, rolling_window_ms, cooldown_ms,
-  payout_multiplier_scaled, commission_micro, payout_rounding, created_at`;
+  payout_multiplier_scaled, commission_micro, payout_rounding, flight_started_at, created_at`;
 
 // D29: the term $n is current, and the cycle runs under it and is its engine's current cycle
 const inTerm = (n: number) => `cycles.leader_epoch = $${n}::bigint AND ${termIsCurrent(n)} AND ${isEngineCycle}`;
@@ -95,6 +107,7 @@ type CycleRow = {
   payout_multiplier_scaled: bigint;
   commission_micro: bigint;
   payout_rounding: PayoutRounding;
+  flight_started_at: Date | null;
   created_at: Date;
 };
 
@@ -111,13 +124,20 @@ const clockCycle = (row: CycleRow): ClockCycle => ({
   payoutMultiplierScaled: row.payout_multiplier_scaled,
   commissionMicro: row.commission_micro,
   payoutRounding: row.payout_rounding,
+  flightStartedAt: row.flight_started_at,
   createdAt: row.created_at,
 });
 
-export const roundState = (cycle: Pick<ClockCycle, 'id' | 'phase' | 'phaseEndsAt'>): RoundStatePayload => ({
+export const roundState = (
+  cycle: Pick<ClockCycle, 'id' | 'phase' | 'phaseEndsAt'> & Partial<Pick<ClockCycle, 'flightStartedAt'>>,
+  serverTime?: Date,
+): RoundStatePayload => ({
   cycleId: cycle.id,
   phase: cycle.phase,
   phaseEndsAt: cycle.phaseEndsAt?.toISOString() ?? null,
+  ...(cycle.flightStartedAt && cycle.phase === 'ROLLING'
+    ? { flightStartedAt: cycle.flightStartedAt.toISOString(), serverTime: (serverTime ?? new Date()).toISOString() }
+    : {}),
 });
 
 export async function currentCycle(svc: Pick<ServiceContext, 'db'>, of: EngineKey): Promise<Cycle | null> {
@@ -230,7 +250,7 @@ export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: b
     case 'BETTING_OPEN':
       return closeBetting(svc, job.cycleId, epoch);
     case 'ROLLING':
-      return roll(svc, job.cycleId, epoch);
+      return (await isFlight(svc, job.cycleId)) ? fly(svc, job.cycleId, epoch) : roll(svc, job.cycleId, epoch);
     case 'RESULT':
       return settleAndCool(svc, job.cycleId, epoch);
     case 'COOLDOWN':
@@ -286,9 +306,77 @@ async function openBetting(svc: ServiceContext, cycleId: string, epoch: bigint, 
 }
 
 async function closeBetting(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
-  const cycle = await move(svc, epoch, cycleId, 'BETTING_OPEN', 'ROLLING');
-  if (cycle) await scheduleEnd(svc, cycle);
+  const cycle = await move(svc, epoch, cycleId, 'BETTING_OPEN', 'ROLLING', { announce: false });
+  if (!cycle) return;
+  if (gameModule(cycle.gameCode)?.flight) {
+    // a tick to pick the flight up should its start fail half-way (the move is committed)
+    await schedule(svc, cycleId, 'ROLLING', FLIGHT_TICK_MS, 'start');
+    return startFlight(svc, cycle, epoch);
+  }
+  broadcast(svc, cycle);
+  await scheduleEnd(svc, cycle);
 }
+
+// ---- a flight (D40): a crash cycle's ROLLING -----------------------------------------------
+
+const GAME_OF_CYCLE = statement('cycle_game', 'SELECT game_code FROM cycles WHERE id = $1');
+
+async function isFlight(svc: ServiceContext, cycleId: string): Promise<boolean> {
+  const [row] = await svc.sql.query<{ game_code: string }>(GAME_OF_CYCLE, [cycleId]);
+  return row !== undefined && gameModule(row.game_code)?.flight === true;
+}
+
+// The flight starts once every round of the cycle has its crash point stored (flight.ts), at
+// one instant for all; ROLLING then lasts at most until the curve reaches maxMultiplier.
+const START_FLIGHT = statement(
+  'cycle_start_flight',
+  `UPDATE cycles SET flight_started_at = $2, phase_ends_at = $2::timestamptz + $3::int * interval '1 millisecond'
+   WHERE id = $1 AND phase = 'ROLLING' AND flight_started_at IS NULL AND ${inTerm(4)}
+   RETURNING ${CYCLE_COLUMNS}`,
+);
+const READ_FLYING_CYCLE = statement('cycle_read_flying', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1 AND phase = 'ROLLING' AND ${inTerm(2)}`);
+
+async function startFlight(svc: ServiceContext, cycle: ClockCycle, epoch: bigint): Promise<void> {
+  const config = await flightConfig(svc, cycle.id);
+  await storeCrashPoints(svc, cycle, config);
+  const [row] = await svc.sql.query<CycleRow>(START_FLIGHT, [cycle.id, svc.now(), flightTime(config.maxMultiplierCents), epoch]);
+  if (!row) return void (await refused(svc, epoch));
+  const flying = clockCycle(row);
+  broadcast(svc, flying);
+  await fly(svc, cycle.id, epoch, flying);
+}
+
+// A flight's tick, due at the next round's own end (or sooner, see FLIGHT_TICK_MS): the
+// rounds whose end has come are resolved; ROLLING ends once none is left flying. A tick that
+// finds the flight not yet started (its start failed half-way) starts it.
+async function fly(svc: ServiceContext, cycleId: string, epoch: bigint, started?: ClockCycle): Promise<void> {
+  const cycle = started ?? (await svc.sql.query<CycleRow>(READ_FLYING_CYCLE, [cycleId, epoch]).then(([row]) => row && clockCycle(row)));
+  if (!cycle) return void (await refused(svc, epoch));
+  if (!cycle.flightStartedAt) return startFlight(svc, cycle, epoch);
+  const config = await flightConfig(svc, cycle.id);
+  // a round accepted after the flight started gets its crash point now, on the same clock
+  await storeCrashPoints(svc, cycle, config);
+  const elapsedMs = svc.now().getTime() - cycle.flightStartedAt.getTime();
+  const progress = await resolveDue(svc, cycle, config, elapsedMs);
+  if (progress.flying === 0) return roll(svc, cycleId, epoch);
+  const nextMs = Math.min(progress.nextEndMs ?? Infinity, elapsedMs + FLIGHT_TICK_MS);
+  await schedule(svc, cycleId, 'ROLLING', Math.max(0, cycle.flightStartedAt.getTime() + nextMs - svc.now().getTime()), `${Math.max(0, nextMs)}`);
+}
+
+const STILL_FLYING = statement(
+  'flight_stragglers',
+  `SELECT id FROM rounds WHERE cycle_id = $1 AND cycle_created_at = $2 AND NOT settled AND state = 'ROLLING'`,
+);
+
+async function voidFlying(svc: ServiceContext, cycle: ClockCycle): Promise<[]> {
+  const rounds = await svc.sql.query<{ id: string }>(STILL_FLYING, [cycle.id, cycle.createdAt]);
+  for (const round of rounds) await voidRound(svc, round.id, 'flight_ended');
+  return [];
+}
+
+// A flight's ticks come at least this often, so that a round accepted after the flight started
+// (a slow debit) gets its crash point, and can be cashed out, soon after.
+const FLIGHT_TICK_MS = 1000;
 
 // contract 3.1: ROLLING -> RESULT when the outcome is derived; the outcome is persisted
 // before anything is announced.
@@ -316,7 +404,9 @@ async function settleAndCool(svc: ServiceContext, cycleId: string, epoch: bigint
   };
   let cooling: ClockCycle | null;
   try {
-    const rolled = await rollRounds(svc, cycle, announce);
+    // a flight's rounds were resolved one by one (D40): one still flying here was accepted
+    // after the last tick, and has had no flight of its own, so it is voided and refunded
+    const rolled = gameModule(cycle.gameCode)?.flight ? await voidFlying(svc, cycle) : await rollRounds(svc, cycle, announce);
     // a tick that moved the cycle to RESULT rolled every one of its rounds itself (no round
     // reaches RESULT before its cycle, and none joins it after); a resumed tick reads them,
     // since an earlier attempt may have rolled some
@@ -390,8 +480,9 @@ const hasUnsettledRounds = async (svc: ServiceContext, key: EngineKey) =>
 
 function broadcast(svc: ServiceContext, cycle: ClockCycle) {
   if (cycle.phase === 'FINISHED') return;
-  // contract 3.1: each phase change emits round_state, once per engine room (D1)
-  svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle));
+  // contract 3.1: each phase change emits round_state, once per engine room (D1); a flight's
+  // carries its start and the service's clock (D40)
+  svc.emitter.toEngine(engineKeyOf(cycle), 'round_state', roundState(cycle, svc.now()));
 }
 
 // The tick that ends the phase the cycle just entered is due at the phaseEndsAt the players
@@ -411,8 +502,9 @@ function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
 // process that scheduled the tick also promotes it at its due time (a late tick
 // lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
 // promotion, which changes nothing.
-async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number): Promise<void> {
-  const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: `${cycleId}-${from}` });
+// `at`: one of several ticks of the same phase (a flight's), named by its due ms
+async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number, at?: string): Promise<void> {
+  const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: at === undefined ? `${cycleId}-${from}` : `${cycleId}-${from}-${at}` });
   if (delayMs <= 0) return;
   setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
 }

@@ -205,7 +205,7 @@ const STALE_BET_MARGIN_MS = 30_000;
 const ORPHAN_CANDIDATES = statement(
   'recovery_pending_bets',
   `SELECT id, round_id AS "roundId", session_id AS "sessionId", cycle_id AS "cycleId", cycle_created_at AS "cycleCreatedAt",
-          operator_id AS "operatorId", player_ref AS "playerRef", game_code AS "gameCode", currency, side, amount_micro AS "amountMicro",
+          operator_id AS "operatorId", player_ref AS "playerRef", game_code AS "gameCode", currency, side, auto_cash_out_cents AS "autoCashOutCents", amount_micro AS "amountMicro",
           is_free AS "isFree", demo, bet_transaction_uuid AS "betTransactionUuid", client_bet_id AS "clientBetId",
           debit_node AS "debitNode", created_at AS "createdAt"
    FROM bets

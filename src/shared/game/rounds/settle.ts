@@ -10,6 +10,9 @@ import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from './voids.js';
 import { roundedPayout } from '../../domain/currency.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
+import { gameModule } from '../../domain/games/index.js';
+import type { AnyGameModule } from '../../domain/games/types.js';
+import { cycleConfigOf } from './cycle-config.js';
 
 // A cycle's rounds from ROLLING to SETTLED (contract 3.1, 8.4, D2): each round's outcome
 // (rollRounds), then its settlement (settleRounds), which creates a winning bet's win job.
@@ -138,7 +141,14 @@ const RESULT_ROUNDS = statement(
 // what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, the
 // payout terms of its snapshot, and its start: its bets', rounds' and held stakes' month
 // (D36), named in every statement so that only that month's partitions are read
-export type PricedCycle = { id: string; payoutMultiplierScaled: bigint; commissionMicro: bigint; payoutRounding: PayoutRounding; createdAt: Date };
+export type PricedCycle = {
+  id: string;
+  gameCode: string;
+  payoutMultiplierScaled: bigint;
+  commissionMicro: bigint;
+  payoutRounding: PayoutRounding;
+  createdAt: Date;
+};
 
 // a winning bet's payout under the cycle's terms: gross less commission (contract 8.4), as
 // the cycle's payoutRounding books it (D46); what round_result tells and the win call pays
@@ -164,6 +174,9 @@ export type ResultRound = {
   bet_transaction_uuid: string;
 };
 
+// D40: cents of a multiplier as its text, "2.37" (null for null)
+const centsSql = (column: string) => `((${column}) / 100)::text || '.' || lpad(((${column}) % 100)::text, 2, '0')`;
+
 // kind: 'lost' (settled, no win call), 'demo_win' (settled, credited to the demo balance),
 // 'win' (a win job: the bet settles when the wallet confirms)
 const SETTLE = statement(
@@ -175,7 +188,7 @@ const SETTLE = statement(
    settled AS (
      UPDATE rounds r SET state = 'SETTLED', settled = true, settled_at = $10
      FROM input WHERE r.id = input.round_id AND r.cycle_created_at = $11 AND r.state = 'RESULT'
-     RETURNING r.id, r.game_code, r.currency, r.outcome_side, r.outcome_sum, r.demo
+     RETURNING r.id, r.game_code, r.currency, r.outcome_side, r.outcome_sum, r.demo, r.crash_cents, r.cash_out_cents
    ),
    done AS (SELECT input.* FROM input JOIN settled ON settled.id = input.round_id),
    -- D31: round.settled (contract 6.2, the fields GET /v1/rounds gives) for real-money rounds
@@ -186,7 +199,10 @@ const SETTLE = statement(
                 jsonb_build_object('roundId', settled.id, 'sessionId', done.session_id, 'gameCode', settled.game_code,
                   'currency', settled.currency, 'totalBetsMicro', (CASE WHEN b.is_free THEN 0 ELSE b.amount_micro END)::text,
                   'totalPayoutsMicro', done.payout_micro::text, 'settledAt', ${isoSql('$10::timestamptz')},
-                  'rngVersion', '${DICE_RNG_VERSION}', 'outcomeSide', settled.outcome_side, 'outcomeSum', settled.outcome_sum) AS data
+                  'rngVersion', $12::text, 'outcomeSide', settled.outcome_side, 'outcomeSum', settled.outcome_sum)
+                || CASE WHEN settled.crash_cents IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('crashMultiplier', ${centsSql('settled.crash_cents')},
+                                           'cashOutMultiplier', ${centsSql('settled.cash_out_cents')}) END AS data
          FROM done JOIN settled ON settled.id = done.round_id JOIN bets b ON b.id = done.bet_id AND b.cycle_created_at = $11
          WHERE NOT settled.demo)`,
      )}
@@ -219,18 +235,63 @@ const SETTLE = statement(
 
 type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: string | null; demo_balance_micro: bigint | null; currency: string | null };
 
+// a round to settle and what it pays: its payout when won (net, contract 8.4; D40), else 0
+type SettlementPlan = { round: SettlingRound; won: boolean; net: bigint };
+type SettlingRound = Pick<
+  ResultRound,
+  'id' | 'operator_id' | 'session_id' | 'demo' | 'bet_id' | 'amount_micro' | 'player_ref' | 'currency' | 'game_code' | 'bet_transaction_uuid'
+>;
+
 // `rolled`: the rounds the caller just moved to RESULT, when it knows they are all the
-// cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read.
-export async function settleRounds(
-  svc: ServiceContext,
-  cycle: PricedCycle,
-  rolled?: ResultRound[],
-): Promise<void> {
+// cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read. A flight
+// game's rounds (D40) are read and priced as the flight decided them (flight rounds below).
+// `roundId`: of a flight, that round only (its cash-out's settlement).
+export async function settleRounds(svc: ServiceContext, cycle: PricedCycle, rolled?: ResultRound[], roundId?: string): Promise<void> {
+  const module = gameModule(cycle.gameCode);
+  if (module?.flight) return applySettlement(svc, cycle, await flightPlans(svc, cycle, module, roundId), module.rngVersion);
   const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]));
-  if (rounds.length === 0) return;
   const plans = rounds.map((round) => {
     const won = round.side === round.outcome_side;
-    const net = won ? winPayout(cycle, round) : 0n;
+    return { round, won, net: won ? winPayout(cycle, round) : 0n };
+  });
+  await applySettlement(svc, cycle, plans, module?.rngVersion ?? DICE_RNG_VERSION);
+}
+
+// D40: a flight's rounds in RESULT, each with its crash point and, when it won, the ms of the
+// flight it was cashed out at (by hand, or automatically at its own end)
+const FLIGHT_RESULT_ROUNDS = statement(
+  'settle_flight_rounds',
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.crash_cents, r.cash_out_ms, b.id AS bet_id, b.amount_micro, b.auto_cash_out_cents,
+          b.player_ref, b.currency, b.game_code, b.bet_transaction_uuid
+   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT' AND ($3::uuid IS NULL OR r.id = $3)`,
+);
+
+// each flight round priced by its game's settlement (D39): its stake, its bet's parameters,
+// its outcome and what its player did (the cash-out's ms)
+async function flightPlans(svc: ServiceContext, cycle: PricedCycle, module: AnyGameModule, roundId?: string): Promise<SettlementPlan[]> {
+  const rounds = await svc.sql.query<
+    SettlingRound & { crash_cents: bigint; cash_out_ms: number | null; auto_cash_out_cents: bigint | null }
+  >(FLIGHT_RESULT_ROUNDS, [cycle.id, cycle.createdAt, roundId ?? null]);
+  if (rounds.length === 0) return [];
+  const config = await cycleConfigOf(svc, cycle.id);
+  return rounds.map((round) => {
+    const result = module.settle(
+      round.amount_micro,
+      { autoCashOutCents: round.auto_cash_out_cents },
+      { crashCents: round.crash_cents },
+      config,
+      round.cash_out_ms === null ? {} : { cashOutMs: round.cash_out_ms },
+    );
+    return { round, won: result.won, net: result.won ? roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency) : 0n };
+  });
+}
+
+// The settlement statement for the planned rounds (see SETTLE), their win jobs queued, and a
+// demo win's balance told.
+async function applySettlement(svc: ServiceContext, cycle: PricedCycle, planned: SettlementPlan[], rngVersion: string): Promise<void> {
+  if (planned.length === 0) return;
+  const plans = planned.map(({ round, won, net }) => {
     const kind = !won ? 'lost' : round.demo ? 'demo_win' : 'win';
     const winTransactionUuid = kind === 'win' ? randomUUID() : null;
     return {
@@ -269,13 +330,14 @@ export async function settleRounds(
     plans.map((p) => p.payload),
     svc.now(),
     cycle.createdAt,
+    rngVersion,
   ]);
   await enqueueWalletJobs(
     svc,
     'win',
     settled.flatMap((row) => (row.kind === 'win' ? [row.job_id!] : [])),
   );
-  const sessionOf = new Map(rounds.map((round) => [round.id, round.session_id]));
+  const sessionOf = new Map(planned.map(({ round }) => [round.id, round.session_id]));
   for (const row of settled) {
     if (row.kind !== 'demo_win' || row.demo_balance_micro === null) continue;
     svc.emitter.toSession(sessionOf.get(row.round_id)!, 'balance_update', { balanceMicro: row.demo_balance_micro.toString(), currency: row.currency });

@@ -1,0 +1,259 @@
+import type { ServiceContext } from '../context.js';
+import { statement } from '../../platform/db/sql.js';
+import { roundHash } from '../../domain/seeds.js';
+import {
+  automaticCashOutCents,
+  centsText,
+  crashFromHash,
+  crashPayout,
+  type CrashConfig,
+} from '../../domain/games/crash.js';
+import { curveCents, curveTime } from '../../domain/games/crash-curve.js';
+import { roundedPayout } from '../../domain/currency.js';
+import type { CashOutAck } from '../../domain/player-channel.js';
+import { openServerSeed } from '../fairness/seed-vault.js';
+import { cycleConfigOf } from './cycle-config.js';
+import type { PayoutRounding } from '../../domain/games/config.js';
+import { voidRound } from './voids.js';
+import { settleRounds, type PricedCycle } from './settle.js';
+
+// The flight of a crash cycle (D40): its ROLLING phase. Every round has its own crash point
+// (D1, D2: outcomes stay per session) and all the cycle's flights start at one instant. A
+// round ends at its player's cash-out, or by itself at `ends_at_ms`, the ms of the flight at
+// which the curve reaches its automatic cash-out (autoCashOut, maxMultiplier or the payout
+// cap, whichever is lowest) when that is at most its crash point, else its crash point. The
+// clock (clock.ts) starts the flight, runs its ticks, and ends ROLLING once no round is left
+// flying.
+//
+// Every decision is made where the crash point is stored, by one statement fenced on the
+// round's state: a cash-out (decided by the arrival stamp of the node that received it) and a
+// round's own end cannot both win, and whichever commits first is the round's result, durable
+// before its player hears of it. Settlement follows as for any round in RESULT (settle.ts):
+// the win job is written with the round's SETTLED, so a win is paid once.
+
+// a cycle as the flight needs it: the clock's, with its snapshot (contract 8.6)
+export type FlightCycle = PricedCycle & { gameCode: string; currency: string };
+
+// the crash configuration a cycle plays, from its snapshot
+export const flightConfig = async (svc: Pick<ServiceContext, 'db'>, cycleId: string): Promise<CrashConfig> =>
+  (await cycleConfigOf(svc, cycleId)) as unknown as CrashConfig;
+
+// The rounds of the cycle still flying without a crash point: all of them when the flight
+// starts, and after that a round whose debit was accepted once the flight had started.
+const WITHOUT_CRASH_POINT = statement(
+  'flight_rounds',
+  `SELECT r.id, r.nonce, sd.id AS seed_id, sd.encrypted_server_seed, sd.client_seed, b.amount_micro, b.auto_cash_out_cents
+   FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING' AND r.crash_cents IS NULL`,
+);
+
+const STORE_CRASH_POINTS = statement(
+  'flight_store',
+  `UPDATE rounds r SET crash_cents = u.crash, ends_at_ms = u.ends
+   FROM unnest($1::uuid[], $2::bigint[], $3::int[]) AS u(id, crash, ends)
+   WHERE r.id = u.id AND r.cycle_created_at = $4 AND r.state = 'ROLLING' AND r.crash_cents IS NULL`,
+);
+
+// Derives and stores the crash point and own end of each flying round that has none. Before
+// the flight starts, every round of the cycle gets one; so no cash-out is ever judged against a
+// crash point not yet stored (a round without one is `not_flying`).
+export async function storeCrashPoints(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig): Promise<number> {
+  const rounds = await svc.sql.query<{
+    id: string;
+    nonce: number;
+    seed_id: string;
+    encrypted_server_seed: Buffer;
+    client_seed: string;
+    amount_micro: bigint;
+    auto_cash_out_cents: bigint | null;
+  }>(WITHOUT_CRASH_POINT, [cycle.id, cycle.createdAt]);
+  const stored: { id: string; crash: bigint; ends: number }[] = [];
+  for (const round of rounds) {
+    try {
+      const serverSeed = openServerSeed(svc.config.masterKey, round.seed_id, round.encrypted_server_seed);
+      const { crashCents } = crashFromHash(roundHash({ serverSeed, clientSeed: round.client_seed, nonce: round.nonce }), config.commissionMicro);
+      const automatic = automaticCashOutCents(round.amount_micro, { autoCashOutCents: round.auto_cash_out_cents }, config);
+      // the first ms at which the round ends by itself: its automatic cash-out if the curve
+      // reaches it no later than the crash point, else its crash (D40)
+      stored.push({ id: round.id, crash: crashCents, ends: curveTime(automatic <= crashCents ? automatic : crashCents) });
+    } catch (err) {
+      // contract 3.1: an unrecoverable RNG error voids the round
+      svc.logger.error({ err, roundId: round.id }, 'crash point derivation failed; voiding the round');
+      await voidRound(svc, round.id, 'rng_error');
+    }
+  }
+  if (stored.length === 0) return 0;
+  await svc.sql.query(STORE_CRASH_POINTS, [stored.map((s) => s.id), stored.map((s) => s.crash), stored.map((s) => s.ends), cycle.createdAt]);
+  return stored.length;
+}
+
+// The rounds whose own end has come, `elapsedMs` into the flight: each moves to RESULT with its
+// automatic cash-out when that won (its cents and time), or lost at its crash. Fenced on
+// ROLLING: a cash-out that committed first is left as it decided.
+const RESOLVE_DUE = statement(
+  'flight_resolve',
+  `UPDATE rounds r
+   SET state = 'RESULT', result_at = $4,
+       cash_out_cents = CASE WHEN u.won THEN u.cents END, cash_out_ms = CASE WHEN u.won THEN r.ends_at_ms END
+   FROM unnest($1::uuid[], $2::bool[], $3::bigint[]) AS u(id, won, cents)
+   WHERE r.id = u.id AND r.cycle_created_at = $5 AND r.state = 'ROLLING'
+   RETURNING r.id, r.session_id, r.nonce, r.bet_id, r.crash_cents, r.cash_out_cents`,
+);
+
+const FLYING = statement(
+  'flight_flying',
+  `SELECT r.id, r.ends_at_ms, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
+   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING'`,
+);
+
+export type FlightProgress = { flying: number; nextEndMs: number | null };
+
+// Resolves every round whose own end is at most `elapsedMs` into the flight, tells each player
+// the result, and settles every round of the cycle in RESULT (these, and any cash-out whose own
+// settlement did not finish). Answers how many still fly and when the next one ends.
+export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, elapsedMs: number): Promise<FlightProgress> {
+  const flying = await svc.sql.query<{ id: string; ends_at_ms: number | null; crash_cents: bigint | null; amount_micro: bigint; auto_cash_out_cents: bigint | null }>(
+    FLYING,
+    [cycle.id, cycle.createdAt],
+  );
+  const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms <= elapsedMs);
+  if (due.length > 0) {
+    const verdicts = due.map((round) => {
+      const automatic = automaticCashOutCents(round.amount_micro, { autoCashOutCents: round.auto_cash_out_cents }, config);
+      const won = automatic <= round.crash_cents!;
+      return { id: round.id, won, cents: won ? automatic : null };
+    });
+    const resolved = await svc.sql.query<ResolvedRow>(RESOLVE_DUE, [
+      verdicts.map((v) => v.id),
+      verdicts.map((v) => v.won),
+      verdicts.map((v) => v.cents),
+      svc.now(),
+      cycle.createdAt,
+    ]);
+    const stakeOf = new Map(due.map((round) => [round.id, round.amount_micro]));
+    for (const row of resolved) tellResult(svc, cycle, config, row, stakeOf.get(row.id)!);
+  }
+  await settleRounds(svc, cycle);
+  const left = flying.filter((round) => !due.includes(round));
+  const ends = left.flatMap((round) => (round.ends_at_ms === null ? [] : [round.ends_at_ms]));
+  return { flying: left.length, nextEndMs: ends.length > 0 ? Math.min(...ends) : null };
+}
+
+type ResolvedRow = { id: string; session_id: string; nonce: number; bet_id: string; crash_cents: bigint; cash_out_cents: bigint | null };
+
+// D40 round_result: at the round's resolution, the crash point revealed to its player
+function tellResult(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, row: ResolvedRow, stakeMicro: bigint): void {
+  const won = row.cash_out_cents !== null;
+  svc.emitter.toSession(row.session_id, 'round_result', {
+    roundId: row.id,
+    cycleId: cycle.id,
+    nonce: row.nonce,
+    betId: row.bet_id,
+    crashMultiplier: centsText(row.crash_cents),
+    cashOutMultiplier: won ? centsText(row.cash_out_cents!) : null,
+    won,
+    payoutMicro: (won ? flightPayout(cycle, config, stakeMicro, row.cash_out_cents!) : 0n).toString(),
+  });
+}
+
+// D40: a win pays floor(stake * cents / 100), at most maxPayoutMicro, booked as the cycle's
+// payoutRounding says (D46)
+export const flightPayout = (cycle: Pick<FlightCycle, 'payoutRounding' | 'currency'>, config: CrashConfig, stakeMicro: bigint, cents: bigint): bigint =>
+  roundedPayout(crashPayout(stakeMicro, cents, config.maxPayoutMicro), cycle.payoutRounding, cycle.currency);
+
+// ---- the cash-out ------------------------------------------------------------------------
+
+// The session's round in its engine's current cycle, with what judging a cash-out needs.
+const CASH_OUT_FACTS = statement(
+  'cash_out_facts',
+  `SELECT r.id, r.state, r.nonce, r.bet_id, r.crash_cents, r.ends_at_ms, r.cash_out_cents, r.cycle_created_at,
+          c.id AS cycle_id, c.phase, c.flight_started_at, c.game_code, c.currency, c.payout_rounding, c.payout_multiplier_scaled,
+          c.commission_micro, b.amount_micro, b.auto_cash_out_cents
+   FROM sessions s
+   JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   JOIN cycles c ON c.id = e.current_cycle_id
+   LEFT JOIN rounds r ON r.session_id = s.id AND r.cycle_id = c.id AND r.cycle_created_at = c.created_at
+   LEFT JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = c.created_at
+   WHERE s.id = $1`,
+);
+
+// The decision (D40): the round wins at m(t) iff it is still flying and `t` is before its own
+// end. One statement, where the crash point is stored: of two cash-outs of the same round, or a
+// cash-out and the round's own end, the first to commit decides and the other finds the round
+// no longer ROLLING.
+const CASH_OUT = statement(
+  'cash_out_decide',
+  `UPDATE rounds SET state = 'RESULT', result_at = $5, cash_out_cents = $3, cash_out_ms = $4
+   WHERE id = $1 AND cycle_created_at = $2 AND state = 'ROLLING' AND crash_cents IS NOT NULL AND $4 < ends_at_ms
+   RETURNING id, session_id, nonce, bet_id, crash_cents, cash_out_cents`,
+);
+
+const ROUND_AFTER = statement('cash_out_after', 'SELECT state, cash_out_cents FROM rounds WHERE id = $1 AND cycle_created_at = $2');
+
+// A cash_out of the session's bet, stamped `arrivedAt` by the node that received it (D40:
+// t = arrival - flightStartedAt). The decision is committed before this answers; the round's
+// result goes to its player at once and its settlement (the win job) follows.
+export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt: Date): Promise<Exclude<CashOutAck, { reason: 'rate_limited' }>> {
+  const [facts] = await svc.sql.query<{
+    id: string | null;
+    state: string | null;
+    nonce: number;
+    bet_id: string;
+    crash_cents: bigint | null;
+    ends_at_ms: number | null;
+    cash_out_cents: bigint | null;
+    cycle_created_at: Date;
+    cycle_id: string;
+    phase: string;
+    flight_started_at: Date | null;
+    game_code: string;
+    currency: string;
+    payout_rounding: PayoutRounding;
+    payout_multiplier_scaled: bigint;
+    commission_micro: bigint;
+    amount_micro: bigint;
+    auto_cash_out_cents: bigint | null;
+  }>(CASH_OUT_FACTS, [sessionId]);
+  if (!facts || facts.id === null) return { ok: false, reason: 'no_active_bet' };
+  if (facts.state === 'BETTING_OPEN' || facts.phase !== 'ROLLING' || facts.flight_started_at === null || facts.crash_cents === null) {
+    return finished(facts.state, facts.cash_out_cents) ?? { ok: false, reason: 'not_flying' };
+  }
+  // a cash-out stamped before the flight started (clocks apart) is judged at its start
+  const t = Math.max(0, arrivedAt.getTime() - facts.flight_started_at.getTime());
+  const cents = curveCents(Math.min(t, facts.ends_at_ms ?? 0));
+  const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, cents, t, svc.now()]);
+  const config = await flightConfig(svc, facts.cycle_id);
+  if (!decided) {
+    const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
+    const known = finished(after?.state ?? null, after?.cash_out_cents ?? null);
+    if (known) return known;
+    // still flying in the rows, but its own end had come by the arrival stamp: its automatic
+    // cash-out won then (its tick will record it), or it had crashed
+    const automatic = automaticCashOutCents(facts.amount_micro, { autoCashOutCents: facts.auto_cash_out_cents }, config);
+    return { ok: false, reason: automatic <= facts.crash_cents ? 'already_cashed_out' : 'too_late' };
+  }
+  const cycle: FlightCycle = {
+    id: facts.cycle_id,
+    gameCode: facts.game_code,
+    currency: facts.currency,
+    payoutRounding: facts.payout_rounding,
+    payoutMultiplierScaled: facts.payout_multiplier_scaled,
+    commissionMicro: facts.commission_micro,
+    createdAt: facts.cycle_created_at,
+  };
+  tellResult(svc, cycle, config, decided, facts.amount_micro);
+  // the win job: a settlement that fails here is finished by the flight's next tick
+  void settleRounds(svc, cycle, undefined, decided.id).catch((err: unknown) => svc.logger.warn({ err: (err as Error).message, roundId: facts.id }, 'cash-out settlement deferred'));
+  return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, facts.amount_micro, cents).toString() };
+}
+
+// the refusal for a round that is no longer flying: cashed out already, or lost
+function finished(state: string | null, cashOutCents: bigint | null): CashOutAck | undefined {
+  if (state === 'RESULT' || state === 'SETTLED') return { ok: false, reason: cashOutCents !== null ? 'already_cashed_out' : 'too_late' };
+  if (state === 'VOIDED') return { ok: false, reason: 'no_active_bet' };
+  return undefined;
+}
+
+// the ms of the flight at which the curve reaches a multiplier (D40), for the clock
+export const flightTime = curveTime;

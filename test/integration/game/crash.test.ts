@@ -1,0 +1,200 @@
+import { expect } from 'chai';
+import { curveCents, curveTime } from '../../../src/shared/domain/games/crash-curve.js';
+import { centsText } from '../../../src/shared/domain/games/crash.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import { cashOut } from '../../../src/shared/game/rounds/flight.js';
+import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, tick, until } from '../../support/game.js';
+import { crashOperator, crashSeed, seatCrashPlayer, type CrashSeat } from '../../support/crash.js';
+import { Player } from '../../support/player.js';
+
+// The crash game end to end (D40), on a clock the test moves by hand: bets with and without
+// auto cash-out, the flight, cash-outs judged at their arrival stamp, the rounds' own ends,
+// and what the wallet is asked to pay. Sandbox seeds (D35) fix each round's crash point.
+describe('the crash game (D40)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  const players: Player[] = [];
+
+  before(async () => {
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+  });
+  after(async () => {
+    for (const player of players) player.close();
+    await h?.close();
+  });
+
+  const STAKE = 1_000_000n; // 10.00
+
+  async function seat(operator: TestOperator, serverSeed: string): Promise<CrashSeat> {
+    const seated = await seatCrashPlayer(h, operator, serverSeed);
+    players.push(seated.player);
+    return seated;
+  }
+
+  // the operator's crash cycle, opened by hand (PENDING -> BETTING_OPEN)
+  async function openBetting(operator: TestOperator): Promise<string> {
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'crash', currency: 'EUR' }));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+    return pending.id;
+  }
+
+  // BETTING_OPEN -> ROLLING: the crash points stored, then the flight's start
+  async function startFlight(cycleId: string): Promise<number> {
+    await tick(h, { cycleId, from: 'BETTING_OPEN' });
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } });
+    // ROLLING, or already over when every round ended as it started (a crash at 1.00x)
+    expect(cycle.phase).to.be.oneOf(['ROLLING', 'COOLDOWN']);
+    return cycle.flightStartedAt!.getTime();
+  }
+
+  async function bet(seated: CrashSeat, autoCashOut?: string) {
+    const ack = await seated.player.request('place_bet', { amountMicro: STAKE.toString(), ...(autoCashOut ? { autoCashOut } : {}) });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await seated.player.waitFor('bet_placed', (p) => p.betId === ack.betId);
+    return ack as { betId: string; roundId: string };
+  }
+
+  const movements = (seated: CrashSeat) =>
+    h.wallet.transactions.filter((t) => t.playerRef === seated.playerRef).map((t) => [t.type, t.amountMicro] as const);
+
+  async function winPaid(seated: CrashSeat, amount: bigint) {
+    await until('the win', async () => h.wallet.transactions.some((t) => t.playerRef === seated.playerRef && t.type === 'win'));
+    expect(movements(seated)).to.deep.equal([
+      ['bet', STAKE],
+      ['win', amount],
+    ]);
+  }
+
+  it('an auto cash-out at 2.00 below the crash point wins at 2.00 when the curve reaches it: round_result, then the win, once', async () => {
+    const { serverSeed, crashCents } = crashSeed(300n, 500n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    expect(seated.connected.config).to.include({ maxMultiplier: '1000.00', stakeStepMicro: '1000' });
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated, '2.00');
+    const start = await startFlight(cycleId);
+    const flying = await seated.player.waitFor('round_state', (p) => p.phase === 'ROLLING' && p.flightStartedAt);
+    expect(Date.parse(flying.flightStartedAt)).to.equal(start);
+    expect(flying.serverTime).to.be.a('string');
+
+    // before t(2.00) nothing has ended; at it, the auto cash-out wins
+    await tick(h, { cycleId, from: 'ROLLING' });
+    expect((await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).state).to.equal('ROLLING');
+    h.shiftClock(curveTime(200n) - (Date.now() - start) + 5);
+    await tick(h, { cycleId, from: 'ROLLING' });
+    const result = await seated.player.waitFor('round_result', (p) => p.roundId === placed.roundId);
+    expect(result).to.include({ won: true, cashOutMultiplier: '2.00', crashMultiplier: centsText(crashCents), payoutMicro: '2000000', nonce: 0 });
+    await winPaid(seated, 2_000_000n);
+    // the round has ended: a cash-out now is refused and moves nothing
+    expect(await seated.player.request('cash_out', {})).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
+    expect(movements(seated)).to.have.length(2);
+  });
+
+  it('a cash-out one ms before the crash time wins and one at the crash time loses, by arrival stamp whatever the processing order', async () => {
+    const { serverSeed, crashCents } = crashSeed(300n, 600n);
+    const operator = await crashOperator(h);
+    const early = await seat(operator, serverSeed);
+    const late = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    const [earlyBet, lateBet] = [await bet(early), await bet(late)];
+    const start = await startFlight(cycleId);
+    const crashMs = curveTime(crashCents);
+
+    // the later stamp is processed first
+    expect(await cashOut(h.svc, late.sessionId, new Date(start + crashMs))).to.deep.equal({ ok: false, reason: 'too_late' });
+    const cents = curveCents(crashMs - 1);
+    expect(cents < crashCents).to.equal(true);
+    const payout = (STAKE * cents) / 100n;
+    expect(await cashOut(h.svc, early.sessionId, new Date(start + crashMs - 1))).to.deep.equal({
+      ok: true,
+      cashOutMultiplier: centsText(cents),
+      payoutMicro: payout.toString(),
+    });
+    const told = await early.player.waitFor('round_result', (p) => p.roundId === earlyBet.roundId);
+    expect(told).to.include({ won: true, cashOutMultiplier: centsText(cents), crashMultiplier: centsText(crashCents), payoutMicro: payout.toString() });
+    await winPaid(early, payout);
+
+    // the late round ends at its crash: lost, no win call
+    h.shiftClock(crashMs - (Date.now() - start) + 5);
+    await tick(h, { cycleId, from: 'ROLLING' });
+    const lost = await late.player.waitFor('round_result', (p) => p.roundId === lateBet.roundId);
+    expect(lost).to.include({ won: false, cashOutMultiplier: null, crashMultiplier: centsText(crashCents), payoutMicro: '0' });
+    await until('the flight to end', async () => (await h.svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } })).phase === 'COOLDOWN');
+    expect(movements(late)).to.deep.equal([['bet', STAKE]]);
+    const rounds = await h.svc.db.round.findMany({ where: { cycleId }, orderBy: { createdAt: 'asc' } });
+    expect(rounds.map((r) => [r.state, r.settled])).to.deep.equal([
+      ['SETTLED', true],
+      ['SETTLED', true],
+    ]);
+    expect(h.wallet.violations).to.deep.equal([]);
+  });
+
+  it('two cash-outs of the same bet from two sockets: one wins, the other is already_cashed_out', async () => {
+    const { serverSeed } = crashSeed(2000n, 100000n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const launch = await h.svc.db.session.findUniqueOrThrow({ where: { id: seated.sessionId } });
+    expect(launch.gameCode).to.equal('crash');
+    const cycleId = await openBetting(operator);
+    await bet(seated);
+    await startFlight(cycleId);
+    const second = await Player.connect(h.baseUrl, seated.token);
+    players.push(second);
+    await second.waitFor('connected');
+    const answers = await Promise.all([seated.player.request('cash_out', {}), second.request('cash_out', {})]);
+    const won = answers.filter((a) => a.ok);
+    expect(won, JSON.stringify(answers)).to.have.length(1);
+    expect(answers.filter((a) => !a.ok)).to.deep.equal([{ ok: false, reason: 'already_cashed_out' }]);
+    await winPaid(seated, BigInt(won[0].payoutMicro));
+  });
+
+  it('an auto cash-out and a cash-out by hand at the same ms: the auto cash-out has won; one ms earlier, the hand wins', async () => {
+    const { serverSeed } = crashSeed(400n, 1000n);
+    const operator = await crashOperator(h);
+    const auto = await seat(operator, serverSeed);
+    const hand = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    await bet(auto, '3.00');
+    await bet(hand, '3.00');
+    const start = await startFlight(cycleId);
+    const at = curveTime(300n);
+    expect(await cashOut(h.svc, auto.sessionId, new Date(start + at))).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
+    const cents = curveCents(at - 1);
+    expect(await cashOut(h.svc, hand.sessionId, new Date(start + at - 1))).to.deep.include({ ok: true, cashOutMultiplier: centsText(cents) });
+    h.shiftClock(at - (Date.now() - start) + 5);
+    await tick(h, { cycleId, from: 'ROLLING' });
+    await winPaid(auto, 3_000_000n);
+    await winPaid(hand, (STAKE * cents) / 100n);
+  });
+
+  it('a crash at 1.00x ends the round as the flight starts: lost at once, a cash-out is too_late and moves no money', async () => {
+    const { serverSeed } = crashSeed(100n, 100n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated, '1.01');
+    await startFlight(cycleId);
+    const result = await seated.player.waitFor('round_result', (p) => p.roundId === placed.roundId);
+    expect(result).to.include({ won: false, crashMultiplier: '1.00', cashOutMultiplier: null, payoutMicro: '0' });
+    expect(await seated.player.request('cash_out', {})).to.deep.equal({ ok: false, reason: 'too_late' });
+    expect(movements(seated)).to.deep.equal([['bet', STAKE]]);
+  });
+
+  it('refuses a bet that is not a crash bet, and an auto cash-out outside 1.01 to maxMultiplier, invalid_payload; a cash-out with no bet is no_active_bet', async () => {
+    const operator = await crashOperator(h, { maxMultiplier: '50.00' });
+    const seated = await seat(operator, crashSeed(100n, 100000n).serverSeed);
+    await openBetting(operator);
+    for (const payload of [
+      { side: 'LOW', amountMicro: '1000000' },
+      { amountMicro: '1000000', autoCashOut: '1.00' },
+      { amountMicro: '1000000', autoCashOut: '2' },
+      { amountMicro: '1000000', autoCashOut: '50.01' },
+      { amountMicro: '1000000', autoCashOut: 2 },
+    ]) {
+      expect(await seated.player.request('place_bet', payload), JSON.stringify(payload)).to.deep.equal({ ok: false, reason: 'invalid_payload' });
+    }
+    expect(await seated.player.request('cash_out', {})).to.deep.equal({ ok: false, reason: 'no_active_bet' });
+    expect(movements(seated)).to.deep.equal([]);
+  });
+});
