@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { curveCents, curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { centsText } from '../../../src/shared/domain/games/crash.js';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
-import { cashOut } from '../../../src/shared/game/rounds/flight.js';
+import { FLIGHT_GRACE_MS, cashOut } from '../../../src/shared/game/rounds/flight.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, tick, until } from '../../support/game.js';
 import { crashOperator, crashSeed, seatCrashPlayer, type CrashSeat } from '../../support/crash.js';
@@ -81,7 +81,7 @@ describe('the crash game (D40)', function () {
     // before t(2.00) nothing has ended; at it, the auto cash-out wins
     await tick(h, { cycleId, from: 'ROLLING' });
     expect((await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).state).to.equal('ROLLING');
-    h.shiftClock(curveTime(200n) - (Date.now() - start) + 5);
+    h.shiftClock(curveTime(200n) + FLIGHT_GRACE_MS - (h.svc.now().getTime() - start) + 5);
     await tick(h, { cycleId, from: 'ROLLING' });
     const result = await seated.player.waitFor('round_result', (p) => p.roundId === placed.roundId);
     expect(result).to.include({ won: true, cashOutMultiplier: '2.00', crashMultiplier: centsText(crashCents), payoutMicro: '2000000', nonce: 0 });
@@ -116,7 +116,7 @@ describe('the crash game (D40)', function () {
     await winPaid(early, payout);
 
     // the late round ends at its crash: lost, no win call
-    h.shiftClock(crashMs - (Date.now() - start) + 5);
+    h.shiftClock(crashMs + FLIGHT_GRACE_MS - (h.svc.now().getTime() - start) + 5);
     await tick(h, { cycleId, from: 'ROLLING' });
     const lost = await late.player.waitFor('round_result', (p) => p.roundId === lateBet.roundId);
     expect(lost).to.include({ won: false, cashOutMultiplier: null, crashMultiplier: centsText(crashCents), payoutMicro: '0' });
@@ -128,6 +128,22 @@ describe('the crash game (D40)', function () {
       ['SETTLED', true],
     ]);
     expect(h.wallet.violations).to.deep.equal([]);
+  });
+
+  it('a cash-out stamped before the crash that reaches the record after it, within the grace, still wins', async () => {
+    const { serverSeed, crashCents } = crashSeed(200n, 400n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated);
+    const start = await startFlight(cycleId);
+    const crashMs = curveTime(crashCents);
+    // the crash has come, the tick has run, but the round's end is not recorded yet
+    h.shiftClock(crashMs + FLIGHT_GRACE_MS / 2 - (h.svc.now().getTime() - start));
+    await tick(h, { cycleId, from: 'ROLLING' });
+    const stamped = new Date(start + crashMs - 10);
+    expect(await cashOut(h.svc, seated.sessionId, stamped)).to.deep.include({ ok: true, cashOutMultiplier: centsText(curveCents(crashMs - 10)) });
+    expect((await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).cashOutMs).to.equal(crashMs - 10);
   });
 
   it('two cash-outs of the same bet from two sockets: one wins, the other is already_cashed_out', async () => {
@@ -162,19 +178,22 @@ describe('the crash game (D40)', function () {
     expect(await cashOut(h.svc, auto.sessionId, new Date(start + at))).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
     const cents = curveCents(at - 1);
     expect(await cashOut(h.svc, hand.sessionId, new Date(start + at - 1))).to.deep.include({ ok: true, cashOutMultiplier: centsText(cents) });
-    h.shiftClock(at - (Date.now() - start) + 5);
+    h.shiftClock(at + FLIGHT_GRACE_MS - (h.svc.now().getTime() - start) + 5);
     await tick(h, { cycleId, from: 'ROLLING' });
     await winPaid(auto, 3_000_000n);
     await winPaid(hand, (STAKE * cents) / 100n);
   });
 
-  it('a crash at 1.00x ends the round as the flight starts: lost at once, a cash-out is too_late and moves no money', async () => {
+  it('a crash at 1.00x ends the round as the flight starts: lost, a cash-out is too_late and moves no money', async () => {
     const { serverSeed } = crashSeed(100n, 100n);
     const operator = await crashOperator(h);
     const seated = await seat(operator, serverSeed);
     const cycleId = await openBetting(operator);
     const placed = await bet(seated, '1.01');
-    await startFlight(cycleId);
+    const start = await startFlight(cycleId);
+    expect(await cashOut(h.svc, seated.sessionId, new Date(start))).to.deep.equal({ ok: false, reason: 'too_late' });
+    h.shiftClock(FLIGHT_GRACE_MS - (h.svc.now().getTime() - start) + 5);
+    await tick(h, { cycleId, from: 'ROLLING' });
     const result = await seated.player.waitFor('round_result', (p) => p.roundId === placed.roundId);
     expect(result).to.include({ won: false, crashMultiplier: '1.00', cashOutMultiplier: null, payoutMicro: '0' });
     expect(await seated.player.request('cash_out', {})).to.deep.equal({ ok: false, reason: 'too_late' });

@@ -346,7 +346,8 @@ async function startFlight(svc: ServiceContext, cycle: ClockCycle, epoch: bigint
   await fly(svc, cycle.id, epoch, flying);
 }
 
-// A flight's tick, due at the next round's own end (or sooner, see FLIGHT_TICK_MS): the
+// A flight's tick, due when the next round's own end is to be recorded (flight.ts
+// FLIGHT_GRACE_MS; or sooner, see FLIGHT_TICK_MS): the
 // rounds whose end has come are resolved; ROLLING ends once none is left flying. A tick that
 // finds the flight not yet started (its start failed half-way) starts it.
 async function fly(svc: ServiceContext, cycleId: string, epoch: bigint, started?: ClockCycle): Promise<void> {

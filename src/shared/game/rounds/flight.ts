@@ -109,7 +109,15 @@ const FLYING = statement(
 
 export type FlightProgress = { flying: number; nextEndMs: number | null };
 
-// Resolves every round whose own end is at most `elapsedMs` into the flight, tells each player
+// D40 judges a cash-out at its arrival stamp, whatever the order in which the stamps reach the
+// record. A round's own end is therefore recorded this long after it, so that a cash-out
+// stamped before the end, still on its way from the node that stamped it, finds the round
+// flying: one that takes longer than this to be decided finds the round ended, and is too
+// late. The price is that a player hears of a crash this much after the curve reached it.
+export const FLIGHT_GRACE_MS = 200;
+
+// Resolves every round whose own end is at least FLIGHT_GRACE_MS behind `elapsedMs` into the
+// flight, tells each player
 // the result, and settles every round of the cycle in RESULT (these, and any cash-out whose own
 // settlement did not finish). Answers how many still fly and when the next one ends.
 export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, elapsedMs: number): Promise<FlightProgress> {
@@ -117,7 +125,7 @@ export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config
     FLYING,
     [cycle.id, cycle.createdAt],
   );
-  const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms <= elapsedMs);
+  const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms + FLIGHT_GRACE_MS <= elapsedMs);
   if (due.length > 0) {
     const verdicts = due.map((round) => {
       const automatic = automaticCashOutCents(round.amount_micro, { autoCashOutCents: round.auto_cash_out_cents }, config);
@@ -137,7 +145,7 @@ export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config
   await settleRounds(svc, cycle);
   const left = flying.filter((round) => !due.includes(round));
   const ends = left.flatMap((round) => (round.ends_at_ms === null ? [] : [round.ends_at_ms]));
-  return { flying: left.length, nextEndMs: ends.length > 0 ? Math.min(...ends) : null };
+  return { flying: left.length, nextEndMs: ends.length > 0 ? Math.min(...ends) + FLIGHT_GRACE_MS : null };
 }
 
 type ResolvedRow = { id: string; session_id: string; nonce: number; bet_id: string; crash_cents: bigint; cash_out_cents: bigint | null };
