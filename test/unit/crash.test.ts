@@ -283,3 +283,16 @@ describe("a crash bet's parameters (D40)", () => {
     }
   });
 });
+
+describe("crash's par sheet with payouts rounded to the minor unit (D46)", () => {
+  it('counts the payout as paid: 1.01 at 1.55x pays 1.5655, booked 1.56 in EUR', () => {
+    const config = crashModule.config.defaults;
+    const bet = { autoCashOutCents: 155n };
+    const space = 2n ** 52n;
+    const wins = countAtLeast(155n, config.commissionMicro);
+    const rounded = crashModule.rtp(config, bet, 101000n, 1000n);
+    expect(rounded.numerator * space * 101000n).to.equal(wins * 156000n * rounded.denominator);
+    const exact = crashModule.rtp(config, bet, 101000n, 1n);
+    expect(exact.numerator * space * 101000n).to.equal(wins * 156550n * exact.denominator);
+  });
+});

@@ -85,3 +85,15 @@ describe('dice as a module gives what the dice functions give (D39)', () => {
     expect(diceModule.maxMultiplier(diceModule.config.parse({ payoutMultiplier: '1.23457', commissionMicro: '3333' }))).to.equal('1.1934217819');
   });
 });
+
+describe("dice's par sheet with payouts rounded to the minor unit (D46)", () => {
+  it('counts the net payout of the stake as paid: 1.01001 at 2x less 3% pays 1.95942, booked 1.95', () => {
+    const config = diceModule.config.defaults;
+    // LOW wins half the time: 195000 / (2 * 101001)
+    expect(diceModule.rtp(config, { side: 'LOW' }, 101001n, 1000n)).to.include({ numerator: 32500n, denominator: 33667n });
+    // exact payouts: the net payout to the micro-unit, 195942 / (2 * 101001)
+    expect(diceModule.rtp(config, { side: 'LOW' }, 101001n, 1n)).to.include({ numerator: 32657n, denominator: 33667n });
+    // without a unit, the nominal return
+    expect(diceModule.rtp(config, { side: 'LOW' }, 101000n)).to.include({ numerator: 97n, denominator: 100n });
+  });
+});

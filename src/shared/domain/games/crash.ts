@@ -143,12 +143,19 @@ export function settleCrash(stakeMicro: bigint, bet: CrashBet, outcome: CrashOut
 // 1000x): D40's "P(crash >= m) = (1 - e)/m for every m", made exact. Given a stake, the payout
 // cap applies too: a is then at most the cap's cents, and the payout per unit staked
 // min(a / 100, maxPayoutMicro / stake).
-export function crashRtp(config: CrashConfig, bet: CrashBet, stakeMicro?: bigint): ExactRtp {
+//
+// With `payoutUnitMicro` (D46 minor_unit), the payout is counted as paid: floor(stake * a /
+// 100), at most maxPayoutMicro, rounded down to the unit.
+export function crashRtp(config: CrashConfig, bet: CrashBet, stakeMicro?: bigint, payoutUnitMicro?: bigint): ExactRtp {
   const space = 1n << CRASH_SPACE_BITS;
   let fraction;
   if (stakeMicro === undefined) {
     const target = ridingTarget(bet, config);
     fraction = reducedFraction(countAtLeast(target, config.commissionMicro) * target, 100n * space);
+  } else if (payoutUnitMicro !== undefined) {
+    const target = automaticCashOutCents(stakeMicro, bet, config);
+    const paid = crashPayout(stakeMicro, target, config.maxPayoutMicro);
+    fraction = reducedFraction(countAtLeast(target, config.commissionMicro) * (paid - (paid % payoutUnitMicro)), space * stakeMicro);
   } else {
     const target = automaticCashOutCents(stakeMicro, bet, config);
     const paid = min(target * stakeMicro, 100n * config.maxPayoutMicro);

@@ -1,5 +1,5 @@
 import { DICE_MATH_VERSION, DICE_RNG_VERSION, diceFromHash, isSide, type DiceOutcome, type Side } from '../dice.js';
-import { decimalText, rtpText, sideRtp } from '../par-sheet.js';
+import { decimalText, reducedFraction, rtpText, sideRtp } from '../par-sheet.js';
 import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
 import { diceProofOutcome } from '../proof.js';
 import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
@@ -84,9 +84,18 @@ export const diceModule = {
   },
   derive: (h, c) => diceFromHash(h, c.lowWeight, c.highWeight),
   proofOutcome: (outcome) => diceProofOutcome({ diceValues: outcome.diceValues, outcomeSum: outcome.outcomeSum, outcomeSide: outcome.side }),
-  // the payout per unit staked does not depend on the stake (no cap), so stakeMicro is unused
-  rtp(c, bet) {
-    const fraction = sideRtp(c, bet.side);
+  // the payout per unit staked does not depend on the stake (no cap): without a payout unit the
+  // stake is unused. With one (D46), the probability (the weights' ratio, as above) times the
+  // net payout of this stake as paid, rounded down to the unit, per unit staked.
+  rtp(c: DiceConfig, bet: DiceBet, stakeMicro?: bigint, payoutUnitMicro?: bigint) {
+    if (stakeMicro === undefined || payoutUnitMicro === undefined) {
+      const fraction = sideRtp(c, bet.side);
+      return { ...fraction, ...rtpText(fraction) };
+    }
+    const net = payout({ stakeMicro, multiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }).netMicro;
+    const paid = net - (net % payoutUnitMicro);
+    const weight = bet.side === 'LOW' ? c.lowWeight : c.highWeight;
+    const fraction = reducedFraction(weight * paid, (c.lowWeight + c.highWeight) * stakeMicro);
     return { ...fraction, ...rtpText(fraction) };
   },
   // a win credits gross less commission (contract 8.4): the multiplier net of commission,

@@ -79,7 +79,9 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   // record). The payout per unit staked is the nominal one (no truncation to micro-units); a
   // game whose payout is capped per bet (crash's maxPayoutMicro, D40) applies the cap for the
   // stake given, and none when it is left out.
-  rtp(config: Config, bet: Bet, stakeMicro?: bigint): ExactRtp;
+  // stake given. With `payoutUnitMicro` too (D46 payoutRounding minor_unit: the currency's
+  // minor unit), each payout is counted as paid: in micro-units, rounded down to that unit.
+  rtp(config: Config, bet: Bet, stakeMicro?: bigint, payoutUnitMicro?: bigint): ExactRtp;
   // the most a bet returns per unit staked, as a decimal string (the catalogue, D39)
   maxMultiplier(config: Config): string;
   // the settlement arithmetic: stake, the bet's parameters, the round's outcome and what the

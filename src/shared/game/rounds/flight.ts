@@ -182,7 +182,7 @@ const CASH_OUT_FACTS = statement(
    JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
    JOIN cycles c ON c.id = e.current_cycle_id
    LEFT JOIN rounds r ON r.session_id = s.id AND r.cycle_id = c.id AND r.cycle_created_at = c.created_at
-   LEFT JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = c.created_at
+   LEFT JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at
    WHERE s.id = $1`,
 );
 
