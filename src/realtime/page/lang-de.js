@@ -112,7 +112,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(Schlüssel = Server-Seed, Nachricht = "{message}") = {hmac}',
   verify_ab: 'a = Bytes 0..3 = {a}; b = Bytes 4..7 = {b}',
   verify_side: 'Seite: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'Schritt 5 verwendet die Gewichte für TIEF und HOCH, mit denen die Runde gespielt wurde, wie mit ihrem Ergebnis gesendet (1:1, der Standard, falls die Seite es verpasst hat). Der Beweis der Runde beim Betreiber enthält sie ebenfalls (D19).',
+  verify_weights: 'Schritt 5 verwendet die Gewichte für TIEF und HOCH, mit denen die Runde gespielt wurde, wie mit ihrem Ergebnis gesendet (1:1, der Standard, falls die Seite es verpasst hat). Der Beweis der Runde beim Betreiber enthält sie ebenfalls.',
   verify_face: 'Augenzahl = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Angezeigtes Ergebnis: Würfel {face} ({side})',
   verify_match: 'MATCH: Der nachgerechnete Würfel entspricht dem angezeigten Ergebnis.',

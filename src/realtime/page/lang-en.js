@@ -114,7 +114,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(key = server seed, message = "{message}") = {hmac}',
   verify_ab: 'a = bytes 0..3 = {a}; b = bytes 4..7 = {b}',
   verify_side: 'side: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'Step 5 uses the LOW and HIGH weights the round was played with, as sent with its result (1:1, the default, if the page missed it). The operator\'s proof of the round carries them too (D19).',
+  verify_weights: 'Step 5 uses the LOW and HIGH weights the round was played with, as sent with its result (1:1, the default, if the page missed it). The operator\'s proof of the round carries them too.',
   verify_face: 'face = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Shown result: die {face} ({side})',
   verify_match: 'MATCH: the recomputed die equals the shown result.',

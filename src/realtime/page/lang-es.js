@@ -112,7 +112,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(clave = semilla del servidor, mensaje = "{message}") = {hmac}',
   verify_ab: 'a = bytes 0..3 = {a}; b = bytes 4..7 = {b}',
   verify_side: 'lado: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'El paso 5 usa los pesos de BAJO y ALTO con los que se jugó la ronda, tal como llegaron con su resultado (1:1, el valor por defecto, si la página no lo recibió). La prueba de la ronda del operador también los incluye (D19).',
+  verify_weights: 'El paso 5 usa los pesos de BAJO y ALTO con los que se jugó la ronda, tal como llegaron con su resultado (1:1, el valor por defecto, si la página no lo recibió). La prueba de la ronda del operador también los incluye.',
   verify_face: 'cara = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Resultado mostrado: dado {face} ({side})',
   verify_match: 'MATCH: el dado recalculado coincide con el resultado mostrado.',

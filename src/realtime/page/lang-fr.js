@@ -112,7 +112,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(clé = graine serveur, message = "{message}") = {hmac}',
   verify_ab: 'a = octets 0..3 = {a} ; b = octets 4..7 = {b}',
   verify_side: 'côté : a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'L’étape 5 utilise les poids de BAS et HAUT avec lesquels la manche a été jouée, tels qu’envoyés avec son résultat (1:1, la valeur par défaut, si la page ne l’a pas reçu). La preuve de la manche chez l’opérateur les contient aussi (D19).',
+  verify_weights: 'L’étape 5 utilise les poids de BAS et HAUT avec lesquels la manche a été jouée, tels qu’envoyés avec son résultat (1:1, la valeur par défaut, si la page ne l’a pas reçu). La preuve de la manche chez l’opérateur les contient aussi.',
   verify_face: 'face = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Résultat affiché : dé {face} ({side})',
   verify_match: 'MATCH : le dé recalculé est identique au résultat affiché.',

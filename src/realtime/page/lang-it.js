@@ -112,7 +112,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(chiave = seed del server, messaggio = "{message}") = {hmac}',
   verify_ab: 'a = byte 0..3 = {a}; b = byte 4..7 = {b}',
   verify_side: 'lato: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'Il passo 5 usa i pesi di BASSO e ALTO con cui è stato giocato il round, come inviati con il suo risultato (1:1, il valore predefinito, se la pagina non lo ha ricevuto). Anche la prova del round presso l’operatore li contiene (D19).',
+  verify_weights: 'Il passo 5 usa i pesi di BASSO e ALTO con cui è stato giocato il round, come inviati con il suo risultato (1:1, il valore predefinito, se la pagina non lo ha ricevuto). Anche la prova del round presso l’operatore li contiene.',
   verify_face: 'faccia = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Risultato mostrato: dado {face} ({side})',
   verify_match: 'MATCH: il dado ricalcolato corrisponde al risultato mostrato.',

@@ -113,7 +113,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(chave = semente do servidor, mensagem = "{message}") = {hmac}',
   verify_ab: 'a = bytes 0..3 = {a}; b = bytes 4..7 = {b}',
   verify_side: 'lado: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'O passo 5 usa os pesos de BAIXO e ALTO com que a rodada foi jogada, como enviados com o seu resultado (1:1, o padrão, se a página não o recebeu). A prova da rodada no operador também os contém (D19).',
+  verify_weights: 'O passo 5 usa os pesos de BAIXO e ALTO com que a rodada foi jogada, como enviados com o seu resultado (1:1, o padrão, se a página não o recebeu). A prova da rodada no operador também os contém.',
   verify_face: 'face = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Resultado mostrado: dado {face} ({side})',
   verify_match: 'MATCH: o dado recalculado é igual ao resultado mostrado.',

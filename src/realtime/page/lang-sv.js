@@ -112,7 +112,7 @@ export default {
   verify_hmac: 'HMAC-SHA256(nyckel = serverfrö, meddelande = "{message}") = {hmac}',
   verify_ab: 'a = byte 0..3 = {a}; b = byte 4..7 = {b}',
   verify_side: 'sida: a × (low + high) < low × 2^32 → {left} {op} {right} → {side}',
-  verify_weights: 'Steg 5 använder vikterna för LÅG och HÖG som omgången spelades med, så som de skickades med resultatet (1:1, standardvärdet, om sidan missade det). Operatörens bevis för omgången innehåller dem också (D19).',
+  verify_weights: 'Steg 5 använder vikterna för LÅG och HÖG som omgången spelades med, så som de skickades med resultatet (1:1, standardvärdet, om sidan missade det). Operatörens bevis för omgången innehåller dem också.',
   verify_face: 'ögon = (LOW ? 1 : 4) + (b mod 3) = {base} + {index} = {face}',
   verify_shown: 'Visat resultat: tärning {face} ({side})',
   verify_match: 'MATCH: den omräknade tärningen stämmer med det visade resultatet.',
