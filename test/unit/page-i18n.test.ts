@@ -79,7 +79,7 @@ describe('the game page speaks the session language (contract 2.2, 5.6)', () => 
     }
   });
 
-  it('names no decision record or contract section in any text a player reads', async () => {
+  it('names no decision record or contract section in any text a player reads (D46)', async () => {
     // "D19", "contract 5.6" and the contract's name in each language the page speaks
     const references = [/\bD\d{1,2}\b/, /\b(contract|vertrag|contrato|contrat|contratto|avtal(et)?)\s*\d/i];
     for (const language of LANGUAGES) {

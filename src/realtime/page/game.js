@@ -383,11 +383,17 @@ function defaultStake() {
   return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
 }
 
+// a stake typed with more decimals than the currency has (D46: the page takes the digits it shows)
+const decimalsText = () =>
+  state.money.fractionDigits === 0
+    ? t('stake_whole', { currency: state.money.currency })
+    : t('stake_decimals', { currency: state.money.currency, digits: state.money.fractionDigits });
+
 // the stake as micro-units, or null with the reason shown
 function readStake({ quiet = false } = {}) {
   const parsed = state.money.parse(el.stake.value);
   let problem;
-  if (!parsed.ok) problem = parsed.error === 'decimals' ? t('stake_decimals') : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
+  if (!parsed.ok) problem = parsed.error === 'decimals' ? decimalsText() : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < betConfig().minBetMicro || parsed.micro > betConfig().maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
   else {
     el.stake.removeAttribute('aria-invalid');

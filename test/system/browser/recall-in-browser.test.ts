@@ -15,11 +15,11 @@ import { RECALL_FUNDS, RECALL_STAKE, playRecallRounds, type RecallRound, type Re
 // again after a reload. No request leaves the service. Leaves docs/replay-page.png.
 const NBSP = '\u00a0';
 
-// 123456789 micro-units as "1,234.56789": whole units grouped in threes, the decimals without
-// trailing zeros beyond the currency's two (D38, the way money.js writes it in English)
+// 123456789 micro-units as "1,234.56": whole units grouped in threes and the euro's two
+// decimals, the micro-units beyond them cut off (D38, D46, the way money.js writes it in English)
 function euros(micro: bigint): string {
   const units = (micro / 100_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const fraction = (micro % 100_000n).toString().padStart(5, '0').replace(/0+$/, '').padEnd(2, '0');
+  const fraction = (micro % 100_000n).toString().padStart(5, '0').slice(0, 2);
   return `${units}.${fraction}`;
 }
 
