@@ -6,7 +6,7 @@
 
 import { deriveRound } from './fair.js';
 import { connectionText, endText, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
-import { displayClaims, safeReturnUrl } from './launch.js';
+import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
 import { byId, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
@@ -117,6 +117,8 @@ let socket = null;
 // contract 5.6: the token is held in memory only; it leaves the address bar and history now
 const token = new URLSearchParams(location.search).get('token');
 history.replaceState(null, '', location.pathname);
+// where this tab keeps what a reload needs to explain itself (launch.js rememberLaunch)
+const storage = tabStorage();
 
 function connect() {
   // the socket of this page, which `socket` holds for the rest of the page (null before now)
@@ -203,6 +205,7 @@ function onConnected(msg) {
   state.money = moneyFormat(resolveLanguage(msg.lang).locale, msg.currency);
   if (resolveLanguage(msg.lang).language !== language()) void setLanguage(msg.lang).then(renderTexts);
   state.returnUrl = safeReturnUrl(msg.returnUrl);
+  rememberLaunch(storage, { lang: msg.lang, returnUrl: state.returnUrl });
   // contract 2.2: the way back to the operator, offered during play whenever it is set
   el.exitLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.exitLink.href = state.returnUrl;
@@ -494,8 +497,10 @@ async function verify(roundId) {
   el.verifyOutput.focus();
 }
 
-// ---- the end (D4 session_ended, connect_error) -------------------------------------------
+// ---- the end (D4 session_ended, connect_error, a reload) ---------------------------------
 
+// kind 'refused': the game cannot start (a handshake refusal, or a page without its token:
+// reason 'reload'); 'ended': the session ended during play
 /**
  * @param {'refused' | 'ended'} kind
  * @param {string} reason
@@ -504,8 +509,8 @@ function endGame(kind, reason) {
   state.ended = true;
   state.connected = false;
   el.body.dataset.ended = kind;
-  el.endedTitle.textContent = kind === 'refused' ? t('ended_title_refused') : t('ended_title');
-  el.endedText.textContent = kind === 'refused' ? refusalText(reason) : endText(reason);
+  el.endedTitle.textContent = kind === 'ended' ? t('ended_title') : reason === 'reload' ? t('reload_title') : t('ended_title_refused');
+  el.endedText.textContent = kind === 'ended' ? endText(reason) : refusalText(reason);
   el.returnLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.returnLink.href = state.returnUrl;
   el.ended.hidden = false;
@@ -719,9 +724,18 @@ document.addEventListener('keydown', (event) => {
 
 // contract 5.6: the token's lang and currency, until the channel's `connected` confirms them
 const launch = displayClaims(token);
+// a page without a token is a reload (or a tab restored) when this tab remembers a launch,
+// or the browser says so: its session goes on only from a new launch by the casino
+const remembered = token ? null : rememberedLaunch(storage);
+const reloaded = remembered !== null || /** @type {PerformanceNavigationTiming | undefined} */ (performance.getEntriesByType('navigation')[0])?.type === 'reload';
+if (token) rememberLaunch(storage, { lang: launch.lang, returnUrl: null });
 state.money = moneyFormat(resolveLanguage(launch.lang).locale, launch.currency);
-await setLanguage(launch.lang);
+await setLanguage(token ? launch.lang : (remembered?.lang ?? null));
 setInterval(renderCountdown, 200);
 renderTexts();
 if (token) connect();
-else endGame('refused', 'invalid_token');
+else if (reloaded) {
+  // the operator's returnUrl is offered as the way back, when the first load learned it
+  state.returnUrl = remembered?.returnUrl ?? null;
+  endGame('refused', 'reload');
+} else endGame('refused', 'invalid_token');

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { launchChromium, watch } from '../../support/browser.js';
+import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
+import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { operatorWith } from '../../support/game.js';
+import { freePort } from '../../support/processes.js';
+
+// The player's game page in a real headless Chromium (Debian's, as demo-in-browser.test.ts
+// drives it), against a service in this process: a reload, which explains in the player's
+// language why the game must be opened again from the casino (contract 5.6: the token was
+// held in memory only) and links the operator's returnUrl. No request leaves the service.
+const NBSP = '\u00a0';
+
+// the service, listening where PUBLIC_URL says (the page connects to it only, D24)
+async function serviceForPages(roles: Parameters<typeof startHarness>[1]) {
+  const port = await freePort();
+  const h = await startHarness({ PUBLIC_URL: `http://127.0.0.1:${port}` }, roles, { port });
+  return { h, origins: [`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`] };
+}
+
+// a session of a player funded at the simulator with `balanceMicro`, and its launch URL
+async function launchSession(h: Harness, operator: TestOperator, balanceMicro: bigint, overrides: Record<string, unknown> = {}) {
+  const body = operator.sessionBody(overrides);
+  h.wallet.setBalance(body.playerRef as string, 'EUR', balanceMicro);
+  const launch = await operator.request('POST', '/v1/session', body);
+  expect(launch.status, launch.text).to.equal(200);
+  const token = launch.body.sessionToken as string;
+  return { token, launchUrl: `${h.baseUrl}/play/dice?token=${token}` };
+}
+
+describe('the game page in a browser', function () {
+  this.timeout(180_000);
+  let h: Harness;
+  let origins: string[];
+  let browser: Browser;
+  let operator: TestOperator;
+  const problems: string[] = [];
+
+  before(async () => {
+    ({ h, origins } = await serviceForPages(ROLE_NAMES));
+    operator = await operatorWith(h, { bettingWindowMs: 1200, rollingWindowMs: 100, cooldownMs: 100 });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it("explains after a reload, in the player's language, that the game is opened again from the casino, and links the returnUrl", async () => {
+    const returnUrl = 'https://casino.example/lobby?from=dice';
+    const { launchUrl } = await launchSession(h, operator, 100_000_000n, { returnUrl, lang: 'de' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(launchUrl);
+    await page.locator('#balance').filter({ hasText: `1.000,00${NBSP}€` }).waitFor({ timeout: 20_000 });
+    // contract 5.6: the token left the address bar, so a reload has none
+    expect(page.url()).to.not.include('token=');
+    await page.reload();
+    await page.locator('#ended').waitFor({ timeout: 10_000 });
+    expect(await page.locator('html').getAttribute('lang')).to.equal('de');
+    expect(await page.locator('#ended-title').innerText()).to.equal('Bitte öffne das Spiel erneut');
+    expect(await page.locator('#ended-text').innerText()).to.match(/^Nach dem Neuladen der Seite .* im Casino\.$/);
+    const back = page.getByRole('link', { name: 'Zurück zum Casino' });
+    expect(await back.isVisible()).to.equal(true);
+    expect(await back.getAttribute('href')).to.equal(returnUrl);
+    expect(await back.getAttribute('target')).to.equal('_top');
+    await page.close();
+
+    // without a returnUrl: the same words in English, and no link
+    const plain = await launchSession(h, operator, 100_000_000n);
+    const second = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    watch(second, origins, problems);
+    await second.goto(plain.launchUrl);
+    await second.locator('#balance').filter({ hasText: '€1,000.00' }).waitFor({ timeout: 20_000 });
+    await second.reload();
+    await second.locator('#ended').waitFor({ timeout: 10_000 });
+    expect(await second.locator('#ended-title').innerText()).to.equal('Please open the game again');
+    expect(await second.locator('#ended-text').innerText()).to.match(/^The game cannot continue after the page is reloaded: .* from the casino\.$/);
+    expect(await second.locator('#return-link').isHidden()).to.equal(true);
+    await second.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+});
