@@ -566,22 +566,40 @@ function renderBalance() {
   el.balance.textContent = state.balanceMicro === null || state.balanceMicro === undefined ? '—' : state.money.amount(state.balanceMicro);
 }
 
+// The table's next round is still to start: the session is connected and either no round
+// has been announced yet (a table's first cycle starts when its first player connects, D1)
+// or the announced one is PENDING, before its betting opens
+const roundStarting = () => state.connected && !state.ended && (!state.round || state.round.phase === 'PENDING');
+
 function renderRound() {
   const round = state.round;
-  const phase = round?.phase;
-  el.phase.textContent = round ? phaseText(phase) : t('phase_connecting');
+  const phase = round?.phase ?? (roundStarting() ? 'PENDING' : null);
+  el.phase.textContent = phase ? phaseText(phase) : t('phase_connecting');
   el.phase.dataset.phase = phase ?? '';
   renderCountdown();
   renderDie();
 }
 
+// the time left in the round's phase (ms, 0 when unknown or over)
+const remainingMs = () => (state.round?.endsAt && !state.ended ? Math.max(0, state.round.endsAt - serverNow()) : 0);
+
 function renderCountdown() {
   const round = state.round;
-  const remaining = round?.endsAt && !state.ended ? Math.max(0, round.endsAt - serverNow()) : 0;
+  const remaining = remainingMs();
   el.countdown.textContent = remaining > 0 ? t('countdown', { seconds: Math.ceil(remaining / 1000) }) : '';
   const total = round?.endsAt ? round.endsAt - round.startedAt : 0;
   // CSSOM, not a style attribute: allowed by the page's style-src 'self' (D16)
   el.timerBar.style.setProperty('--progress', total > 0 ? String(Math.min(1, remaining / total)) : '0');
+  if (roundStarting()) renderStarting();
+}
+
+// While the next round is still to start, the caption says when: in N seconds when the
+// service announced the phase's end, else that it starts in a moment. Written only when it
+// changes, as the countdown's interval calls it several times a second.
+function renderStarting() {
+  const remaining = remainingMs();
+  const text = remaining > 0 ? t('caption_starts_in', { seconds: Math.ceil(remaining / 1000) }) : t('caption_starting');
+  if (el.dieCaption.textContent !== text) el.dieCaption.textContent = text;
 }
 
 /** @type {ReturnType<typeof setInterval> | null} */
@@ -612,6 +630,8 @@ function renderDie() {
     // until recent_rounds brings it: shown as the history shows it
     const stake = bet.isFree ? t('free_bet') : bet.amountMicro === null ? '—' : state.money.amount(bet.amountMicro);
     el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake });
+  } else if (roundStarting()) {
+    renderStarting();
   } else {
     el.dieCaption.textContent = round && ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round.phase) ? t('caption_no_bet') : t('caption_idle');
   }

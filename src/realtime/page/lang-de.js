@@ -35,6 +35,8 @@ export default {
   caption_idle: 'Setze auf TIEF oder HOCH',
   caption_bet: 'Dein Einsatz: {side} · {stake}',
   caption_no_bet: 'Kein Einsatz von dir in dieser Runde',
+  caption_starting: 'Die Runde beginnt gleich. In einem Moment kannst du setzen.',
+  caption_starts_in: 'Die nächste Runde beginnt in {seconds} s.',
   placing: 'Einsatz wird platziert…',
   bet_placed: 'Einsatz angenommen: {side} · {stake}. Viel Glück!',
   free_bet: 'Freiwette',

@@ -37,6 +37,8 @@ export default {
   caption_idle: 'Bet on LOW or HIGH',
   caption_bet: 'Your bet: {side} · {stake}',
   caption_no_bet: 'No bet from you this round',
+  caption_starting: 'The round is about to start. Betting opens in a moment.',
+  caption_starts_in: 'The next round starts in {seconds} s.',
   placing: 'Placing your bet…',
   bet_placed: 'Bet accepted: {side} · {stake}. Good luck!',
   free_bet: 'free bet',

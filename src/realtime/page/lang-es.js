@@ -35,6 +35,8 @@ export default {
   caption_idle: 'Apuesta a BAJO o ALTO',
   caption_bet: 'Tu apuesta: {side} · {stake}',
   caption_no_bet: 'No tienes apuesta en esta ronda',
+  caption_starting: 'La ronda está a punto de empezar. Las apuestas se abren en un momento.',
+  caption_starts_in: 'La próxima ronda empieza en {seconds} s.',
   placing: 'Realizando tu apuesta…',
   bet_placed: 'Apuesta aceptada: {side} · {stake}. ¡Buena suerte!',
   free_bet: 'apuesta gratis',

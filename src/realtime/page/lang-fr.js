@@ -35,6 +35,8 @@ export default {
   caption_idle: 'Misez sur BAS ou HAUT',
   caption_bet: 'Votre mise : {side} · {stake}',
   caption_no_bet: 'Aucune mise de votre part dans cette manche',
+  caption_starting: 'La manche va commencer. Les mises ouvrent dans un instant.',
+  caption_starts_in: 'La prochaine manche commence dans {seconds} s.',
   placing: 'Mise en cours…',
   bet_placed: 'Mise acceptée : {side} · {stake}. Bonne chance !',
   free_bet: 'mise gratuite',

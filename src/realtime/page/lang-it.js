@@ -35,6 +35,8 @@ export default {
   caption_idle: 'Punta su BASSO o ALTO',
   caption_bet: 'La tua puntata: {side} · {stake}',
   caption_no_bet: 'Nessuna tua puntata in questo round',
+  caption_starting: 'Il round sta per iniziare. Le puntate si aprono tra un attimo.',
+  caption_starts_in: 'Il prossimo round inizia tra {seconds} s.',
   placing: 'Puntata in corso…',
   bet_placed: 'Puntata accettata: {side} · {stake}. Buona fortuna!',
   free_bet: 'puntata gratuita',

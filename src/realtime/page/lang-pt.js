@@ -36,6 +36,8 @@ export default {
   caption_idle: 'Aposte em BAIXO ou ALTO',
   caption_bet: 'Sua aposta: {side} · {stake}',
   caption_no_bet: 'Você não apostou nesta rodada',
+  caption_starting: 'A rodada está prestes a começar. As apostas abrem em um instante.',
+  caption_starts_in: 'A próxima rodada começa em {seconds} s.',
   placing: 'Registrando sua aposta…',
   bet_placed: 'Aposta aceita: {side} · {stake}. Boa sorte!',
   free_bet: 'aposta grátis',

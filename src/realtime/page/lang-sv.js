@@ -35,6 +35,8 @@ export default {
   caption_idle: 'Satsa på LÅG eller HÖG',
   caption_bet: 'Din insats: {side} · {stake}',
   caption_no_bet: 'Ingen insats från dig i den här omgången',
+  caption_starting: 'Omgången börjar strax. Om ett ögonblick kan du satsa.',
+  caption_starts_in: 'Nästa omgång börjar om {seconds} s.',
   placing: 'Din insats läggs…',
   bet_placed: 'Insatsen godkänd: {side} · {stake}. Lycka till!',
   free_bet: 'gratisspel',

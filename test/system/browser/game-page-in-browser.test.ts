@@ -2,14 +2,16 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, watch } from '../../support/browser.js';
 import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
-import { operatorWith } from '../../support/game.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { freePort } from '../../support/processes.js';
 
 // The player's game page in a real headless Chromium (Debian's, as demo-in-browser.test.ts
 // drives it), against a service in this process: a reload, which explains in the player's
 // language why the game must be opened again from the casino (contract 5.6: the token was
-// held in memory only) and links the operator's returnUrl. No request leaves the service.
+// held in memory only) and links the operator's returnUrl; and the wait for a new table's
+// first round. No request leaves the service.
 const NBSP = '\u00a0';
 
 // the service, listening where PUBLIC_URL says (the page connects to it only, D24)
@@ -80,6 +82,54 @@ describe('the game page in a browser', function () {
     expect(await second.locator('#ended-text').innerText()).to.match(/^The game cannot continue after the page is reloaded: .* from the casino\.$/);
     expect(await second.locator('#return-link').isHidden()).to.equal(true);
     await second.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+});
+
+describe("the game page in a browser: a new table's first round", function () {
+  this.timeout(120_000);
+  let h: Harness;
+  let origins: string[];
+  let browser: Browser;
+  const problems: string[] = [];
+
+  before(async () => {
+    // no scheduler: the table's first cycle waits in PENDING until the test opens it
+    ({ h, origins } = await serviceForPages(ROLES_WITHOUT_CLOCK));
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('says that the round is about to start, or in how many seconds when that is announced, until its betting opens', async () => {
+    const operator = await operatorWith(h);
+    const { launchUrl } = await launchSession(h, operator, 100_000_000n);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(launchUrl);
+    await page.locator('#balance').filter({ hasText: '€1,000.00' }).waitFor({ timeout: 20_000 });
+    // the player's connect started the table's clock (D1): its first cycle, PENDING, no end announced
+    const table = { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' };
+    const cycle = await until('the first cycle', () => currentCycle(h.svc, table));
+    expect(cycle.phase).to.equal('PENDING');
+    await page.locator('#die-caption').filter({ hasText: 'The round is about to start. Betting opens in a moment.' }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#phase').innerText()).to.equal('Next round starting');
+    expect(await page.locator('#bet-low').isDisabled()).to.equal(true);
+
+    // a PENDING whose end is announced is counted down; the engine's clock announces none
+    // today, so the service's emitter sends the engine's room one, as the clock would
+    h.svc.emitter.toEngine(table, 'round_state', { cycleId: cycle.id, phase: 'PENDING', phaseEndsAt: new Date(Date.now() + 8_000).toISOString() });
+    await page.locator('#die-caption').filter({ hasText: /^The next round starts in [1-8] s\.$/ }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#countdown').innerText()).to.match(/^[1-8] s$/);
+
+    await tick(h, { cycleId: cycle.id, from: 'PENDING' });
+    await page.locator('#phase').filter({ hasText: 'Place your bet' }).waitFor({ timeout: 10_000 });
+    await page.locator('#countdown').filter({ hasText: /^\d+ s$/ }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#die-caption').innerText()).to.equal('Bet on LOW or HIGH');
+    await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 });
