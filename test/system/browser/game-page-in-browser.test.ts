@@ -1,17 +1,20 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watch } from '../../support/browser.js';
 import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
-import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
+import { ROLES_WITHOUT_CLOCK, bettingWindowWithRoom, operatorWith, tick, until } from '../../support/game.js';
+import { Player } from '../../support/player.js';
 import { freePort } from '../../support/processes.js';
 
 // The player's game page in a real headless Chromium (Debian's, as demo-in-browser.test.ts
-// drives it), against a service in this process: a reload, which explains in the player's
-// language why the game must be opened again from the casino (contract 5.6: the token was
-// held in memory only) and links the operator's returnUrl; and the wait for a new table's
-// first round. No request leaves the service.
+// drives it), against a service in this process: amounts in the currency's own digits, cut
+// toward zero (D46), a stake with more decimals than the currency has refused on the page,
+// the round history within the width of a desktop's and a phone's screen; a reload, which
+// explains in the player's language why the game must be opened again from the casino
+// (contract 5.6: the token was held in memory only) and links the operator's returnUrl; and
+// the wait for a new table's first round. No request leaves the service.
 const NBSP = '\u00a0';
 
 // the service, listening where PUBLIC_URL says (the page connects to it only, D24)
@@ -31,6 +34,14 @@ async function launchSession(h: Harness, operator: TestOperator, balanceMicro: b
   return { token, launchUrl: `${h.baseUrl}/play/dice?token=${token}` };
 }
 
+// what the page shows across: the document's width against the viewport's, and the history
+// table's against its scroll box
+const widths = (page: Page) =>
+  page.evaluate(() => {
+    const box = document.querySelector('.table-scroll')!;
+    return { document: document.documentElement.scrollWidth, viewport: window.innerWidth, table: box.scrollWidth, box: box.clientWidth };
+  });
+
 describe('the game page in a browser', function () {
   this.timeout(180_000);
   let h: Harness;
@@ -48,6 +59,73 @@ describe('the game page in a browser', function () {
   after(async () => {
     await browser?.close();
     await h?.close();
+  });
+
+  it("shows amounts in the currency's own digits, refuses a stake with more, and keeps the history within a desktop's and a phone's width", async () => {
+    // 997.55996 EUR: a euro has two decimals, and a balance is never rounded up (D46)
+    const { token, launchUrl } = await launchSession(h, operator, 99_755_996n);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(launchUrl);
+    await page.locator('#balance').filter({ hasText: /\d/ }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('#balance').innerText()).to.equal('€997.55');
+    expect(await page.locator('#stake').inputValue()).to.equal('1.00');
+    expect(await page.locator('#stake-hint').innerText()).to.equal('Min €0.10 · Max €1,000.00');
+
+    // a third decimal is refused on the page, in the player's words, and no bet is sent
+    await page.locator('#bet-low:enabled').waitFor({ timeout: 20_000 });
+    await page.fill('#stake', '2.505');
+    await page.click('#bet-low');
+    expect(await page.locator('#message').innerText()).to.equal('Too many decimals: a stake in EUR has at most 2.');
+    expect(await page.locator('#stake').getAttribute('aria-invalid')).to.equal('true');
+    expect(await page.locator('#potential').innerText()).to.equal('');
+    await page.fill('#stake', '2.50');
+    expect(await page.locator('#potential').innerText()).to.equal('A win pays €4.85 (×2, 3% commission)');
+
+    // several rounds of the session, played beside the page (as another tab of it would)
+    const player = await Player.connect(h.baseUrl, token);
+    const played: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await bettingWindowWithRoom(player, 500);
+      const bet = await player.request('place_bet', { side: i % 2 === 0 ? 'LOW' : 'HIGH', amountMicro: '250000' });
+      expect(bet.ok, JSON.stringify(bet)).to.equal(true);
+      await player.waitFor('round_result', (m) => m.roundId === bet.roundId, 15_000);
+      played.push(bet.roundId);
+    }
+    player.close();
+    const rows = page.locator('#history tr[data-round-id]');
+    await until('the six rounds with their balances', async () => (await rows.count()) === 6 && /\d/.test(await rows.nth(0).locator('.balance-cell .after').innerText()), 20_000);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.roundId))).to.deep.equal(played.reverse());
+
+    // the seed rotated once the rounds settled (D5): each row gets its Verify button
+    const hash = await page.locator('#server-seed-hash').innerText();
+    await until(
+      'the seed rotated',
+      async () => {
+        await page.click('#rotate-seed');
+        return page.locator('#server-seed-hash').filter({ hasNotText: hash }).waitFor({ timeout: 1_000 }).then(() => true, () => false);
+      },
+      20_000,
+    );
+    await until('a Verify button on every row', async () => (await rows.locator('button.verify').count()) === 6);
+
+    // every amount of the table in the euro's two decimals: the stakes, the payouts, the balances
+    expect(await rows.locator('.stake-amount').allInnerTexts()).to.deep.equal(Array(6).fill('2.50'));
+    for (const text of await rows.locator('.payout').allInnerTexts()) expect(text).to.match(/^(\+4\.85|0\.00)$/);
+    for (const text of await rows.locator('.balance-cell span').allInnerTexts()) expect(text).to.match(/^(→ )?[\d,]+\.\d\d$/);
+    expect(await page.locator('#balance').innerText()).to.match(/^€[\d,]+\.\d\d$/);
+
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const shown = await widths(page);
+      expect(shown.document, `the page's width at ${viewport.width} px`).to.be.at.most(shown.viewport);
+      expect(shown.table, `the history table's width at ${viewport.width} px`).to.be.at.most(shown.box);
+    }
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
   it("explains after a reload, in the player's language, that the game is opened again from the casino, and links the returnUrl", async () => {
