@@ -79,6 +79,24 @@ describe('the game page speaks the session language (contract 2.2, 5.6)', () => 
     }
   });
 
+  it('names no decision record or contract section in any text a player reads (D46)', async () => {
+    // "D19", "contract 5.6" and the contract's name in each language the page speaks
+    const references = [/\bD\d{1,2}\b/, /\b(contract|vertrag|contrato|contrat|contratto|avtal(et)?)\s*\d/i];
+    for (const language of LANGUAGES) {
+      for (const [key, text] of Object.entries(await load(language))) {
+        for (const reference of references) expect(text, `${language}.${key}`).to.not.match(reference);
+      }
+    }
+    // the words of the markup itself, shown until the language file fills them in
+    for (const file of readdirSync(PAGE_DIR).filter((name) => name.endsWith('.html'))) {
+      const text = read(file)
+        .replace(/<!--[\s\S]*?-->/g, ' ')
+        .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
+        .replace(/<[^>]*>/g, ' ');
+      for (const reference of references) expect(text, file).to.not.match(reference);
+    }
+  });
+
   it('reads the language from the tag, and anything it does not speak as English', () => {
     expect(resolveLanguage('de')).to.deep.equal({ language: 'de', locale: 'de' });
     expect(resolveLanguage('de-AT')).to.deep.equal({ language: 'de', locale: 'de-AT' });

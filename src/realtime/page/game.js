@@ -6,7 +6,7 @@
 
 import { deriveRound } from './fair.js';
 import { connectionText, endText, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
-import { displayClaims, safeReturnUrl } from './launch.js';
+import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
 import { byId, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
@@ -117,6 +117,8 @@ let socket = null;
 // contract 5.6: the token is held in memory only; it leaves the address bar and history now
 const token = new URLSearchParams(location.search).get('token');
 history.replaceState(null, '', location.pathname);
+// where this tab keeps what a reload needs to explain itself (launch.js rememberLaunch)
+const storage = tabStorage();
 
 function connect() {
   // the socket of this page, which `socket` holds for the rest of the page (null before now)
@@ -203,6 +205,7 @@ function onConnected(msg) {
   state.money = moneyFormat(resolveLanguage(msg.lang).locale, msg.currency);
   if (resolveLanguage(msg.lang).language !== language()) void setLanguage(msg.lang).then(renderTexts);
   state.returnUrl = safeReturnUrl(msg.returnUrl);
+  rememberLaunch(storage, { lang: msg.lang, returnUrl: state.returnUrl });
   // contract 2.2: the way back to the operator, offered during play whenever it is set
   el.exitLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.exitLink.href = state.returnUrl;
@@ -383,11 +386,17 @@ function defaultStake() {
   return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
 }
 
+// a stake typed with more decimals than the currency has (D46: the page takes the digits it shows)
+const decimalsText = () =>
+  state.money.fractionDigits === 0
+    ? t('stake_whole', { currency: state.money.currency })
+    : t('stake_decimals', { currency: state.money.currency, digits: state.money.fractionDigits });
+
 // the stake as micro-units, or null with the reason shown
 function readStake({ quiet = false } = {}) {
   const parsed = state.money.parse(el.stake.value);
   let problem;
-  if (!parsed.ok) problem = parsed.error === 'decimals' ? t('stake_decimals') : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
+  if (!parsed.ok) problem = parsed.error === 'decimals' ? decimalsText() : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < betConfig().minBetMicro || parsed.micro > betConfig().maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
   else {
     el.stake.removeAttribute('aria-invalid');
@@ -488,8 +497,10 @@ async function verify(roundId) {
   el.verifyOutput.focus();
 }
 
-// ---- the end (D4 session_ended, connect_error) -------------------------------------------
+// ---- the end (D4 session_ended, connect_error, a reload) ---------------------------------
 
+// kind 'refused': the game cannot start (a handshake refusal, or a page without its token:
+// reason 'reload'); 'ended': the session ended during play
 /**
  * @param {'refused' | 'ended'} kind
  * @param {string} reason
@@ -498,8 +509,8 @@ function endGame(kind, reason) {
   state.ended = true;
   state.connected = false;
   el.body.dataset.ended = kind;
-  el.endedTitle.textContent = kind === 'refused' ? t('ended_title_refused') : t('ended_title');
-  el.endedText.textContent = kind === 'refused' ? refusalText(reason) : endText(reason);
+  el.endedTitle.textContent = kind === 'ended' ? t('ended_title') : reason === 'reload' ? t('reload_title') : t('ended_title_refused');
+  el.endedText.textContent = kind === 'ended' ? endText(reason) : refusalText(reason);
   el.returnLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.returnLink.href = state.returnUrl;
   el.ended.hidden = false;
@@ -555,22 +566,40 @@ function renderBalance() {
   el.balance.textContent = state.balanceMicro === null || state.balanceMicro === undefined ? '—' : state.money.amount(state.balanceMicro);
 }
 
+// The table's next round is still to start: the session is connected and either no round
+// has been announced yet (a table's first cycle starts when its first player connects, D1)
+// or the announced one is PENDING, before its betting opens
+const roundStarting = () => state.connected && !state.ended && (!state.round || state.round.phase === 'PENDING');
+
 function renderRound() {
   const round = state.round;
-  const phase = round?.phase;
-  el.phase.textContent = round ? phaseText(phase) : t('phase_connecting');
+  const phase = round?.phase ?? (roundStarting() ? 'PENDING' : null);
+  el.phase.textContent = phase ? phaseText(phase) : t('phase_connecting');
   el.phase.dataset.phase = phase ?? '';
   renderCountdown();
   renderDie();
 }
 
+// the time left in the round's phase (ms, 0 when unknown or over)
+const remainingMs = () => (state.round?.endsAt && !state.ended ? Math.max(0, state.round.endsAt - serverNow()) : 0);
+
 function renderCountdown() {
   const round = state.round;
-  const remaining = round?.endsAt && !state.ended ? Math.max(0, round.endsAt - serverNow()) : 0;
+  const remaining = remainingMs();
   el.countdown.textContent = remaining > 0 ? t('countdown', { seconds: Math.ceil(remaining / 1000) }) : '';
   const total = round?.endsAt ? round.endsAt - round.startedAt : 0;
   // CSSOM, not a style attribute: allowed by the page's style-src 'self' (D16)
   el.timerBar.style.setProperty('--progress', total > 0 ? String(Math.min(1, remaining / total)) : '0');
+  if (roundStarting()) renderStarting();
+}
+
+// While the next round is still to start, the caption says when: in N seconds when the
+// service announced the phase's end, else that it starts in a moment. Written only when it
+// changes, as the countdown's interval calls it several times a second.
+function renderStarting() {
+  const remaining = remainingMs();
+  const text = remaining > 0 ? t('caption_starts_in', { seconds: Math.ceil(remaining / 1000) }) : t('caption_starting');
+  if (el.dieCaption.textContent !== text) el.dieCaption.textContent = text;
 }
 
 /** @type {ReturnType<typeof setInterval> | null} */
@@ -601,6 +630,8 @@ function renderDie() {
     // until recent_rounds brings it: shown as the history shows it
     const stake = bet.isFree ? t('free_bet') : bet.amountMicro === null ? '—' : state.money.amount(bet.amountMicro);
     el.dieCaption.textContent = t('caption_bet', { side: sideName(bet.side), stake });
+  } else if (roundStarting()) {
+    renderStarting();
   } else {
     el.dieCaption.textContent = round && ['ROLLING', 'RESULT', 'COOLDOWN'].includes(round.phase) ? t('caption_no_bet') : t('caption_idle');
   }
@@ -713,9 +744,18 @@ document.addEventListener('keydown', (event) => {
 
 // contract 5.6: the token's lang and currency, until the channel's `connected` confirms them
 const launch = displayClaims(token);
+// a page without a token is a reload (or a tab restored) when this tab remembers a launch,
+// or the browser says so: its session goes on only from a new launch by the casino
+const remembered = token ? null : rememberedLaunch(storage);
+const reloaded = remembered !== null || /** @type {PerformanceNavigationTiming | undefined} */ (performance.getEntriesByType('navigation')[0])?.type === 'reload';
+if (token) rememberLaunch(storage, { lang: launch.lang, returnUrl: null });
 state.money = moneyFormat(resolveLanguage(launch.lang).locale, launch.currency);
-await setLanguage(launch.lang);
+await setLanguage(token ? launch.lang : (remembered?.lang ?? null));
 setInterval(renderCountdown, 200);
 renderTexts();
 if (token) connect();
-else endGame('refused', 'invalid_token');
+else if (reloaded) {
+  // the operator's returnUrl is offered as the way back, when the first load learned it
+  state.returnUrl = remembered?.returnUrl ?? null;
+  endGame('refused', 'reload');
+} else endGame('refused', 'invalid_token');

@@ -113,9 +113,11 @@ export function phaseText(phase) {
   }
 }
 
-// D4: the handshake refusals that no retry can cure
+// D4: the handshake refusals that no retry can cure, and 'reload': a page without its token
+// (contract 5.6: the token is held in memory only, so a reload has none)
 /** @param {string} reason */
 export function refusalText(reason) {
+  if (reason === 'reload') return t('refused_reload');
   if (reason === 'session_expired') return t('refused_session_expired');
   if (reason === 'session_terminated') return t('refused_session_terminated');
   return t('refused_invalid_token');

@@ -33,3 +33,48 @@ export function safeReturnUrl(text) {
     return null;
   }
 }
+
+// What a reload of the page needs to explain itself. The token is read from the launch URL
+// and removed from it at once, and held in memory only (contract 5.6): a reload has none and
+// cannot reconnect. So that the page can then say so in the player's language and offer the
+// way back to the casino, the first load keeps the session's language and the operator's
+// returnUrl (neither is a secret; never the token) in the tab's sessionStorage, which lives
+// as long as the tab and is seen by no other site.
+const LAUNCH_KEY = 'rgs-play-launch';
+
+// the tab's sessionStorage, or null where the browser refuses it (storage blocked in a frame)
+export function tabStorage() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {Pick<Storage, 'setItem'> | null} storage
+ * @param {{ lang: string | null, returnUrl: unknown }} launch
+ */
+export function rememberLaunch(storage, launch) {
+  try {
+    storage?.setItem(LAUNCH_KEY, JSON.stringify({ lang: launch.lang, returnUrl: safeReturnUrl(launch.returnUrl) }));
+  } catch {
+    // a full or refused storage: a reload then explains itself in English, without a link
+  }
+}
+
+// The launch a page of this tab remembered, its returnUrl checked again before it becomes a
+// link (safeReturnUrl); null when none did.
+/**
+ * @param {Pick<Storage, 'getItem'> | null} storage
+ * @returns {{ lang: string | null, returnUrl: string | null } | null}
+ */
+export function rememberedLaunch(storage) {
+  try {
+    const launch = JSON.parse(storage?.getItem(LAUNCH_KEY) ?? 'null');
+    if (typeof launch !== 'object' || launch === null) return null;
+    return { lang: typeof launch.lang === 'string' ? launch.lang : null, returnUrl: safeReturnUrl(launch.returnUrl) };
+  } catch {
+    return null;
+  }
+}

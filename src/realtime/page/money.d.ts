@@ -6,6 +6,7 @@ export type MoneyFormat = {
   locale: string;
   currency: string;
   symbol: string;
+  // the currency's own decimals (EUR 2, JPY 0, BHD 3; 5 for a code Intl does not know, D46)
   fractionDigits: number;
   decimal: string;
   amount(micro: bigint | string): string;

@@ -1,20 +1,29 @@
 // @ts-check
 // Money on the page (contract 1 rule 2, D18): amounts are decimal strings of integer
-// micro-units, held as BigInt. Number and parseFloat never touch an amount.
+// micro-units (1.00 = 100000), held as BigInt. Number and parseFloat never touch an amount.
 //
-// Amounts are shown in the player's language (the session's `lang`, contract 2.2) and the
-// session's currency with Intl.NumberFormat: its symbol, its place, its separators and at
-// least its own number of decimals (two for EUR, none for JPY, three for BHD). Intl only
-// ever sees the whole major units, as a BigInt; the micro-unit fraction is spliced in as
-// text, so an amount of any size keeps every digit.
+// A person reads an amount in the currency's own digits (D46): Intl.NumberFormat in the
+// player's language (the session's `lang`, contract 2.2) gives the symbol, its place, the
+// separators and the number of decimals the currency has (two for EUR, none for JPY, three
+// for BHD). The micro-units beyond them are cut off, toward zero: a balance of 997.55996
+// EUR reads "€997.55", never rounded up to money the player does not have, and -997.55996
+// reads "-€997.55". A currency Intl does not know (contract 2.1: crypto symbols such as
+// USDT) has the micro-unit as its smallest unit (D46), so it shows the digits it has: at
+// least two decimals and up to five, as a number followed by its code. The stake field
+// shows and reads the same digits: a stake with more decimals than the currency has is
+// refused, never cut. Intl only ever sees the whole major units, as a BigInt; the fraction
+// is spliced in as text, so an amount of any size keeps every digit it shows.
 
 export const MICRO_PER_UNIT = 100000n;
 const MICRO_DIGITS = 5;
-// a currency Intl knows by its ISO 4217 code; others (contract 2.1: crypto symbols such as
-// USDT) are shown as a number followed by their code
+// a currency Intl knows: an ISO 4217 code that Intl lists (where the browser can list them)
 const ISO_CURRENCY = /^[A-Z]{3}$/;
-// a currency without ISO fraction digits shows two, like most currencies
-const DEFAULT_FRACTION_DIGITS = 2;
+const KNOWN_CURRENCIES = typeof Intl.supportedValuesOf === 'function' ? new Set(Intl.supportedValuesOf('currency')) : null;
+// the decimals shown at least for a currency Intl does not know, like most currencies'
+const UNKNOWN_MIN_DIGITS = 2;
+
+/** @param {string} code */
+const knownCurrency = (code) => ISO_CURRENCY.test(code) && (KNOWN_CURRENCIES === null || KNOWN_CURRENCIES.has(code));
 
 // The formatter of a session: `locale` a BCP 47 tag (an unreadable one reads as English),
 // `currency` the session's currency.
@@ -28,12 +37,12 @@ export function moneyFormat(locale, currency) {
   const base = { numberingSystem: 'latn' };
   const code = String(currency ?? '');
   /** @type {Intl.NumberFormatOptions | null} */
-  const iso = ISO_CURRENCY.test(code) ? { ...base, style: 'currency', currency: code } : null;
-  // a currency format always resolves its maximumFractionDigits (only a format by significant
-  // digits leaves it out, which the type allows for)
-  const fractionDigits = iso
-    ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits ?? DEFAULT_FRACTION_DIGITS, MICRO_DIGITS)
-    : DEFAULT_FRACTION_DIGITS;
+  const iso = knownCurrency(code) ? { ...base, style: 'currency', currency: code } : null;
+  // the currency's own decimals; a currency format always resolves its maximumFractionDigits
+  // (only a format by significant digits leaves it out, which the type allows for)
+  const fractionDigits = iso ? Math.min(new Intl.NumberFormat(tag, iso).resolvedOptions().maximumFractionDigits ?? 2, MICRO_DIGITS) : MICRO_DIGITS;
+  // the decimals always shown: all of a known currency's ("€5.00"), two of another's ("5.00 USDT")
+  const minimumDigits = iso ? fractionDigits : UNKNOWN_MIN_DIGITS;
   const withCurrency = iso ? splicer(tag, iso) : null;
   const grouped = splicer(tag, base);
   const plain = splicer(tag, { ...base, useGrouping: false });
@@ -41,27 +50,33 @@ export function moneyFormat(locale, currency) {
   // the currency as amounts show it ("€", "kr", "CHF"), for labels such as the stake's
   const symbol = iso ? (new Intl.NumberFormat(tag, iso).formatToParts(0).find((part) => part.type === 'currency')?.value ?? code) : code;
 
-  // at least the currency's decimals, and any further non-zero micro-unit digits
+  // in the currency's digits, cut toward zero, by one of the styles above
+  /**
+   * @param {ReturnType<typeof splicer>} style
+   * @param {bigint | string} value
+   */
+  const show = (style, value) => style.format(BigInt(value), minimumDigits, fractionDigits);
   /** @param {bigint | string} value */
-  const amount = (value) => (withCurrency ? withCurrency.format(BigInt(value), fractionDigits) : `${grouped.format(BigInt(value), fractionDigits)}${code ? `\u00a0${code}` : ''}`);
-  // without the currency, a whole amount without decimals: "5", "0,10" (chips, percentages)
+  const amount = (value) => (withCurrency ? show(withCurrency, value) : `${show(grouped, value)}${code ? `\u00a0${code}` : ''}`);
+  // without the currency, a whole amount without decimals: "5", "0,10" (chips)
   /** @param {bigint | string} value */
-  const short = (value) => grouped.format(BigInt(value), BigInt(value) % MICRO_PER_UNIT === 0n ? 0 : fractionDigits);
+  const short = (value) => (BigInt(value) % MICRO_PER_UNIT === 0n ? grouped.format(BigInt(value), 0, 0) : show(grouped, value));
   // a number scaled by 100000 that is not money (D18: the payout multiplier; a percentage),
-  // with only the decimals it has: "2", "1,98", "2,5"
+  // with only the decimals it has, every one: "2", "1,98", "2,5"
   /** @param {bigint | string} value */
-  const ratio = (value) => grouped.format(BigInt(value), 0);
+  const ratio = (value) => grouped.format(BigInt(value), 0, MICRO_DIGITS);
   // without the currency, grouped: the history table's column
   /** @param {bigint | string} value */
-  const number = (value) => grouped.format(BigInt(value), fractionDigits);
+  const number = (value) => show(grouped, value);
   // what the stake field holds: no grouping, the language's decimal separator ("2,50")
   /** @param {bigint | string} value */
-  const input = (value) => plain.format(BigInt(value), fractionDigits);
+  const input = (value) => show(plain, value);
 
-  // The player's stake text -> micro-units, at most 5 decimals (one micro-unit is 0.00001,
-  // contract 8.1). The language's decimal separator is the decimal point; "." or "," is
-  // one too unless exactly three digits follow it, which reads as a thousands separator
-  // ("1,000" in English, "1.000" in German): that is refused, never guessed.
+  // The player's stake text -> micro-units, with at most the currency's decimals (D46: what
+  // the page shows is what it takes; more is refused, never cut). The language's decimal
+  // separator is the decimal point; "." or "," is one too unless exactly three digits follow
+  // it, which reads as a thousands separator ("1,000" in English, "1.000" in German): that
+  // is refused, never guessed.
   /**
    * @param {string} text
    * @returns {{ ok: true, micro: bigint } | { ok: false, error: 'format' | 'decimals' }}
@@ -72,7 +87,7 @@ export function moneyFormat(locale, currency) {
     if (!match || (match[1] === '' && !match[3])) return { ok: false, error: 'format' };
     const [, whole, separator, fraction = ''] = match;
     if (separator !== undefined && separator !== decimal && fraction.length === 3) return { ok: false, error: 'format' };
-    if (fraction.length > MICRO_DIGITS) return { ok: false, error: 'decimals' };
+    if (fraction.length > fractionDigits) return { ok: false, error: 'decimals' };
     return { ok: true, micro: BigInt(whole || '0') * MICRO_PER_UNIT + BigInt(fraction.padEnd(MICRO_DIGITS, '0')) };
   }
 
@@ -104,16 +119,21 @@ function splicer(locale, options) {
   const decimal = separator ? separator.value : '.';
   return {
     decimal,
+    // `micro` with at least minimumDigits decimals and at most maximumDigits, the rest cut
+    // off toward zero; the trailing zeros between them left out
     /**
      * @param {bigint} micro
      * @param {number} minimumDigits
+     * @param {number} maximumDigits
      */
-    format(micro, minimumDigits) {
-      const negative = micro < 0n;
-      const abs = negative ? -micro : micro;
+    format(micro, minimumDigits, maximumDigits) {
+      const abs = micro < 0n ? -micro : micro;
       const units = abs / MICRO_PER_UNIT;
-      const fraction = (abs % MICRO_PER_UNIT).toString().padStart(MICRO_DIGITS, '0').replace(/0+$/, '').padEnd(minimumDigits, '0');
-      // -0n is 0n: a negative amount below one unit keeps its sign through Number's -0
+      const kept = (abs % MICRO_PER_UNIT).toString().padStart(MICRO_DIGITS, '0').slice(0, maximumDigits);
+      const fraction = kept.replace(/0+$/, '').padEnd(minimumDigits, '0');
+      // an amount cut to zero is shown as zero, without a sign; a negative one below one
+      // unit keeps its sign through Number's -0 (-0n is 0n)
+      const negative = micro < 0n && (units > 0n || /[1-9]/.test(kept));
       const parts = whole.formatToParts(negative ? (units === 0n ? -0 : -units) : units);
       const last = parts.map((part) => part.type).lastIndexOf('integer');
       return parts.map((part, index) => (index === last && fraction ? `${part.value}${decimal}${fraction}` : part.value)).join('');

@@ -109,10 +109,12 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
       );
       const action = node('td', undefined, 'action');
       if (round.outcome && !round.voided && (round.seed || (round.seedHash !== null && revealed.has(round.seedHash)))) {
-        const button = node('button', t('verify'), 'verify');
+        const button = node('button', undefined, 'verify');
         button.type = 'button';
         button.dataset.roundId = round.roundId;
         button.setAttribute('aria-label', t('verify_label', { nonce: round.nonce }));
+        // where the table is narrow (game.css), the icon alone; the label names it
+        button.append(verifyIcon(), node('span', t('verify'), 'verify-text'));
         action.append(button);
       }
       row.append(node('td', String(round.nonce ?? '—')), time, bet, result, node('td', payout, 'num payout'), balance, action);
@@ -129,6 +131,24 @@ const stateOf = (round) =>
     : round.state
       ? round
       : { state: 'BETTING_OPEN' };
+
+// a shield with a check mark, drawn with the text's colour
+const SVG = 'http://www.w3.org/2000/svg';
+function verifyIcon() {
+  const icon = document.createElementNS(SVG, 'svg');
+  for (const [name, value] of [['viewBox', '0 0 24 24'], ['width', '16'], ['height', '16'], ['aria-hidden', 'true'], ['focusable', 'false'], ['class', 'verify-icon']]) icon.setAttribute(name, value);
+  const path = document.createElementNS(SVG, 'path');
+  for (const [name, value] of [
+    ['d', 'M12 3l7 3v5c0 4.5-3 8.3-7 10-4-1.7-7-5.5-7-10V6l7-3zM8.5 12l2.5 2.5 4.5-5'],
+    ['fill', 'none'],
+    ['stroke', 'currentColor'],
+    ['stroke-width', '2'],
+    ['stroke-linecap', 'round'],
+    ['stroke-linejoin', 'round'],
+  ]) path.setAttribute(name, value);
+  icon.append(path);
+  return icon;
+}
 
 /**
  * @param {string | null} side

@@ -12,14 +12,14 @@ import { RECALL_FUNDS, RECALL_STAKE, playRecallRounds, type RecallRound, type Re
 // it): the recall page of a won, a lost and a voided round shows the round as the player
 // lived it, money in major units of the round's currency (D38), and checks the proof in the
 // page; the player's game page shows the session's last 10 rounds with the same details,
-// again after a reload. No request leaves the service. Leaves docs/replay-page.png.
+// again from its launch URL. No request leaves the service. Leaves docs/replay-page.png.
 const NBSP = '\u00a0';
 
-// 123456789 micro-units as "1,234.56789": whole units grouped in threes, the decimals without
-// trailing zeros beyond the currency's two (D38, the way money.js writes it in English)
+// 123456789 micro-units as "1,234.56": whole units grouped in threes and the euro's two
+// decimals, the micro-units beyond them cut off (D38, D46, the way money.js writes it in English)
 function euros(micro: bigint): string {
   const units = (micro / 100_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const fraction = (micro % 100_000n).toString().padStart(5, '0').replace(/0+$/, '').padEnd(2, '0');
+  const fraction = (micro % 100_000n).toString().padStart(5, '0').slice(0, 2);
   return `${units}.${fraction}`;
 }
 
@@ -112,7 +112,7 @@ describe('game recall in a browser (D33, D38)', function () {
     await page.close();
   });
 
-  it('the game page shows the session\'s last 10 rounds with their details, again after a reload', async () => {
+  it('the game page shows the session\'s last 10 rounds with their details, again when its launch URL is opened again', async () => {
     const operator = await operatorWith(h, { bettingWindowMs: 800, rollingWindowMs: 100, cooldownMs: 100 });
     const seat = await seatPlayer(h, operator, RECALL_FUNDS);
     const played: string[] = [];
@@ -153,7 +153,7 @@ describe('game recall in a browser (D33, D38)', function () {
     };
     await page.goto(launchUrl);
     await expectLastTen();
-    // the page opened again from its launch URL (a reload: the token left the address bar)
+    // the page opened again from its launch URL (not a reload: the token left the address bar, contract 5.6)
     await page.goto(launchUrl);
     await expectLastTen();
     await page.close();
