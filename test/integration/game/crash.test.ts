@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { curveCents, curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { centsText } from '../../../src/shared/domain/games/crash.js';
-import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import { currentCycle, resumeClocks } from '../../../src/shared/game/rounds/clock.js';
 import { FLIGHT_GRACE_MS, cashOut } from '../../../src/shared/game/rounds/flight.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, tick, until } from '../../support/game.js';
@@ -144,6 +144,20 @@ describe('the crash game (D40)', function () {
     const stamped = new Date(start + crashMs - 10);
     expect(await cashOut(h.svc, seated.sessionId, stamped)).to.deep.include({ ok: true, cashOutMultiplier: centsText(curveCents(crashMs - 10)) });
     expect((await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).cashOutMs).to.equal(crashMs - 10);
+  });
+
+  it("a scheduler that adopts a flight (D30) ticks it at once, not at the flight's latest end", async () => {
+    const { serverSeed } = crashSeed(5000n, 100000n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    await bet(seated);
+    await startFlight(cycleId);
+    await h.svc.queues.engine.remove(`${cycleId}-ROLLING`);
+    await resumeClocks(h.svc);
+    const job = await h.svc.queues.engine.getJob(`${cycleId}-ROLLING`);
+    expect(job?.data).to.deep.equal({ cycleId, from: 'ROLLING' });
+    expect(job!.opts.delay ?? 0).to.equal(0);
   });
 
   it('two cash-outs of the same bet from two sockets: one wins, the other is already_cashed_out', async () => {

@@ -518,9 +518,14 @@ export async function resumeClocks(svc: ServiceContext): Promise<number> {
   return cycles.length;
 }
 
-// the next tick of an unfinished cycle, at its phase's end
-export function scheduleTick(svc: ServiceContext, cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null }): Promise<void> {
-  const delay = cycle.phaseEndsAt ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
+// the next tick of an unfinished cycle, at its phase's end; a flight's at once (D40: its ticks
+// come at its rounds' own ends, which the tick itself finds, not at the phase's latest end)
+export function scheduleTick(
+  svc: ServiceContext,
+  cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null; flightStartedAt?: Date | null },
+): Promise<void> {
+  const flying = cycle.phase === 'ROLLING' && cycle.flightStartedAt;
+  const delay = cycle.phaseEndsAt && !flying ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
   return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
 }
 
