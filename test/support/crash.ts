@@ -33,8 +33,14 @@ export async function crashOperator(h: Harness, windows: Record<string, string |
 export type CrashSeat = { player: Player; playerRef: string; sessionId: string; token: string; connected: any };
 
 // a funded player of the operator's crash game whose round at nonce 0 plays `serverSeed`
-export async function seatCrashPlayer(h: Harness, operator: TestOperator, serverSeed: string, balanceMicro = 100_000_000n): Promise<CrashSeat> {
-  const body = operator.sessionBody({ gameCode: 'crash', sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED } });
+export async function seatCrashPlayer(
+  h: Harness,
+  operator: TestOperator,
+  serverSeed: string,
+  balanceMicro = 100_000_000n,
+  overrides: Record<string, unknown> = {},
+): Promise<CrashSeat> {
+  const body = operator.sessionBody({ gameCode: 'crash', sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED }, ...overrides });
   const playerRef = body.playerRef as string;
   h.wallet.setBalance(playerRef, 'EUR', balanceMicro);
   // signed with the service's clock, which a test may have moved

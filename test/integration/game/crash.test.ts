@@ -214,6 +214,20 @@ describe('the crash game (D40)', function () {
     expect(movements(seated)).to.deep.equal([['bet', STAKE]]);
   });
 
+  it('a bet placed by the rules that read the player first (responsible-gambling limits) keeps its auto cash-out', async () => {
+    const { serverSeed } = crashSeed(300n, 100000n);
+    const operator = await crashOperator(h);
+    const seated = await seatCrashPlayer(h, operator, serverSeed, 100_000_000n, { rgLimits: { dailyWagerMicro: '50000000' } });
+    players.push(seated.player);
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated, '2.50');
+    expect((await h.svc.db.bet.findUniqueOrThrow({ where: { id_cycleCreatedAt: { id: placed.betId, cycleCreatedAt: (await h.svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } })).createdAt } } })).autoCashOutCents).to.equal(250n);
+    const start = await startFlight(cycleId);
+    h.shiftClock(curveTime(250n) + FLIGHT_GRACE_MS - (h.svc.now().getTime() - start) + 5);
+    await tick(h, { cycleId, from: 'ROLLING' });
+    await winPaid(seated, 2_500_000n);
+  });
+
   it('refuses a bet that is not a crash bet, and an auto cash-out outside 1.01 to maxMultiplier, invalid_payload; a cash-out with no bet is no_active_bet', async () => {
     const operator = await crashOperator(h, { maxMultiplier: '50.00' });
     const seated = await seat(operator, crashSeed(100n, 100000n).serverSeed);
