@@ -1,4 +1,4 @@
-import { roundedPayout } from '../currency.js';
+import { minorUnitMicro, roundedPayout } from '../currency.js';
 import { MAX_MICRO } from '../money.js';
 import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from '../pack-checks.js';
 import { reducedFraction, rtpText, type Rtp } from '../par-sheet.js';
@@ -399,33 +399,46 @@ export function verifyCrashProof(body: unknown): ProofVerdict<CrashDerivation> {
 
 // D32: a crash round's par sheet is the exact return to player of its own bet (D40's par
 // sheet depends on the bet: its auto cash-out, and through the payout cap its stake), with the
-// whole configuration it was played under, as written (rgs game config's form)
+// whole configuration it was played under, as written (rgs game config's form), and the
+// round's currency, whose minor unit a `minor_unit` configuration rounds each payout to (D46:
+// the return is then counted as paid)
 export type CrashParSheet = {
   gameCode: string;
   config: Record<string, string | number>;
+  currency: string;
   bet: Record<string, string | null>;
   stakeMicro: string;
   rtp: Rtp;
 };
 
-function crashParSheet(c: CrashConfig, autoCashOutCents: bigint | null, stakeMicro: bigint): CrashParSheet {
+function crashParSheet(c: CrashConfig, autoCashOutCents: bigint | null, stakeMicro: bigint, currency: string): CrashParSheet {
   const bet = { autoCashOutCents };
-  const { fraction, decimal } = crashRtp(c, bet, stakeMicro);
-  return { gameCode: 'crash', config: config.write(c), bet: crashBetWrite(bet), stakeMicro: stakeMicro.toString(), rtp: { fraction, decimal } };
+  const unit = c.payoutRounding === 'minor_unit' ? minorUnitMicro(currency) : undefined;
+  const { fraction, decimal } = crashRtp(c, bet, stakeMicro, unit);
+  return { gameCode: 'crash', config: config.write(c), currency, bet: crashBetWrite(bet), stakeMicro: stakeMicro.toString(), rtp: { fraction, decimal } };
 }
 
 const crashBetWrite = (bet: CrashBet) => ({ autoCashOut: textOrNull(bet.autoCashOutCents) });
 
 // The par sheet read back: its configuration parsed by the game's schema, its bet and stake;
 // or the problem
-function readParSheet(sheet: unknown): { config: CrashConfig; bet: CrashBet; stakeMicro: bigint } | string {
-  const form = 'par-sheet.json must hold gameCode, config, bet, stakeMicro and rtp';
-  if (!isRecord(sheet) || !isRecord(sheet.config) || !isRecord(sheet.bet) || !isRecord(sheet.rtp) || typeof sheet.stakeMicro !== 'string' || !MICRO.test(sheet.stakeMicro) || sheet.stakeMicro === '0') {
+function readParSheet(sheet: unknown): { config: CrashConfig; bet: CrashBet; stakeMicro: bigint; currency: string } | string {
+  const form = 'par-sheet.json must hold gameCode, config, currency, bet, stakeMicro and rtp';
+  if (
+    !isRecord(sheet) ||
+    !isRecord(sheet.config) ||
+    !isRecord(sheet.bet) ||
+    !isRecord(sheet.rtp) ||
+    typeof sheet.currency !== 'string' ||
+    typeof sheet.stakeMicro !== 'string' ||
+    !MICRO.test(sheet.stakeMicro) ||
+    sheet.stakeMicro === '0'
+  ) {
     return form;
   }
   try {
-    const c = config.parse(sheet.config);
-    return { config: c, bet: crashBetParse(sheet.bet, c), stakeMicro: BigInt(sheet.stakeMicro) };
+    const c = config.parse(sheet.config, { currency: sheet.currency });
+    return { config: c, bet: crashBetParse(sheet.bet, c), stakeMicro: BigInt(sheet.stakeMicro), currency: sheet.currency };
   } catch (err) {
     if (err instanceof GameConfigError || err instanceof InvalidBetError) return `${form}: ${err.message}`;
     throw err;
@@ -444,12 +457,12 @@ function crashPackChecks({ roundId, round, bet, proof, sheet, walletCalls }: Pac
   const stated = typeof read === 'string' ? undefined : read;
   if (!stated) check('par_sheet', false, read);
   else {
-    const expected = crashParSheet(stated.config, stated.bet.autoCashOutCents, stated.stakeMicro);
+    const expected = crashParSheet(stated.config, stated.bet.autoCashOutCents, stated.stakeMicro, stated.currency);
     const actual = sheet as CrashParSheet;
     const sameRtp = JSON.stringify(expected.rtp) === JSON.stringify(actual.rtp);
-    // the sheet is the pack's bet's: its auto cash-out and its stake
-    const sameBet = !bet || (bet.autoCashOut === expected.bet.autoCashOut && bet.amountMicro === expected.stakeMicro);
-    check('par_sheet', sameRtp && sameBet, sameRtp && sameBet ? undefined : sameRtp ? 'par-sheet.json is for another bet than bets.json' : { expected: expected.rtp, actual: actual.rtp });
+    // the sheet is the pack's bet's: its auto cash-out, its stake, its round's currency
+    const sameBet = !bet || (bet.autoCashOut === expected.bet.autoCashOut && bet.amountMicro === expected.stakeMicro && round.currency === expected.currency);
+    check('par_sheet', sameRtp && sameBet, sameRtp && sameBet ? undefined : sameRtp ? 'par-sheet.json is for another bet or currency than bets.json and round.json' : { expected: expected.rtp, actual: actual.rtp });
   }
 
   const roundCents = centsOf(round.crashMultiplier);
@@ -565,7 +578,7 @@ export const crashModule = {
     checkTerms: (commissionMicro) => ({ commissionMicro: commissionMicro.toString() }),
     proof: buildCrashProof,
     verifyProof: verifyCrashProof,
-    parSheet: (c, record, stakeMicro) => crashParSheet(c, record.autoCashOutCents, stakeMicro),
+    parSheet: (c, record, stakeMicro, currency) => crashParSheet(c, record.autoCashOutCents, stakeMicro, currency),
     packChecks: crashPackChecks,
   },
 } as const satisfies GameModule<CrashConfig, CrashBet, CrashOutcome, CrashSettlement>;

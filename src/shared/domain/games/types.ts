@@ -124,8 +124,9 @@ export type RoundReads<Config> = {
   // the check anyone runs on such a proof (`rgs verify`), without the service
   verifyProof(body: unknown): ProofVerdict<unknown>;
   // D32: the dispute pack's par-sheet.json for the round: the configuration it was played
-  // under and the exact return to player (of each side for dice, of the bet for crash)
-  parSheet(config: Config, record: RoundRecord, stakeMicro: bigint): unknown;
+  // under and the exact return to player (of each side for dice, of the bet for crash, its
+  // payout counted as paid in the round's currency, D46)
+  parSheet(config: Config, record: RoundRecord, stakeMicro: bigint, currency: string): unknown;
   // D32: the checks of a pack that recompute the game: par_sheet, proof, proof_matches_round,
   // payout, win_calls
   packChecks(facts: PackFacts): PackCheck[];

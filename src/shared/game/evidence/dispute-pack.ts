@@ -79,6 +79,7 @@ export async function disputePack({ db, sql, masterKey, now }: Service, operator
         cycleConfig(cycle),
         roundRecord(played ?? { ...NO_ROUND, state: round.state }, bet),
         bet.amountMicro,
+        bet.currency,
       ),
     },
     key,
