@@ -127,7 +127,7 @@ export interface paths {
         };
         /**
          * The fairness proof of a round
-         * @description Only for a round that is settled (or voided with an outcome) and whose server seed is retired: the session ended or the seed was rotated (contract 2.11, D2). Verify: SHA256(serverSeed) = serverSeedHash, and HMAC-SHA256(serverSeed, clientSeed + ":" + nonce) reproduces the outcome (D2).
+         * @description Only for a round that is settled (or voided with an outcome) and whose server seed is retired: the session ended or the seed was rotated (contract 2.11, D2). Verify: SHA256(serverSeed) = serverSeedHash, and HMAC-SHA256(serverSeed, clientSeed + ":" + nonce) reproduces the outcome: the die (D2), or the crash point, from which the bet's cash-out and payout follow again (D40).
          *
          *     Rate limit: the operator's `read` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
          */
@@ -1718,11 +1718,19 @@ export interface operations {
                             /** @description null for a roundId whose bet the wallet refused (D22) */
                             nonce: number | null;
                             /**
-                             * @description null until the outcome is derived
+                             * @description dice: null until the outcome is derived; crash: null
                              * @enum {unknown}
                              */
                             outcomeSide: "LOW" | "HIGH" | null;
                             outcomeSum: number | null;
+                            /** @description crash: the crash point, once the round's result is known (D40); null before */
+                            crashMultiplier?: string | null;
+                            /** @description crash: the multiplier the bet was cashed out at, by hand or by itself; null when lost (D40) */
+                            cashOutMultiplier?: string | null;
+                            /** @description crash: the ms of the flight the cash-out was decided at (D40) */
+                            cashOutMs?: number | null;
+                            /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
+                            won?: boolean | null;
                             /** @description the stake of the round's bet; 0 for a free bet (D18, contract 8.4) */
                             totalBetsMicro: string;
                             /** @description the payout credited; 0 for a lost or voided round (D18) */
@@ -1849,11 +1857,19 @@ export interface operations {
                         /** @description null for a roundId whose bet the wallet refused (D22) */
                         nonce: number | null;
                         /**
-                         * @description null until the outcome is derived
+                         * @description dice: null until the outcome is derived; crash: null
                          * @enum {unknown}
                          */
                         outcomeSide: "LOW" | "HIGH" | null;
                         outcomeSum: number | null;
+                        /** @description crash: the crash point, once the round's result is known (D40); null before */
+                        crashMultiplier?: string | null;
+                        /** @description crash: the multiplier the bet was cashed out at, by hand or by itself; null when lost (D40) */
+                        cashOutMultiplier?: string | null;
+                        /** @description crash: the ms of the flight the cash-out was decided at (D40) */
+                        cashOutMs?: number | null;
+                        /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
+                        won?: boolean | null;
                         /** @description the stake of the round's bet; 0 for a free bet (D18, contract 8.4) */
                         totalBetsMicro: string;
                         /** @description the payout credited; 0 for a lost or voided round (D18) */
@@ -1877,8 +1893,13 @@ export interface operations {
                             status: "PENDING" | "ACCEPTED" | "SETTLED" | "VOIDED" | "REJECTED";
                             /** @description why a REJECTED bet was refused: a bet_rejected reason (contract 8.2, D22) */
                             reason: string | null;
-                            /** @enum {unknown} */
-                            side: "LOW" | "HIGH";
+                            /**
+                             * @description dice: the side bet on; null for a crash bet
+                             * @enum {unknown}
+                             */
+                            side: "LOW" | "HIGH" | null;
+                            /** @description crash: the bet's auto cash-out, null without one (D40); absent for dice */
+                            autoCashOut?: string | null;
                             /** @description decimal integer micro-units (contract 2.1) */
                             amountMicro: string;
                             isFree: boolean;
@@ -2057,6 +2078,56 @@ export interface operations {
                         lowWeight: string;
                         /** @description the round's weight snapshot, a decimal integer (D19) */
                         highWeight: string;
+                        /** Format: uuid */
+                        sessionId: string;
+                    } | {
+                        /** Format: uuid */
+                        roundId: string;
+                        gameCode: string;
+                        /** @description "crash-hmac-sha256-v1" for the crash derivation of D40 */
+                        rngVersion: string;
+                        /** @description "crash-1.0.0" (D40) */
+                        mathVersion: string;
+                        /** @description the revealed seed: 32 random bytes as 64 lower-case hex characters (D2) */
+                        serverSeed: string;
+                        /** @description sha256_hex(utf8(serverSeed)); equals the hash returned at session creation (contract 2.11, D2) */
+                        serverSeedHash: string;
+                        clientSeed: string;
+                        nonce: number;
+                        outcome: {
+                            /** @constant */
+                            type: "CRASH";
+                            /** @description the crash point, crashCents / 100 (D40) */
+                            crashMultiplier: number;
+                            /** @description x / 2^52, x the first 52 bits of the HMAC (D40) */
+                            u: number;
+                        };
+                        /** @description the house edge the crash point was derived with, of 100000 (D40) */
+                        commissionMicro: string;
+                        /** @description where a bet still flying is cashed out (D40) */
+                        maxMultiplier: string;
+                        /** @description the most a bet is paid; a bet is cashed out where its payout reaches it (D40) */
+                        maxPayoutMicro: string;
+                        /**
+                         * @description how the payout was booked in the round's currency (D46)
+                         * @enum {unknown}
+                         */
+                        payoutRounding: "exact" | "minor_unit";
+                        currency: string;
+                        bet: {
+                            /** @description decimal integer micro-units (contract 2.1) */
+                            amountMicro: string;
+                            /** @description the bet's auto cash-out; null without one */
+                            autoCashOut: string | null;
+                            /** @description where the bet was cashed out, by hand or by itself; null when lost */
+                            cashOutMultiplier: string | null;
+                            /** @description the ms of the flight the cash-out was decided at */
+                            cashOutMs: number | null;
+                            /** @description what the bet was paid: 0 when lost or voided */
+                            payoutMicro: string;
+                            /** @description the round was voided and its stake refunded: nothing is paid */
+                            voided: boolean;
+                        };
                         /** Format: uuid */
                         sessionId: string;
                     };

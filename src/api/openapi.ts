@@ -14,7 +14,7 @@ import { disputePackSchema, jwksSchema } from './schemas/evidence.js';
 import { liveSchema, readySchema } from './schemas/health.js';
 import { KEYS_PATH, TOKEN_KEYS_PATH } from './routes/keys.js';
 import { tokenJwksSchema } from './schemas/token-keys.js';
-import { diceProofSchema } from './schemas/proof.js';
+import { roundProofSchema } from './schemas/proof.js';
 import { replayUrlSchema } from './schemas/recall.js';
 import {
   ggrSchema,
@@ -324,11 +324,11 @@ const OPERATIONS: Operation[] = [
     description:
       'Only for a round that is settled (or voided with an outcome) and whose server seed is retired: the session ended or the seed was ' +
       'rotated (contract 2.11, D2). Verify: SHA256(serverSeed) = serverSeedHash, and HMAC-SHA256(serverSeed, clientSeed + ":" + nonce) ' +
-      'reproduces the outcome (D2).',
+      'reproduces the outcome: the die (D2), or the crash point, from which the bet\'s cash-out and payout follow again (D40).',
     signed: true,
     bucket: BUCKETS.read,
     pathParameters: { roundId: 'the roundId sent to the wallet with the bet' },
-    ok: { status: 200, description: 'the proof (contract 2.11, D19)', schema: diceProofSchema },
+    ok: { status: 200, description: 'the proof (contract 2.11, D19)', schema: roundProofSchema },
     errors: ['round_not_found', 'round_not_settled', 'seed_not_revealed'],
   },
   {

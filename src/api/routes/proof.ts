@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { ServiceContext } from '../../shared/game/context.js';
 import { notFound } from '../../shared/platform/errors.js';
-import { roundProof } from '../../shared/game/fairness/round-proof.js';
+import { PROVABLE, roundProof } from '../../shared/game/fairness/round-proof.js';
 import { findRejectedBetRound } from '../../shared/game/reports/rounds.js';
 import { BUCKETS } from '../../shared/platform/rate-limit.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -21,7 +21,7 @@ export function proofRoutes(svc: ServiceContext) {
     const round = isUuid(roundId)
       ? await svc.db.round.findFirst({
           where: { id: roundId.toLowerCase(), operatorId: ctx.state.operator.id },
-          include: { seed: true, session: { select: { expiresAt: true } } },
+          include: PROVABLE,
         })
       : null;
     if (!round) {

@@ -143,6 +143,9 @@ type WalletCallsBody = { from: string; to: string; sandbox: boolean; endpoints: 
 type Assignable<T extends U, U> = T;
 export type FoundRound = Assignable<NonNullable<Awaited<ReturnType<typeof findRound>>>, RoundDetail>;
 
+// D40: a multiplier with two decimals, as the player channel writes it ("2.37")
+const multiplier = { type: 'string', pattern: '^[0-9]{1,7}\\.[0-9]{2}$' } as const;
+
 const WALLET_ENDPOINTS = ['balance', 'bet', 'win', 'rollback'] as const satisfies readonly WalletEndpoint[];
 
 const roundSummaryProperties = {
@@ -154,8 +157,13 @@ const roundSummaryProperties = {
   currency: { type: 'string' },
   state: { enum: Object.values(RoundState) },
   nonce: orNull({ type: 'integer', minimum: 0, description: 'null for a roundId whose bet the wallet refused (D22)' }),
-  outcomeSide: { enum: ['LOW', 'HIGH', null], description: 'null until the outcome is derived' },
+  outcomeSide: { enum: ['LOW', 'HIGH', null], description: 'dice: null until the outcome is derived; crash: null' },
   outcomeSum: orNull({ type: 'integer' }),
+  // D40: a crash round's flight; absent for dice
+  crashMultiplier: orNull({ ...multiplier, description: 'crash: the crash point, once the round\'s result is known (D40); null before' }),
+  cashOutMultiplier: orNull({ ...multiplier, description: 'crash: the multiplier the bet was cashed out at, by hand or by itself; null when lost (D40)' }),
+  cashOutMs: orNull({ type: 'integer', minimum: 0, description: 'crash: the ms of the flight the cash-out was decided at (D40)' }),
+  won: { type: ['boolean', 'null'], description: 'crash: the bet won, that is it was cashed out; null until the result, and when voided (D40)' },
   totalBetsMicro: { ...microAmount, description: 'the stake of the round\'s bet; 0 for a free bet (D18, contract 8.4)' },
   totalPayoutsMicro: { ...microAmount, description: 'the payout credited; 0 for a lost or voided round (D18)' },
   createdAt: instant,
@@ -164,8 +172,11 @@ const roundSummaryProperties = {
   sandbox: { type: 'boolean', description: 'a round of a sandbox session: its outcomes may come from seeds the operator chose (D35)' },
 } satisfies { [K in keyof RoundSummary]-?: Schema };
 
+// the fields only a crash round has (D40)
+const CRASH_ROUND_FIELDS = ['crashMultiplier', 'cashOutMultiplier', 'cashOutMs', 'won'] as const;
+
 export const roundListSchema = objectSchema<RoundListBody>({
-  rounds: { type: 'array', items: objectSchema<RoundSummary>(roundSummaryProperties) },
+  rounds: { type: 'array', items: objectSchema<RoundSummary>(roundSummaryProperties, {}, CRASH_ROUND_FIELDS) },
   nextCursor: orNull({ type: 'string', description: 'pass as `cursor` for the next page; null on the last page (D10)' }),
 });
 type RoundListBody = { rounds: RoundSummary[]; nextCursor: string | null };
@@ -174,7 +185,8 @@ const betDetailSchema = objectSchema<BetDetail>({
   betId: uuid,
   status: { enum: Object.values(BetStatus) },
   reason: orNull({ type: 'string', description: 'why a REJECTED bet was refused: a bet_rejected reason (contract 8.2, D22)' }),
-  side: { enum: ['LOW', 'HIGH'] },
+  side: { enum: ['LOW', 'HIGH', null], description: 'dice: the side bet on; null for a crash bet' },
+  autoCashOut: orNull({ ...multiplier, description: 'crash: the bet\'s auto cash-out, null without one (D40); absent for dice' }),
   amountMicro: microAmount,
   isFree: { type: 'boolean' },
   payoutMicro: orNull(microAmount),
@@ -195,7 +207,7 @@ const betDetailSchema = objectSchema<BetDetail>({
     type: ['object', 'null'],
     description: 'where the bet\'s win call stands; null without one (D23)',
   },
-});
+}, {}, ['autoCashOut']);
 
 export const roundDetailSchema = objectSchema<RoundDetail>({
   ...roundSummaryProperties,
@@ -217,7 +229,7 @@ export const roundDetailSchema = objectSchema<RoundDetail>({
       respondedAt: orNull(instant),
     }),
   },
-});
+}, {}, CRASH_ROUND_FIELDS);
 
 const count = { type: 'integer', minimum: 0 } as const;
 

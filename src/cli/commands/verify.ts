@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { verifyDiceProof } from '../../shared/domain/proof.js';
+import { verifyRoundProof } from '../../shared/domain/games/proofs.js';
 import { FailedAnswer, UsageError, type Action, type Values } from '../kit.js';
 
-// `rgs verify` (contract 2.11, D2): a round's proof checked offline.
+// `rgs verify` (contract 2.11, D2): a round's proof checked offline, by its game's module (D39:
+// dice's die, crash's crash point and cash-out, D40).
 
 export function verifyCommand(program: Command, action: Action): void {
   // contract 2.11, D2: checks a proof offline, with no database
@@ -14,7 +15,7 @@ export function verifyCommand(program: Command, action: Action): void {
       .description('check a proof of GET /v1/rounds/{id}/proof offline; exit 0 when valid, 1 when not')
       .option('--proof <file>', 'the proof as JSON; - or left out: stdin'),
     async (values) => {
-      const verdict = verifyDiceProof(await readProof(values.proof));
+      const verdict = verifyRoundProof(await readProof(values.proof));
       return verdict.valid ? verdict : new FailedAnswer(verdict);
     },
   );

@@ -45,3 +45,33 @@ export async function deriveRound({ serverSeed, committedHash, clientSeed, nonce
     face,
   };
 }
+
+const TWO_POW_52 = 1n << 52n;
+// D40: the crash point is clamped to [1.00x, 1000.00x], in cents
+const CRASH_MIN_CENTS = 100n;
+const CRASH_MAX_CENTS = 100000n;
+
+// The crash point of D40 recomputed in the browser, as the recall page checks a crash round:
+// x = the first 52 bits of h (bytes 0 to 6, big-endian, shifted right by 4), and
+// crashCents = floor(100 * (100000 - e) * 2^52 / ((2^52 - x) * 100000)), clamped to
+// [100, 100000], e being the edge (commissionMicro). Exact integers throughout (BigInt).
+/** @param {{ serverSeed: string, committedHash: string | null, clientSeed: string, nonce: number, commissionMicro: bigint }} round */
+export async function deriveCrash({ serverSeed, committedHash, clientSeed, nonce, commissionMicro }) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) throw new Error('web_crypto_unavailable');
+  const seedHash = hex(await subtle.digest('SHA-256', utf8.encode(serverSeed)));
+  const key = await subtle.importKey('raw', utf8.encode(serverSeed), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const message = `${clientSeed}:${nonce}`;
+  const h = await subtle.sign('HMAC', key, utf8.encode(message));
+  const bytes = new Uint8Array(h);
+  let first = 0n;
+  for (let i = 0; i < 7; i++) first = (first << 8n) | BigInt(bytes[i] ?? 0);
+  const x = first >> 4n;
+  const raw = (100n * (100000n - commissionMicro) * TWO_POW_52) / ((TWO_POW_52 - x) * 100000n);
+  const crashCents = raw < CRASH_MIN_CENTS ? CRASH_MIN_CENTS : raw > CRASH_MAX_CENTS ? CRASH_MAX_CENTS : raw;
+  return { seedHash, hashMatches: seedHash === committedHash, message, hmacHex: hex(h), x, crashCents };
+}
+
+// "2.37" for 237n (D40 writes multipliers with two decimals)
+/** @param {bigint} cents */
+export const centsText = (cents) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;

@@ -1,8 +1,6 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { isSide } from './dice.js';
-import { payout, multiplierScaledOf } from './payout.js';
-import { parSheet, type ParSheet } from './par-sheet.js';
-import { verifyDiceProof } from './proof.js';
+import { GAME_CODES, gameModule } from './games/index.js';
+import { isRecord, parseJson, type PackCheck } from './pack-checks.js';
 
 // The dispute pack (D32), pure: what its files are, the manifest that lists their hashes,
 // its Ed25519 signature, and the whole check an auditor runs offline (`rgs verify-pack`).
@@ -27,11 +25,8 @@ export type Manifest = {
   files: ManifestEntry[];
 };
 
-// proof.json while the seed is in use (contract 2.11, D2: it is revealed once retired)
-export const SEED_NOT_REVEALED = 'seed_not_revealed';
-// proof.json of a round voided before its outcome was derived, or of a bet refused at the
-// wallet (D22): there is no outcome to prove (contract 2.11 answers round_not_settled)
-export const NO_OUTCOME = 'no_outcome';
+// proof.json's two ways of saying there is no proof to check (the seed in use, no outcome)
+export { NO_OUTCOME, SEED_NOT_REVEALED, type PackCheck } from './pack-checks.js';
 
 // D32: the pack's files are JSON documents, two-space indented, with a final newline; the
 // hashes and the signature cover these exact bytes, so an auditor needs no canonical form.
@@ -91,14 +86,11 @@ export const publicJwk = (kid: string, x: string, validity: KeyValidity): Public
 
 // --- verification --------------------------------------------------------------------------
 
-export type PackCheck = { name: string; ok: boolean; detail?: unknown };
 export type PackVerdict = { valid: boolean; roundId: string | null; signingKeyId: string | null; checks: PackCheck[] };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 // an Ed25519 signature is 64 bytes: 88 base64 characters, the last two '='
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
-const MICRO = /^(0|[1-9][0-9]{0,19})$/;
 // a time as toISOString writes it (UTC, milliseconds optional)
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
@@ -107,15 +99,6 @@ function instant(value: unknown): number | undefined {
   if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
-}
-
-function parseJson(bytes: Uint8Array | undefined): { ok: true; value: unknown } | { ok: false } {
-  if (!bytes) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(Buffer.from(bytes).toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
 }
 
 function manifestProblems(manifest: unknown): string[] {
@@ -231,7 +214,8 @@ export function verifyPack(files: ReadonlyMap<string, Uint8Array>, jwks: Jwks): 
   return { valid: checks.every((c) => c.ok), roundId, signingKeyId: kid, checks };
 }
 
-// What the files say, checked against one another and recomputed.
+// What the files say, checked against one another and recomputed: the round and its bet here,
+// the game's content by its module (D39), named by round.json or, failing that, the par sheet.
 function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string | null): PackCheck[] {
   const checks: PackCheck[] = [];
   const check = (name: string, ok: boolean, detail?: unknown) => checks.push(detail === undefined ? { name, ok } : { name, ok, detail });
@@ -241,7 +225,6 @@ function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string |
   };
   const round = read('round.json');
   const bets = read('bets.json');
-  const proof = read('proof.json');
   const sheet = read('par-sheet.json');
   const unreadable = (['round.json', 'bets.json', 'wallet-calls.json', 'proof.json', 'par-sheet.json'] as const).filter((n) => read(n) === undefined);
   check('json', unreadable.length === 0, unreadable.length ? { notJson: unreadable } : undefined);
@@ -253,105 +236,12 @@ function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string |
   const bet = Array.isArray(bets) && bets.length === 1 && isRecord(bets[0]) ? bets[0] : undefined;
   check('bets', bet !== undefined, bet ? undefined : 'bets.json must hold the round\'s one bet (D1)');
 
-  // the par sheet: its return follows from its configuration (contract 8.4, D38)
-  const config = parSheetConfig(sheet);
-  if (!config) check('par_sheet', false, 'par-sheet.json must hold gameCode, lowWeight, highWeight, payoutMultiplier, commissionMicro and rtp');
-  else {
-    const expected = parSheet(config);
-    const ok = JSON.stringify(expected.rtp) === JSON.stringify((sheet as ParSheet).rtp);
-    check('par_sheet', ok, ok ? undefined : { expected: expected.rtp, actual: (sheet as ParSheet).rtp });
+  const gameCode = typeof round.gameCode === 'string' ? round.gameCode : isRecord(sheet) ? sheet.gameCode : undefined;
+  const module = typeof gameCode === 'string' ? gameModule(gameCode) : undefined;
+  if (!module) {
+    check('par_sheet', false, `the pack names no game of this service (${GAME_CODES.join(', ')}): its content cannot be recomputed`);
+    return checks;
   }
-
-  // the proof: recomputed when the seed is revealed (contract 2.11)
-  let outcomeSide: unknown = round.outcomeSide;
-  let proven = false;
-  if (isRecord(proof) && proof.proofStatus === SEED_NOT_REVEALED) {
-    const ok = typeof proof.serverSeedHash === 'string' && SHA256_HEX.test(proof.serverSeedHash);
-    check('proof', ok, ok ? 'seed_not_revealed: the outcome is not recomputed' : 'proof.json must carry serverSeedHash');
-  } else if (isRecord(proof) && proof.proofStatus === NO_OUTCOME) {
-    const ok = round.outcomeSide === null && round.state === 'VOIDED';
-    check('proof', ok, ok ? 'no_outcome: the round was voided before its outcome was derived' : 'only a voided round without an outcome has no proof');
-  } else {
-    const verdict = verifyDiceProof(proof);
-    check('proof', verdict.valid, verdict.valid ? undefined : verdict.checks.filter((c) => !c.ok));
-    if (verdict.valid && isRecord(proof)) {
-      const outcome = proof.outcome as Record<string, unknown>;
-      const same =
-        proof.roundId === roundId &&
-        outcome.outcomeSide === round.outcomeSide &&
-        outcome.outcomeSum === round.outcomeSum &&
-        (!config || (proof.lowWeight === config.lowWeight.toString() && proof.highWeight === config.highWeight.toString()));
-      check('proof_matches_round', same, same ? undefined : 'the proof\'s round, outcome or weights differ from round.json and par-sheet.json');
-      outcomeSide = outcome.outcomeSide;
-      proven = true;
-    }
-  }
-
-  if (bet && config) checks.push(...payoutChecks(round, bet, config, outcomeSide, proven, read('wallet-calls.json')));
-  return checks;
-}
-
-type SheetConfig = { gameCode: string; lowWeight: bigint; highWeight: bigint; payoutMultiplierScaled: bigint; commissionMicro: bigint };
-
-function parSheetConfig(sheet: unknown): SheetConfig | undefined {
-  if (!isRecord(sheet) || !isRecord(sheet.rtp) || typeof sheet.gameCode !== 'string') return undefined;
-  const { lowWeight, highWeight, payoutMultiplier, commissionMicro } = sheet;
-  if (![lowWeight, highWeight, commissionMicro].every((v) => typeof v === 'string' && MICRO.test(v)) || typeof payoutMultiplier !== 'string') return undefined;
-  const payoutMultiplierScaled = multiplierScaledOf(payoutMultiplier);
-  const config = {
-    gameCode: sheet.gameCode,
-    lowWeight: BigInt(lowWeight as string),
-    highWeight: BigInt(highWeight as string),
-    payoutMultiplierScaled: payoutMultiplierScaled ?? 0n,
-    commissionMicro: BigInt(commissionMicro as string),
-  };
-  const sane = payoutMultiplierScaled !== undefined && config.lowWeight + config.highWeight > 0n && config.commissionMicro <= 100000n;
-  return sane ? config : undefined;
-}
-
-// contract 8.4: a winning bet is credited the net of its stake; a losing one nothing; a voided
-// round pays nothing (its stake is refunded by the rollback)
-function payoutChecks(
-  round: Record<string, unknown>,
-  bet: Record<string, unknown>,
-  config: SheetConfig,
-  outcomeSide: unknown,
-  proven: boolean,
-  walletCalls: unknown,
-): PackCheck[] {
-  const checks: PackCheck[] = [];
-  if (typeof bet.amountMicro !== 'string' || !MICRO.test(bet.amountMicro) || !isSide(bet.side)) {
-    return [{ name: 'payout', ok: false, detail: 'the bet must carry amountMicro and side' }];
-  }
-  if (round.state === 'VOIDED') {
-    const ok = round.totalPayoutsMicro === '0';
-    return [{ name: 'payout', ok, detail: ok ? 'voided: nothing paid' : { expected: '0', actual: round.totalPayoutsMicro } }];
-  }
-  if (!isSide(outcomeSide)) return [{ name: 'payout', ok: false, detail: 'a settled round must have an outcome side' }];
-  const won = bet.side === outcomeSide;
-  const expected = won
-    ? payout({ stakeMicro: BigInt(bet.amountMicro), multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro.toString()
-    : '0';
-  const recorded = bet.payoutMicro ?? '0';
-  const ok = recorded === expected && round.totalPayoutsMicro === expected;
-  checks.push({
-    name: 'payout',
-    ok,
-    detail: {
-      outcomeSide,
-      outcomeProven: proven,
-      won,
-      expected,
-      ...(ok ? {} : { betPayoutMicro: recorded, totalPayoutsMicro: round.totalPayoutsMicro }),
-    },
-  });
-  // the win calls carried that amount (contract 2.7)
-  const wins = Array.isArray(walletCalls) ? walletCalls.filter((c) => isRecord(c) && c.endpoint === 'win') : [];
-  if (wins.length > 0) {
-    const amounts = wins.map((c) => parseJson(Buffer.from(String((c as Record<string, unknown>).requestBody ?? ''), 'utf8')))
-      .map((parsed) => (parsed.ok && isRecord(parsed.value) ? parsed.value.amountMicro : undefined));
-    const same = won && amounts.every((amount) => amount === expected);
-    checks.push({ name: 'win_calls', ok: same, detail: same ? undefined : { expected: won ? expected : 'no win call for a lost bet', actual: amounts } });
-  }
+  checks.push(...module.rounds.packChecks({ roundId, round, bet, proof: read('proof.json'), sheet, walletCalls: read('wallet-calls.json') }));
   return checks;
 }

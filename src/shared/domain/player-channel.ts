@@ -183,10 +183,19 @@ export type RecalledRound = {
   voidReason: string | null;
   // D22: why the wallet refused the bet (its 8.2 reason); null otherwise
   rejectReason: string | null;
-  side: string;
+  // dice: the side bet on; null for crash (D40)
+  side: string | null;
   amountMicro: string;
   isFree: boolean;
+  // dice: the die; null for crash, whose outcome is its crash point (below)
   outcome: { side: string; face: number } | null;
+  // crash only (D40): the bet's auto cash-out, the crash point (once the round's result is
+  // known), the cash-out's multiplier and the ms of the flight it was decided at (null when
+  // lost), as the reconciliation reads show them; multipliers with two decimals ("2.37")
+  autoCashOut?: string | null;
+  crashMultiplier?: string | null;
+  cashOutMultiplier?: string | null;
+  cashOutMs?: number | null;
   // known with the outcome (contract 3.1 RESULT), before the round settles
   won: boolean | null;
   // the net payout (contract 8.4): "0" for a lost round; null while in play (a won round's
@@ -201,6 +210,8 @@ export type RecalledRound = {
     nonce: number;
     lowWeight: string;
     highWeight: string;
+    // crash: the edge its crash point was derived with (D40)
+    commissionMicro?: string;
     serverSeed: string | null;
     revealableAfter: string | null;
   } | null;

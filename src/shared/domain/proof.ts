@@ -52,6 +52,44 @@ export type DiceProof = {
   sessionId: string;
 };
 
+// A crash round's proof (contract 2.11 with the CRASH outcome, D40). Beyond 2.11's fields, as
+// D19 adds dice's weights, it carries what a verifier needs to recompute the round without the
+// service: the configuration its cycle snapshotted that the crash point and the settlement
+// depend on (the edge, maxMultiplier, maxPayoutMicro, the payout's rounding in the round's
+// currency, D46), and the bet: its stake, its auto cash-out, its cash-out (the multiplier and
+// the ms of the flight it was decided at) and what it paid. Bigints and multipliers as decimal
+// strings (D18, D40: "2.00"); `voided` when the round was voided, its stake refunded.
+export type CrashProofBet = {
+  amountMicro: string;
+  autoCashOut: string | null;
+  cashOutMultiplier: string | null;
+  cashOutMs: number | null;
+  payoutMicro: string;
+  voided: boolean;
+};
+
+export type CrashProof = {
+  roundId: string;
+  gameCode: string;
+  rngVersion: string;
+  mathVersion: string;
+  serverSeed: string;
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  outcome: CrashProofOutcome;
+  commissionMicro: string;
+  maxMultiplier: string;
+  maxPayoutMicro: string;
+  payoutRounding: 'exact' | 'minor_unit';
+  currency: string;
+  bet: CrashProofBet;
+  sessionId: string;
+};
+
+// the proof of a round, whatever its game (GET /v1/rounds/{roundId}/proof)
+export type RoundProofBody = DiceProof | CrashProof;
+
 export function buildDiceProof(input: DiceProofInput): DiceProof {
   return {
     roundId: input.roundId,
@@ -83,7 +121,8 @@ export type DiceDerivation = {
   outcomeSum: number;
 };
 
-export type ProofVerdict = { valid: boolean; checks: ProofCheck[]; derived?: DiceDerivation };
+// `derived`: what the verifier recomputed, in its game's terms (dice's DiceDerivation)
+export type ProofVerdict<Derived = DiceDerivation> = { valid: boolean; checks: ProofCheck[]; derived?: Derived };
 
 const WEIGHT = /^[0-9]{1,20}$/;
 const OUTCOME_TYPES = ['DICE', 'CRASH', 'MULTI'];
@@ -93,9 +132,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
-// The fields the 2.11 body and, for DICE, D19 require, with their types; one problem per
-// bad field.
-function shapeProblems(body: unknown): string[] {
+// The fields every 2.11 body has, with their types; one problem per bad field.
+export function commonShapeProblems(body: unknown): string[] {
   if (!isRecord(body)) return ['the proof must be a JSON object'];
   const problems: string[] = [];
   for (const field of ['roundId', 'gameCode', 'rngVersion', 'serverSeed', 'serverSeedHash', 'clientSeed']) {
@@ -103,6 +141,14 @@ function shapeProblems(body: unknown): string[] {
   }
   if (body.mathVersion !== undefined && typeof body.mathVersion !== 'string') problems.push('mathVersion must be a string');
   if (!Number.isSafeInteger(body.nonce) || (body.nonce as number) < 0) problems.push('nonce must be an integer, minimum 0');
+  return problems;
+}
+
+// The fields the 2.11 body and, for DICE, D19 require, with their types; one problem per
+// bad field.
+function shapeProblems(body: unknown): string[] {
+  if (!isRecord(body)) return ['the proof must be a JSON object'];
+  const problems = commonShapeProblems(body);
   const outcome = body.outcome;
   if (!isRecord(outcome)) return [...problems, 'outcome must be an object'];
   if (!OUTCOME_TYPES.includes(outcome.type as string)) return [...problems, `outcome.type must be one of ${OUTCOME_TYPES.join(', ')}`];

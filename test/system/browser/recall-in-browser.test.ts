@@ -7,6 +7,9 @@ import { bettingWindowWithRoom, operatorWith, seatPlayer } from '../../support/g
 import { waitForQuiescence } from '../../support/invariants.js';
 import { freePort } from '../../support/processes.js';
 import { RECALL_FUNDS, RECALL_STAKE, playRecallRounds, type RecallRound, type RecallRounds } from '../../support/recall.js';
+import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
+import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
+import { centsText } from '../../../src/shared/domain/games/crash.js';
 
 // Game recall (D33) in a real headless Chromium (Debian's, as demo-in-browser.test.ts drives
 // it): the recall page of a won, a lost and a voided round shows the round as the player
@@ -101,6 +104,38 @@ describe('game recall in a browser (D33, D38)', function () {
     expect(await fact('balance-after')).to.equal(`€${euros(RECALL_FUNDS)}`);
     expect(await page.locator('#recall-proof-status').innerText()).to.equal('This round has no outcome, so there is nothing to check.');
     expect(await page.locator('#verify-output').isHidden()).to.equal(true);
+    await page.close();
+  });
+
+  it('shows a crash round\'s flight: the auto cash-out, the crash point, the cash-out with its time; the crash point checks in the page (D40)', async () => {
+    const { serverSeed, crashCents } = crashSeed(300n, 1000n);
+    const operator = await crashOperator(h);
+    const seat = await seatCrashPlayer(h, operator, serverSeed, RECALL_FUNDS);
+    await bettingWindowWithRoom(seat.player, 500);
+    const stake = 1_000_000n;
+    const bet = await seat.player.request('place_bet', { amountMicro: stake.toString(), autoCashOut: '1.10' });
+    expect(bet.ok, JSON.stringify(bet)).to.equal(true);
+    const result = await seat.player.waitFor('round_result', (m) => m.roundId === bet.roundId, 20_000);
+    expect(result).to.include({ won: true, cashOutMultiplier: '1.10', crashMultiplier: centsText(crashCents) });
+    expect((await operator.request('POST', `/v1/session/${seat.sessionId}/terminate`, {})).status).to.equal(200);
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    seat.player.close();
+
+    const { page, fact } = await open(await linkOf({ roundId: bet.roundId, seat, operator }));
+    expect(await fact('game')).to.equal('Crash');
+    expect(await fact('bet')).to.equal(`auto cash-out 1.10× · €${euros(stake)}`);
+    expect(await fact('outcome')).to.equal(`crashed at ${centsText(crashCents)}×`);
+    const seconds = (curveTime(110n) / 1000).toFixed(3);
+    expect(await fact('cash-out')).to.equal(`1.10× at ${seconds} s into the flight`);
+    expect(await fact('payout')).to.equal(`€${euros((stake * 110n) / 100n)}`);
+    expect(await fact('balance-after')).to.equal(`€${euros(RECALL_FUNDS - stake + (stake * 110n) / 100n)}`);
+    expect(await fact('state')).to.equal('settled: won');
+    expect(await page.locator('#flight').isVisible()).to.equal(true);
+    expect(await page.locator('#die').isHidden()).to.equal(true);
+    expect(await page.locator('#flight-crash').innerText()).to.equal(`crashed at ${centsText(crashCents)}×`);
+    const verdict = page.locator('#verify-output .verdict');
+    expect(await verdict.innerText({ timeout: 15_000 })).to.match(/^MATCH/);
+    expect(await verdict.getAttribute('data-match')).to.equal('true');
     await page.close();
   });
 

@@ -1,9 +1,22 @@
+import { minorUnitMicro, roundedPayout } from '../currency.js';
 import { MAX_MICRO } from '../money.js';
-import { reducedFraction, rtpText } from '../par-sheet.js';
-import type { CrashProofOutcome } from '../proof.js';
-import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
+import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from '../pack-checks.js';
+import { reducedFraction, rtpText, type Rtp } from '../par-sheet.js';
+import { commonShapeProblems, type CrashProof, type CrashProofOutcome, type ProofCheck, type ProofVerdict } from '../proof.js';
+import { roundHash, serverSeedHash } from '../seeds.js';
+import {
+  GameConfigError,
+  PAYOUT_ROUNDINGS,
+  betLimitsCheck,
+  configSchema,
+  integerField,
+  msField,
+  stakeStepFields,
+  type ConfigField,
+  type PayoutRounding,
+} from './config.js';
 import { curveCents, curveTime } from './crash-curve.js';
-import { InvalidBetError, type ExactRtp, type GameModule, type Settlement } from './types.js';
+import { InvalidBetError, type ExactRtp, type GameModule, type PlayView, type ProofInput, type RoundRecord, type Settlement } from './types.js';
 
 // The crash game (D40), pure: the crash point of a round from its `h` (D2), the settlement of a
 // bet, and the exact par sheet. The clock, the flight and the cash-out message are the
@@ -127,7 +140,8 @@ export const crashPayout = (stakeMicro: bigint, cents: bigint, maxPayoutMicro: b
 // the curve is below the crash point, so D40's `m(t) <= crashMultiplier` holds. At t(crash)
 // itself the bet has ended: a manual cash-out is too late, while an auto cash-out at exactly
 // the crash point wins, since D40 decides that one on `a <= crashMultiplier`.
-export function settleCrash(stakeMicro: bigint, bet: CrashBet, outcome: CrashOutcome, config: CrashConfig, cashOutMs?: number): CrashSettlement {
+// Only the crash point of the outcome is read: a stored round settles from its stored point.
+export function settleCrash(stakeMicro: bigint, bet: CrashBet, outcome: Pick<CrashOutcome, 'crashCents'>, config: CrashConfig, cashOutMs?: number): CrashSettlement {
   if (cashOutMs !== undefined && (!Number.isSafeInteger(cashOutMs) || cashOutMs < 0)) throw new RangeError(`cashOutMs must be an integer number of ms, at least 0: ${cashOutMs}`);
   const automatic = automaticCashOutCents(stakeMicro, bet, config);
   const reached = automatic <= outcome.crashCents;
@@ -198,6 +212,345 @@ const config = configSchema<CrashConfig>(
   ],
 );
 
+// ---- the reads of a stored round (D39): its views, its proof, its dispute pack -------------
+
+// a round's result is known from RESULT on (D40: at its cash-out or its crash); a voided round
+// is over too. Before that its crash point is the player's secret to come, shown nowhere.
+const isOver = (state: RoundRecord['state']): boolean => state === 'RESULT' || state === 'SETTLED' || state === 'VOIDED';
+
+function crashView(record: RoundRecord): PlayView {
+  return {
+    crashMultiplier: isOver(record.state) && record.crashCents !== null ? centsText(record.crashCents) : null,
+    cashOutMultiplier: record.cashOutCents === null ? null : centsText(record.cashOutCents),
+    cashOutMs: record.cashOutMs,
+    won: crashWon(record),
+  };
+}
+
+// D40: a bet won iff it was cashed out (by hand, or by itself at its automatic cash-out)
+const crashWon = (record: RoundRecord): boolean | null =>
+  record.state === 'RESULT' || record.state === 'SETTLED' ? record.cashOutCents !== null : null;
+
+const textOrNull = (cents: bigint | null): string | null => (cents === null ? null : centsText(cents));
+
+// D40, contract 2.11: the proof of a crash round. The crash point is the stored one, not
+// recomputed, so that a verifier checks it; u is x / 2^52 of the round's h, which the round
+// does not store.
+export function buildCrashProof(input: ProofInput<CrashConfig>): CrashProof {
+  const { record, config } = input;
+  if (record.crashCents === null) throw new Error(`round ${input.roundId} has no crash point`);
+  const derived = crashFromHash(roundHash(input), config.commissionMicro);
+  const voided = record.state === 'VOIDED';
+  return {
+    roundId: input.roundId,
+    gameCode: input.gameCode,
+    rngVersion: CRASH_RNG_VERSION,
+    mathVersion: CRASH_MATH_VERSION,
+    serverSeed: input.serverSeed,
+    serverSeedHash: input.serverSeedHash,
+    clientSeed: input.clientSeed,
+    nonce: input.nonce,
+    outcome: crashProofOutcome({ ...derived, crashCents: record.crashCents }),
+    commissionMicro: config.commissionMicro.toString(),
+    maxMultiplier: centsText(config.maxMultiplierCents),
+    maxPayoutMicro: config.maxPayoutMicro.toString(),
+    payoutRounding: config.payoutRounding,
+    currency: input.currency,
+    bet: {
+      amountMicro: input.stakeMicro.toString(),
+      autoCashOut: textOrNull(record.autoCashOutCents),
+      cashOutMultiplier: textOrNull(record.cashOutCents),
+      cashOutMs: record.cashOutMs,
+      payoutMicro: voided ? '0' : input.payoutMicro.toString(),
+      voided,
+    },
+    sessionId: input.sessionId,
+  };
+}
+
+// D40: u = x / 2^52 exactly (x < 2^52: a double holds it, and the division by a power of two
+// is exact); the multiplier as a JSON number (2.37), which a verifier compares in cents
+const crashProofOutcome = (outcome: CrashOutcome): CrashProofOutcome => ({
+  type: 'CRASH',
+  crashMultiplier: Number(outcome.crashCents) / 100,
+  u: Number(outcome.x) / 2 ** 52,
+});
+
+// what `rgs verify` recomputed of a crash proof
+export type CrashDerivation = {
+  serverSeedHash: string;
+  hmacHex: string;
+  // D40's x (below 2^52), as a decimal string as the service writes every integer it computes
+  // in bigints (D18)
+  x: string;
+  u: number;
+  crashMultiplier: string;
+  // the bet settled again from the proof's terms (null for a voided round, which settles nothing)
+  cashOutMultiplier: string | null;
+  won: boolean | null;
+  payoutMicro: string;
+};
+
+const cents = (text: unknown, min: bigint, max: bigint): bigint | undefined => {
+  const value = centsOf(text);
+  return value !== undefined && value >= min && value <= max ? value : undefined;
+};
+
+// The fields a crash proof needs beside 2.11's, with their types; one problem per bad field.
+function crashShapeProblems(body: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const outcome = body.outcome as Record<string, unknown>;
+  if (typeof outcome.crashMultiplier !== 'number' || !(outcome.crashMultiplier >= 1 && outcome.crashMultiplier <= 1000)) {
+    problems.push('outcome.crashMultiplier must be a number, 1 to 1000');
+  }
+  if (typeof outcome.u !== 'number' || !(outcome.u >= 0 && outcome.u < 1)) problems.push('outcome.u must be a number, at least 0 and below 1');
+  if (typeof body.commissionMicro !== 'string' || !MICRO.test(body.commissionMicro) || BigInt(body.commissionMicro) > COMMISSION_SCALE) {
+    problems.push('commissionMicro must be a decimal string, 0 to 100000');
+  }
+  if (cents(body.maxMultiplier, 101n, CRASH_MAX_CENTS) === undefined) problems.push('maxMultiplier must be a multiplier with two decimals, 1.01 to 1000.00');
+  if (typeof body.maxPayoutMicro !== 'string' || !MICRO.test(body.maxPayoutMicro) || body.maxPayoutMicro === '0') problems.push('maxPayoutMicro must be a positive decimal string');
+  if (!(PAYOUT_ROUNDINGS as readonly unknown[]).includes(body.payoutRounding)) problems.push(`payoutRounding must be one of ${PAYOUT_ROUNDINGS.join(', ')}`);
+  if (typeof body.currency !== 'string' || body.currency === '') problems.push('currency must be a non-empty string');
+  const bet = body.bet;
+  if (!isRecord(bet)) return [...problems, 'bet must be an object'];
+  if (typeof bet.amountMicro !== 'string' || !MICRO.test(bet.amountMicro) || bet.amountMicro === '0') problems.push('bet.amountMicro must be a positive decimal string');
+  if (bet.autoCashOut !== null && cents(bet.autoCashOut, 101n, CRASH_MAX_CENTS) === undefined) problems.push('bet.autoCashOut must be null or a multiplier, 1.01 to 1000.00');
+  if (bet.cashOutMultiplier !== null && cents(bet.cashOutMultiplier, CRASH_MIN_CENTS, CRASH_MAX_CENTS) === undefined) {
+    problems.push('bet.cashOutMultiplier must be null or a multiplier, 1.00 to 1000.00');
+  }
+  if (bet.cashOutMs !== null && (!Number.isSafeInteger(bet.cashOutMs) || (bet.cashOutMs as number) < 0)) problems.push('bet.cashOutMs must be null or an integer, minimum 0');
+  if (typeof bet.payoutMicro !== 'string' || !MICRO.test(bet.payoutMicro)) problems.push('bet.payoutMicro must be a decimal string');
+  if (typeof bet.voided !== 'boolean') problems.push('bet.voided must be a boolean');
+  return problems;
+}
+
+// the configuration a crash proof states, for the settlement (D40); the keys it leaves out do
+// not enter the crash point nor the payout
+const proofConfig = (proof: CrashProof): CrashConfig => ({
+  ...config.defaults,
+  commissionMicro: BigInt(proof.commissionMicro),
+  maxMultiplierCents: centsOf(proof.maxMultiplier)!,
+  maxPayoutMicro: BigInt(proof.maxPayoutMicro),
+  payoutRounding: proof.payoutRounding,
+});
+
+// The settlement of a stored crash bet (D40) as the service books it: settleCrash given the
+// stored cash-out's ms, its payout rounded as the configuration says (D46)
+function bookedSettlement(stakeMicro: bigint, autoCashOutCents: bigint | null, crashCents: bigint, c: CrashConfig, currency: string, cashOutMs: number | null) {
+  const settled = settleCrash(stakeMicro, { autoCashOutCents }, { crashCents }, c, cashOutMs ?? undefined);
+  return { ...settled, payoutMicro: settled.won ? roundedPayout(settled.payoutMicro, c.payoutRounding, currency) : 0n };
+}
+
+// contract 2.11's rule for a crash proof (D40): sha256(serverSeed) is the committed hash; the
+// HMAC gives x, u = x / 2^52 and the crash point of the proof's edge; and the bet, settled
+// again from its stake, its auto cash-out and its cash-out's ms under the proof's terms, was
+// cashed out at the proof's multiplier and paid the proof's amount (a voided round paid 0).
+export function verifyCrashProof(body: unknown): ProofVerdict<CrashDerivation> {
+  const common = commonShapeProblems(body);
+  if (!isRecord(body)) return { valid: false, checks: [{ name: 'shape', ok: false, actual: common }] };
+  const outcome = body.outcome;
+  const problems = !isRecord(outcome) ? [...common, 'outcome must be an object'] : outcome.type === 'CRASH' ? [...common, ...crashShapeProblems(body)] : common;
+  if (problems.length) return { valid: false, checks: [{ name: 'shape', ok: false, actual: problems }] };
+  const checks: ProofCheck[] = [{ name: 'shape', ok: true }];
+  if ((outcome as Record<string, unknown>).type !== 'CRASH') {
+    checks.push({ name: 'outcome_type', ok: false, expected: 'CRASH', actual: String((outcome as Record<string, unknown>).type) });
+    return { valid: false, checks };
+  }
+  const proof = body as CrashProof;
+  checks.push({ name: 'outcome_type', ok: true, expected: 'CRASH', actual: 'CRASH' });
+  checks.push({ name: 'rng_version', ok: proof.rngVersion === CRASH_RNG_VERSION, expected: CRASH_RNG_VERSION, actual: proof.rngVersion });
+  if (proof.mathVersion !== undefined) {
+    checks.push({ name: 'math_version', ok: proof.mathVersion === CRASH_MATH_VERSION, expected: CRASH_MATH_VERSION, actual: proof.mathVersion });
+  }
+  // D2: the hash of the seed's UTF-8 text, lower-case hex
+  const hash = serverSeedHash(proof.serverSeed);
+  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+
+  const c = proofConfig(proof);
+  const derived = crashFromHash(roundHash(proof), c.commissionMicro);
+  const shown = crashProofOutcome(derived);
+  checks.push({ name: 'crash_multiplier', ok: shown.crashMultiplier === proof.outcome.crashMultiplier, expected: shown.crashMultiplier, actual: proof.outcome.crashMultiplier });
+  checks.push({ name: 'u', ok: shown.u === proof.outcome.u, expected: shown.u, actual: proof.outcome.u });
+
+  const { bet } = proof;
+  let settled: { cashOutMultiplier: string | null; won: boolean | null; payoutMicro: string };
+  if (bet.voided) {
+    // the stake was refunded: nothing paid, whatever the flight would have given
+    settled = { cashOutMultiplier: bet.cashOutMultiplier, won: null, payoutMicro: '0' };
+  } else {
+    const booked = bookedSettlement(BigInt(bet.amountMicro), centsOf(bet.autoCashOut) ?? null, derived.crashCents, c, proof.currency, bet.cashOutMs);
+    settled = { cashOutMultiplier: textOrNull(booked.cashOutCents), won: booked.won, payoutMicro: booked.payoutMicro.toString() };
+    checks.push({ name: 'cash_out', ok: settled.cashOutMultiplier === bet.cashOutMultiplier, expected: settled.cashOutMultiplier, actual: bet.cashOutMultiplier });
+  }
+  checks.push({ name: 'payout', ok: settled.payoutMicro === bet.payoutMicro, expected: settled.payoutMicro, actual: bet.payoutMicro });
+  return {
+    valid: checks.every((check) => check.ok),
+    checks,
+    derived: {
+      serverSeedHash: hash,
+      hmacHex: derived.hmacHex,
+      x: derived.x.toString(),
+      u: shown.u,
+      crashMultiplier: centsText(derived.crashCents),
+      ...settled,
+    },
+  };
+}
+
+// D32: a crash round's par sheet is the exact return to player of its own bet (D40's par
+// sheet depends on the bet: its auto cash-out, and through the payout cap its stake), with the
+// whole configuration it was played under, as written (rgs game config's form), and the
+// round's currency, whose minor unit a `minor_unit` configuration rounds each payout to (D46:
+// the return is then counted as paid)
+export type CrashParSheet = {
+  gameCode: string;
+  config: Record<string, string | number>;
+  currency: string;
+  bet: Record<string, string | null>;
+  stakeMicro: string;
+  rtp: Rtp;
+};
+
+function crashParSheet(c: CrashConfig, autoCashOutCents: bigint | null, stakeMicro: bigint, currency: string): CrashParSheet {
+  const bet = { autoCashOutCents };
+  const unit = c.payoutRounding === 'minor_unit' ? minorUnitMicro(currency) : undefined;
+  const { fraction, decimal } = crashRtp(c, bet, stakeMicro, unit);
+  return { gameCode: 'crash', config: config.write(c), currency, bet: crashBetWrite(bet), stakeMicro: stakeMicro.toString(), rtp: { fraction, decimal } };
+}
+
+const crashBetWrite = (bet: CrashBet) => ({ autoCashOut: textOrNull(bet.autoCashOutCents) });
+
+// The par sheet read back: its configuration parsed by the game's schema, its bet and stake;
+// or the problem
+function readParSheet(sheet: unknown): { config: CrashConfig; bet: CrashBet; stakeMicro: bigint; currency: string } | string {
+  const form = 'par-sheet.json must hold gameCode, config, currency, bet, stakeMicro and rtp';
+  if (
+    !isRecord(sheet) ||
+    !isRecord(sheet.config) ||
+    !isRecord(sheet.bet) ||
+    !isRecord(sheet.rtp) ||
+    typeof sheet.currency !== 'string' ||
+    typeof sheet.stakeMicro !== 'string' ||
+    !MICRO.test(sheet.stakeMicro) ||
+    sheet.stakeMicro === '0'
+  ) {
+    return form;
+  }
+  try {
+    const c = config.parse(sheet.config, { currency: sheet.currency });
+    return { config: c, bet: crashBetParse(sheet.bet, c), stakeMicro: BigInt(sheet.stakeMicro), currency: sheet.currency };
+  } catch (err) {
+    if (err instanceof GameConfigError || err instanceof InvalidBetError) return `${form}: ${err.message}`;
+    throw err;
+  }
+}
+
+// D32, D40: a crash round's pack. The par sheet's return is the module's for the bet the pack
+// holds; the proof (once the seed is revealed) reproduces the crash point and the settlement and
+// is this round's; the payout follows from the crash point (the proof's when revealed, else
+// round.json's), the stored cash-out's ms and the par sheet's configuration.
+function crashPackChecks({ roundId, round, bet, proof, sheet, walletCalls }: PackFacts): PackCheck[] {
+  const checks: PackCheck[] = [];
+  const check = (name: string, ok: boolean, detail?: unknown) => checks.push(detail === undefined ? { name, ok } : { name, ok, detail });
+
+  const read = readParSheet(sheet);
+  const stated = typeof read === 'string' ? undefined : read;
+  if (!stated) check('par_sheet', false, read);
+  else {
+    const expected = crashParSheet(stated.config, stated.bet.autoCashOutCents, stated.stakeMicro, stated.currency);
+    const actual = sheet as CrashParSheet;
+    const sameRtp = JSON.stringify(expected.rtp) === JSON.stringify(actual.rtp);
+    // the sheet is the pack's bet's: its auto cash-out, its stake, its round's currency
+    const sameBet = !bet || (bet.autoCashOut === expected.bet.autoCashOut && bet.amountMicro === expected.stakeMicro && round.currency === expected.currency);
+    check('par_sheet', sameRtp && sameBet, sameRtp && sameBet ? undefined : sameRtp ? 'par-sheet.json is for another bet or currency than bets.json and round.json' : { expected: expected.rtp, actual: actual.rtp });
+  }
+
+  const roundCents = centsOf(round.crashMultiplier);
+  let crashCents = roundCents;
+  let proven = false;
+  const unproven = unprovenCheck(proof, round, round.crashMultiplier !== null);
+  if (unproven) checks.push(unproven);
+  else {
+    const verdict = verifyCrashProof(proof);
+    check('proof', verdict.valid, verdict.valid ? undefined : verdict.checks.filter((c) => !c.ok));
+    if (verdict.valid) {
+      const p = proof as CrashProof;
+      const c = stated?.config;
+      const same =
+        p.roundId === roundId &&
+        Number(roundCents) / 100 === p.outcome.crashMultiplier &&
+        p.currency === round.currency &&
+        (!c || (p.commissionMicro === c.commissionMicro.toString() && p.maxMultiplier === centsText(c.maxMultiplierCents) && p.maxPayoutMicro === c.maxPayoutMicro.toString() && p.payoutRounding === c.payoutRounding)) &&
+        (!bet || (p.bet.amountMicro === bet.amountMicro && p.bet.autoCashOut === bet.autoCashOut)) &&
+        p.bet.cashOutMultiplier === round.cashOutMultiplier &&
+        p.bet.cashOutMs === round.cashOutMs &&
+        p.bet.payoutMicro === round.totalPayoutsMicro;
+      check('proof_matches_round', same, same ? undefined : 'the proof\'s round, crash point, terms or bet differ from round.json, bets.json and par-sheet.json');
+      crashCents = centsOf(verdict.derived!.crashMultiplier);
+      proven = true;
+    }
+  }
+
+  if (bet && stated) checks.push(...crashPayoutChecks(round, bet, stated.config, crashCents, proven, walletCalls));
+  return checks;
+}
+
+function crashPayoutChecks(
+  round: Record<string, unknown>,
+  bet: Record<string, unknown>,
+  c: CrashConfig,
+  crashCents: bigint | undefined,
+  proven: boolean,
+  walletCalls: unknown,
+): PackCheck[] {
+  const autoCashOutCents = bet.autoCashOut === null ? null : cents(bet.autoCashOut, 101n, CRASH_MAX_CENTS);
+  if (typeof bet.amountMicro !== 'string' || !MICRO.test(bet.amountMicro) || bet.amountMicro === '0' || autoCashOutCents === undefined) {
+    return [{ name: 'payout', ok: false, detail: 'the bet must carry amountMicro and autoCashOut' }];
+  }
+  if (round.state === 'VOIDED') {
+    const ok = round.totalPayoutsMicro === '0';
+    return [{ name: 'payout', ok, detail: ok ? 'voided: nothing paid' : { expected: '0', actual: round.totalPayoutsMicro } }];
+  }
+  if (crashCents === undefined) return [{ name: 'payout', ok: false, detail: 'a settled round must have its crash point' }];
+  const cashOutMs = round.cashOutMs === null ? null : Number.isSafeInteger(round.cashOutMs) && (round.cashOutMs as number) >= 0 ? (round.cashOutMs as number) : undefined;
+  if (cashOutMs === undefined || typeof round.currency !== 'string') return [{ name: 'payout', ok: false, detail: 'round.json must carry currency and cashOutMs (null or ms)' }];
+  const booked = bookedSettlement(BigInt(bet.amountMicro), autoCashOutCents, crashCents, c, round.currency, cashOutMs);
+  const expected = booked.payoutMicro.toString();
+  const cashOutMultiplier = textOrNull(booked.cashOutCents);
+  const recorded = bet.payoutMicro ?? '0';
+  const ok = recorded === expected && round.totalPayoutsMicro === expected && round.cashOutMultiplier === cashOutMultiplier;
+  const checks: PackCheck[] = [
+    {
+      name: 'payout',
+      ok,
+      detail: {
+        crashMultiplier: centsText(crashCents),
+        outcomeProven: proven,
+        cashOutMs,
+        cashOutMultiplier,
+        won: booked.won,
+        expected,
+        ...(ok ? {} : { betPayoutMicro: recorded, totalPayoutsMicro: round.totalPayoutsMicro, roundCashOutMultiplier: round.cashOutMultiplier }),
+      },
+    },
+  ];
+  // the win calls carried that amount (contract 2.7)
+  const wins = winCallsCheck(walletCalls, booked.won, expected);
+  if (wins) checks.push(wins);
+  return checks;
+}
+
+const crashBetParse = (input: Readonly<Record<string, unknown>>, c: CrashConfig): CrashBet => {
+  const unknown = Object.keys(input).filter((key) => key !== 'autoCashOut');
+  if (unknown.length) throw new InvalidBetError(`a crash bet has no ${unknown.join(', ')}: its parameter is autoCashOut`);
+  if (input.autoCashOut === undefined || input.autoCashOut === null) return { autoCashOutCents: null };
+  const parsed = centsOf(input.autoCashOut);
+  if (parsed === undefined || parsed < 101n || parsed > c.maxMultiplierCents) {
+    throw new InvalidBetError(`autoCashOut must be a multiplier with two decimals, 1.01 to ${centsText(c.maxMultiplierCents)}: got ${JSON.stringify(input.autoCashOut)}`);
+  }
+  return { autoCashOutCents: parsed };
+};
+
 export const crashModule = {
   gameCode: 'crash' as const,
   kind: 'shared',
@@ -209,23 +562,23 @@ export const crashModule = {
   config,
   bet: {
     keys: [{ key: 'autoCashOut', description: 'the multiplier at which the bet cashes out by itself, two decimals ("2.00"), 1.01 to maxMultiplier', example: '2.00' }],
-    parse(input, c) {
-      const unknown = Object.keys(input).filter((key) => key !== 'autoCashOut');
-      if (unknown.length) throw new InvalidBetError(`a crash bet has no ${unknown.join(', ')}: its parameter is autoCashOut`);
-      if (input.autoCashOut === undefined || input.autoCashOut === null) return { autoCashOutCents: null };
-      const cents = centsOf(input.autoCashOut);
-      if (cents === undefined || cents < 101n || cents > c.maxMultiplierCents) {
-        throw new InvalidBetError(`autoCashOut must be a multiplier with two decimals, 1.01 to ${centsText(c.maxMultiplierCents)}: got ${JSON.stringify(input.autoCashOut)}`);
-      }
-      return { autoCashOutCents: cents };
-    },
-    write: (bet) => ({ autoCashOut: bet.autoCashOutCents === null ? null : centsText(bet.autoCashOutCents) }),
+    parse: crashBetParse,
+    write: crashBetWrite,
   },
   derive: (h, c) => crashFromHash(h, c.commissionMicro),
-  // D40: u = x / 2^52 exactly (x < 2^52: a double holds it, and the division by a power of two
-  // is exact); the multiplier as a JSON number (2.37), which a verifier compares in cents
-  proofOutcome: (outcome): CrashProofOutcome => ({ type: 'CRASH', crashMultiplier: Number(outcome.crashCents) / 100, u: Number(outcome.x) / 2 ** 52 }),
+  proofOutcome: crashProofOutcome,
   rtp: crashRtp,
   maxMultiplier: (c) => centsText(c.maxMultiplierCents),
   settle: (stakeMicro, bet, outcome, c, play) => settleCrash(stakeMicro, bet, outcome, c, play?.cashOutMs),
+  rounds: {
+    recorded: (record) => record.crashCents !== null,
+    won: crashWon,
+    betParams: (record) => crashBetWrite({ autoCashOutCents: record.autoCashOutCents }),
+    view: crashView,
+    checkTerms: (commissionMicro) => ({ commissionMicro: commissionMicro.toString() }),
+    proof: buildCrashProof,
+    verifyProof: verifyCrashProof,
+    parSheet: (c, record, stakeMicro, currency) => crashParSheet(c, record.autoCashOutCents, stakeMicro, currency),
+    packChecks: crashPackChecks,
+  },
 } as const satisfies GameModule<CrashConfig, CrashBet, CrashOutcome, CrashSettlement>;

@@ -1,9 +1,10 @@
 import { DICE_MATH_VERSION, DICE_RNG_VERSION, diceFromHash, isSide, type DiceOutcome, type Side } from '../dice.js';
-import { decimalText, reducedFraction, rtpText, sideRtp } from '../par-sheet.js';
+import { dicePackChecks } from '../dice-pack.js';
+import { decimalText, parSheet, reducedFraction, rtpText, sideRtp } from '../par-sheet.js';
 import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
-import { diceProofOutcome } from '../proof.js';
+import { buildDiceProof, diceProofOutcome, verifyDiceProof } from '../proof.js';
 import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
-import { InvalidBetError, type GameModule } from './types.js';
+import { InvalidBetError, type GameModule, type RoundRecord } from './types.js';
 
 // Dice as a game module (D39), the first one: a wrapper of the derivation (dice.ts, D2), the
 // par sheet (par-sheet.ts) and the payout arithmetic (payout.ts, contract 8.4, D18), which
@@ -63,6 +64,9 @@ const config = configSchema<DiceConfig>(
   ],
 );
 
+// the round's outcome as stored (contract 2.13: outcomeSide, outcomeSum), once derived
+const recorded = (record: RoundRecord): boolean => record.outcomeSide !== null && record.outcomeSum !== null;
+
 export const diceModule = {
   gameCode: 'dice' as const,
   kind: 'shared',
@@ -109,5 +113,38 @@ export const diceModule = {
     const won = bet.side === outcome.side;
     const payoutMicro = won ? payout({ stakeMicro, multiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }).netMicro : 0n;
     return { won, payoutMicro };
+  },
+  // the reads of a stored round (D39): they show what they always have (no field of their own,
+  // the side and outcome are columns every read has), the proof of contract 2.11 with D19's
+  // weights, and the dispute pack's par sheet of D32 (each side's return) and its checks
+  rounds: {
+    recorded,
+    won: (record) => (record.state !== 'VOIDED' && recorded(record) ? record.outcomeSide === record.side : null),
+    betParams: (record) => ({ side: record.side }),
+    view: () => ({}),
+    checkTerms: () => ({}),
+    proof(input) {
+      const { outcomeSide, outcomeSum } = input.record;
+      // a stored side other than LOW or HIGH is a corrupt row: an error, never a proof
+      if (!isSide(outcomeSide) || outcomeSum === null) throw new Error(`round ${input.roundId} has an unknown outcome side`);
+      return buildDiceProof({
+        roundId: input.roundId,
+        gameCode: input.gameCode,
+        sessionId: input.sessionId,
+        serverSeed: input.serverSeed,
+        serverSeedHash: input.serverSeedHash,
+        clientSeed: input.clientSeed,
+        nonce: input.nonce,
+        lowWeight: input.record.lowWeight,
+        highWeight: input.record.highWeight,
+        diceValues: input.record.diceValues,
+        outcomeSum,
+        outcomeSide,
+      });
+    },
+    verifyProof: verifyDiceProof,
+    parSheet: (c) =>
+      parSheet({ gameCode: 'dice', lowWeight: c.lowWeight, highWeight: c.highWeight, payoutMultiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }),
+    packChecks: dicePackChecks,
   },
 } as const satisfies GameModule<DiceConfig, DiceBet, DiceOutcome>;

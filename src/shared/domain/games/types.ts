@@ -1,5 +1,7 @@
+import type { PackCheck, PackFacts } from '../pack-checks.js';
 import type { Fraction, Rtp } from '../par-sheet.js';
-import type { ProofOutcome } from '../proof.js';
+import type { ProofOutcome, ProofVerdict, RoundProofBody } from '../proof.js';
+import type { RoundState as RoundStatus } from '../state-machine.js';
 import type { BetLimits, ConfigSchema, StakeTerms } from './config.js';
 
 export type { BetLimits, StakeTerms };
@@ -47,6 +49,89 @@ export type BetKey = {
 // flight (D40); nothing in dice
 export type RoundPlay = { cashOutMs?: number };
 
+// A round as the rounds table keeps it, with its bet's own columns, whatever its game: each
+// game reads the columns it writes (dice: the side, the outcome and the weight snapshot, D2,
+// D19; crash: the auto cash-out, the crash point and the cash-out, D40) and ignores the others.
+// What the reads of a round (the proof, the dispute pack, the recall and the reconciliation
+// views) hand to its game's module.
+export type RoundRecord = {
+  state: RoundStatus;
+  // the bet's parameters as their columns hold them (bets.side, bets.auto_cash_out_cents)
+  side: string | null;
+  autoCashOutCents: bigint | null;
+  outcomeSide: string | null;
+  outcomeSum: number | null;
+  diceValues: number[];
+  lowWeight: bigint;
+  highWeight: bigint;
+  crashCents: bigint | null;
+  cashOutCents: bigint | null;
+  cashOutMs: number | null;
+};
+
+// What the reads of a round show of its play beyond the fields every game has (D10, D33): a
+// crash round's crash point and cash-out (D40); nothing for dice, whose views keep their shape.
+// Multipliers with two decimals ("2.37"), the cash-out's time in ms of the flight.
+export type PlayView = {
+  crashMultiplier?: string | null;
+  cashOutMultiplier?: string | null;
+  cashOutMs?: number | null;
+  // crash: whether the bet won, which follows from its cash-out (null until its result)
+  won?: boolean | null;
+};
+
+// A bet's own parameters as the reads show them (bet.write's form): dice's side, crash's auto
+// cash-out ("2.00", or null without one, D40).
+export type BetParams = { side?: string | null; autoCashOut?: string | null };
+
+// What a proof is made of (contract 2.11; D2, D19, D40): the round's seeds, revealed, its
+// record, the configuration its cycle snapshotted (contract 8.6), and its bet as settled.
+export type ProofInput<Config> = {
+  roundId: string;
+  gameCode: string;
+  sessionId: string;
+  currency: string;
+  serverSeed: string;
+  // the hash committed at session start (contract 2.3), as stored, not recomputed
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  record: RoundRecord;
+  config: Config;
+  stakeMicro: bigint;
+  // what the round paid (0 when lost; 0 when voided, its stake refunded)
+  payoutMicro: bigint;
+};
+
+// A game's part of the reads of its rounds (D39: they ask the module, never name the game).
+export type RoundReads<Config> = {
+  // whether the record holds the round's outcome; a round voided before its outcome was
+  // derived has none, and nothing to prove (contract 2.11)
+  recorded(record: RoundRecord): boolean;
+  // whether the bet won: null until the round's result, and for a voided round
+  won(record: RoundRecord): boolean | null;
+  // the bet's own parameters as the player wrote them (bet.write's form), from its columns
+  betParams(record: RoundRecord): BetParams;
+  // what the reads show of the play beyond the common fields; nothing the player may not know
+  // yet (a crash point stays hidden while the round flies)
+  view(record: RoundRecord): PlayView;
+  // what a check of the round in a page needs beyond its seeds and the weight snapshot every
+  // round keeps (D33): crash's edge, from its cycle's snapshot (D40); nothing for dice (D19's
+  // weights are the round's)
+  checkTerms(commissionMicro: bigint): { commissionMicro?: string };
+  // contract 2.11: the proof of a finished round whose seed is revealed
+  proof(input: ProofInput<Config>): RoundProofBody;
+  // the check anyone runs on such a proof (`rgs verify`), without the service
+  verifyProof(body: unknown): ProofVerdict<unknown>;
+  // D32: the dispute pack's par-sheet.json for the round: the configuration it was played
+  // under and the exact return to player (of each side for dice, of the bet for crash, its
+  // payout counted as paid in the round's currency, D46)
+  parSheet(config: Config, record: RoundRecord, stakeMicro: bigint, currency: string): unknown;
+  // D32: the checks of a pack that recompute the game: par_sheet, proof, proof_matches_round,
+  // payout, win_calls
+  packChecks(facts: PackFacts): PackCheck[];
+};
+
 export class InvalidBetError extends Error {
   override name = 'InvalidBetError';
 }
@@ -87,6 +172,8 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   // the settlement arithmetic: stake, the bet's parameters, the round's outcome and what the
   // player did during it (D40: a cash-out, in ms of the flight) → the payout
   settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config, play?: RoundPlay): Result;
+  // the reads of a stored round: its proof, its dispute pack, its views (D39)
+  readonly rounds: RoundReads<Config>;
 }
 
 // a module whose own types are erased, as the registry holds it (see the rule above)

@@ -2,9 +2,10 @@ import type { Db, WalletCall } from '../../platform/db/client.js';
 import type { Queryable } from '../../platform/db/sql.js';
 import { PACK_KEY, currentSigningKey } from '../../platform/signing-keys.js';
 import { NO_OUTCOME, SEED_NOT_REVEALED, signedPack, type Manifest } from '../../domain/dispute-pack.js';
-import { parSheet } from '../../domain/par-sheet.js';
 import { callsOfTransactions } from '../../wallet/audit.js';
-import { roundProof } from '../fairness/round-proof.js';
+import { PROVABLE, roundProof } from '../fairness/round-proof.js';
+import { cycleConfig } from '../operators/game-config.js';
+import { moduleOfRound, roundRecord } from '../rounds/round-record.js';
 import { findRound } from '../reports/rounds.js';
 import { walletCallView } from '../reports/round-view.js';
 import { zipFiles } from './archive.js';
@@ -33,6 +34,10 @@ const walletCallRecord = (call: WalletCall) => ({
   responseBody: call.responseBody,
 });
 
+// D22: a roundId that never became a round has its bet only; its par sheet is read as a round
+// without an outcome
+const NO_ROUND = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null };
+
 export async function disputePack({ db, sql, masterKey, now }: Service, operatorId: string, roundId: string): Promise<DisputePackAnswer> {
   // the round as GET /v1/rounds/{roundId} answers it; D22: a bet refused at the wallet
   // reads as a round VOIDED for bet_rejected, and so is terminal
@@ -46,7 +51,7 @@ export async function disputePack({ db, sql, masterKey, now }: Service, operator
     callsOfTransactions(db, operatorId, transactionUuids),
     // contract 8.6: the configuration the cycle snapshotted at PENDING
     db.cycle.findUniqueOrThrow({ where: { id: bet.cycleId } }),
-    db.round.findFirst({ where: { id: roundId, operatorId }, include: { seed: true, session: { select: { expiresAt: true } } } }),
+    db.round.findFirst({ where: { id: roundId, operatorId }, include: PROVABLE }),
   ]);
 
   // contract 2.11 when the seed is revealed; D32: else the commitment and why
@@ -69,13 +74,13 @@ export async function disputePack({ db, sql, masterKey, now }: Service, operator
       'bets.json': round.bets,
       'wallet-calls.json': calls.map(walletCallRecord),
       'proof.json': proof,
-      'par-sheet.json': parSheet({
-        gameCode: cycle.gameCode,
-        lowWeight: cycle.lowWeight,
-        highWeight: cycle.highWeight,
-        payoutMultiplierScaled: cycle.payoutMultiplierScaled,
-        commissionMicro: cycle.commissionMicro,
-      }),
+      // D39: the game's par sheet (dice: each side's return; crash: the bet's, D40)
+      'par-sheet.json': moduleOfRound(cycle.gameCode, roundId).rounds.parSheet(
+        cycleConfig(cycle),
+        roundRecord(played ?? { ...NO_ROUND, state: round.state }, bet),
+        bet.amountMicro,
+        bet.currency,
+      ),
     },
     key,
   );

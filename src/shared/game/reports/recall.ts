@@ -3,6 +3,7 @@ import { statement, type Queryable } from '../../platform/db/sql.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { seedRevealed } from '../fairness/round-proof.js';
 import { BET_REJECTED } from './round-view.js';
+import { moduleOfRound, roundRecord } from '../rounds/round-record.js';
 import type { BalanceGap, RecalledBalance, RecalledRound } from '../../domain/player-channel.js';
 
 // Game recall (D33): a round as the player lived it, for the recall page an operator's
@@ -29,7 +30,8 @@ type RecallRow = {
   game_code: string;
   currency: string;
   player_ref: string;
-  side: string;
+  side: string | null;
+  auto_cash_out_cents: bigint | null;
   amount_micro: bigint;
   is_free: boolean;
   payout_micro: bigint | null;
@@ -45,6 +47,10 @@ type RecallRow = {
   dice_values: number[] | null;
   low_weight: bigint | null;
   high_weight: bigint | null;
+  crash_cents: bigint | null;
+  cash_out_cents: bigint | null;
+  cash_out_ms: number | null;
+  commission_micro: bigint;
   settled_at: Date | null;
   voided_at: Date | null;
   void_reason: string | null;
@@ -62,9 +68,10 @@ type RecallRow = {
 // the answers to its debit, win and rollback calls in the order they were made, and whether
 // its win and rollback jobs are done.
 const RECALL_COLUMNS = `
-  b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.amount_micro, b.is_free, b.payout_micro,
+  b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.auto_cash_out_cents, b.amount_micro, b.is_free, b.payout_micro,
   b.status AS bet_status, b.reject_reason, b.created_at AS placed_at, s.mode, s.expires_at,
   r.state, r.nonce, r.outcome_side, r.outcome_sum, r.dice_values, r.low_weight, r.high_weight,
+  r.crash_cents, r.cash_out_cents, r.cash_out_ms, c.commission_micro,
   r.settled_at, r.voided_at, r.void_reason,
   sd.id AS seed_id, sd.server_seed_hash, sd.client_seed, sd.retired_at, sd.encrypted_server_seed,
   (SELECT COALESCE(json_agg(json_build_object('endpoint', w.endpoint, 'status', w.status, 'body', w.response_body)
@@ -83,6 +90,7 @@ const RECALL_ROUND = statement(
   `SELECT ${RECALL_COLUMNS}
    FROM bets b
    JOIN sessions s ON s.id = b.session_id
+   JOIN cycles c ON c.id = b.cycle_id
    LEFT JOIN rounds r ON r.id = b.round_id
    LEFT JOIN seeds sd ON sd.id = r.seed_id
    WHERE b.round_id = $1 AND b.operator_id = $2
@@ -99,6 +107,7 @@ const SESSION_ROUNDS = statement(
    FROM rounds r
    JOIN bets b ON b.id = r.bet_id
    JOIN sessions s ON s.id = r.session_id
+   JOIN cycles c ON c.id = r.cycle_id
    JOIN seeds sd ON sd.id = r.seed_id
    WHERE r.session_id = $1
    ORDER BY r.created_at DESC, r.id DESC
@@ -121,11 +130,31 @@ export async function recentRounds(reader: RecallReader, sessionId: string, limi
 // a round still moving towards its outcome (contract 3.1)
 export const isLive = (round: Pick<RecalledRound, 'state'>) => round.state !== 'SETTLED' && round.state !== 'VOIDED';
 
+// the round as its game's module reads it (D39); a refused bet's has no play
+const recordOf = (row: RecallRow, state: RecalledRound['state']) =>
+  roundRecord(
+    {
+      state,
+      outcomeSide: row.outcome_side,
+      outcomeSum: row.outcome_sum,
+      diceValues: row.dice_values ?? [],
+      lowWeight: row.low_weight ?? 0n,
+      highWeight: row.high_weight ?? 0n,
+      crashCents: row.crash_cents,
+      cashOutCents: row.cash_out_cents,
+      cashOutMs: row.cash_out_ms,
+    },
+    { side: row.side, autoCashOutCents: row.auto_cash_out_cents },
+  );
+
 function recalled(reader: RecallReader, row: RecallRow): RecalledRound {
   const rejected = row.state === null;
   const state = row.state ?? 'VOIDED';
+  const module = moduleOfRound(row.game_code, row.round_id);
+  const record = recordOf(row, state);
   const outcome = row.outcome_side !== null && row.outcome_sum !== null ? { side: row.outcome_side, face: row.dice_values?.[0] ?? row.outcome_sum } : null;
-  const won = state !== 'VOIDED' && outcome !== null ? outcome.side === row.side : null;
+  // D39: the game says whether the bet won (dice: its side came; crash: it was cashed out, D40)
+  const won = module.rounds.won(record);
   const balances = balancesOf({
     demo: row.mode === 'DEMO',
     state,
@@ -151,25 +180,30 @@ function recalled(reader: RecallReader, row: RecallRow): RecalledRound {
     amountMicro: row.amount_micro.toString(),
     isFree: row.is_free,
     outcome,
+    // the game's own fields (crash: the auto cash-out and the flight, D40; dice: none)
+    ...module.rounds.betParams(record),
+    ...module.rounds.view(record),
     won,
     payoutMicro: won === null ? null : won ? (row.payout_micro?.toString() ?? null) : '0',
     ...balances,
-    proof: proofOf(reader, row),
+    proof: proofOf(reader, row, module.rounds.recorded(record), module.rounds.checkTerms(row.commission_micro)),
   };
 }
 
-// D2, D5: the seed is shown once revealable, by the proof route's rule (round-proof.ts)
-function proofOf(reader: RecallReader, row: RecallRow): RecalledRound['proof'] {
+// D2, D5: the seed is shown once revealable, by the proof route's rule (round-proof.ts), for a
+// round with an outcome; `terms`, what the game's check needs beyond the weights (D40's edge)
+function proofOf(reader: RecallReader, row: RecallRow, recorded: boolean, terms: { commissionMicro?: string }): RecalledRound['proof'] {
   if (row.seed_id === null || row.nonce === null || row.server_seed_hash === null || row.client_seed === null) return null;
-  const revealed = row.outcome_side !== null && seedRevealed(row.retired_at, row.expires_at, reader.now());
+  const revealed = recorded && seedRevealed(row.retired_at, row.expires_at, reader.now());
   return {
     serverSeedHash: row.server_seed_hash,
     clientSeed: row.client_seed,
     nonce: row.nonce,
     lowWeight: String(row.low_weight),
     highWeight: String(row.high_weight),
+    ...terms,
     serverSeed: revealed ? openServerSeed(reader.config.masterKey, row.seed_id, row.encrypted_server_seed!) : null,
-    revealableAfter: revealed || row.outcome_side === null ? null : row.expires_at.toISOString(),
+    revealableAfter: revealed || !recorded ? null : row.expires_at.toISOString(),
   };
 }
 

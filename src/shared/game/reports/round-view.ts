@@ -1,5 +1,6 @@
 import type { Bet, Round, WalletCall, WalletJob } from '../../platform/db/client.js';
 import type { RoundVoidedData } from '../../domain/events.js';
+import { moduleOfRound, roundRecord } from '../rounds/round-record.js';
 
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
@@ -20,6 +21,10 @@ export function roundTotals(state: Round['state'], bet: Pick<Bet, 'amountMicro' 
 
 const iso = (at: Date | null) => (at === null ? null : at.toISOString());
 
+// D39: what the round's game shows beyond these fields (crash: its crash point, its cash-out's
+// multiplier and ms, and whether it won, D40; dice: nothing, its side and outcome are here)
+const playOf = (round: RoundRecord) => moduleOfRound(round.gameCode, round.id).rounds.view(roundRecord(round, round.bet));
+
 export function roundView(round: RoundRecord) {
   const totals = roundTotals(round.state, round.bet);
   return {
@@ -33,6 +38,7 @@ export function roundView(round: RoundRecord) {
     nonce: round.nonce,
     outcomeSide: round.outcomeSide,
     outcomeSum: round.outcomeSum,
+    ...playOf(round),
     totalBetsMicro: totals.totalBetsMicro.toString(),
     totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
     createdAt: round.createdAt.toISOString(),
@@ -49,6 +55,7 @@ export function roundView(round: RoundRecord) {
 // wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
 export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean) {
   const totals = roundTotals('VOIDED', bet);
+  const play = moduleOfRound(bet.gameCode, bet.roundId).rounds.view(roundRecord({ ...NEVER_PLAYED, state: 'VOIDED' }, bet));
   return {
     roundId: bet.roundId,
     cycleId: bet.cycleId,
@@ -60,6 +67,7 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean
     nonce: null,
     outcomeSide: null,
     outcomeSum: null,
+    ...play,
     totalBetsMicro: totals.totalBetsMicro.toString(),
     totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
     createdAt: bet.createdAt.toISOString(),
@@ -71,7 +79,13 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean
 
 export const BET_REJECTED = 'bet_rejected';
 
+// D22: the columns of a round that was never played
+const NEVER_PLAYED = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null };
+
+// The bet's own parameters come last, as its game writes them (D39): dice's side is the column
+// already shown, crash adds its autoCashOut (D40), and `side` is null for it.
 export function betView(bet: Bet) {
+  const params = moduleOfRound(bet.gameCode, bet.roundId).rounds.betParams(roundRecord({ ...NEVER_PLAYED, state: 'VOIDED' }, bet));
   return {
     betId: bet.id,
     status: bet.status,
@@ -88,6 +102,7 @@ export function betView(bet: Bet) {
     acceptedAt: iso(bet.acceptedAt),
     settledAt: iso(bet.settledAt),
     voidedAt: iso(bet.voidedAt),
+    ...params,
   };
 }
 

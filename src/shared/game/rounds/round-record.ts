@@ -1,0 +1,33 @@
+import type { Bet, Round } from '../../platform/db/client.js';
+import { gameModule } from '../../domain/games/index.js';
+import type { AnyGameModule, RoundRecord } from '../../domain/games/types.js';
+
+// A stored round as its game's module reads it (D39): the round's columns and its bet's own
+// parameters, whatever the game. The reads of rounds (the proof, the dispute pack, the recall,
+// the reconciliation views) build it here and ask the module.
+
+export type RecordedRound = Pick<
+  Round,
+  'state' | 'outcomeSide' | 'outcomeSum' | 'diceValues' | 'lowWeight' | 'highWeight' | 'crashCents' | 'cashOutCents' | 'cashOutMs'
+>;
+
+export const roundRecord = (round: RecordedRound, bet: Pick<Bet, 'side' | 'autoCashOutCents'>): RoundRecord => ({
+  state: round.state,
+  side: bet.side,
+  autoCashOutCents: bet.autoCashOutCents,
+  outcomeSide: round.outcomeSide,
+  outcomeSum: round.outcomeSum,
+  diceValues: round.diceValues,
+  lowWeight: round.lowWeight,
+  highWeight: round.highWeight,
+  crashCents: round.crashCents,
+  cashOutCents: round.cashOutCents,
+  cashOutMs: round.cashOutMs,
+});
+
+// the module of a stored round's game; a round of a game no module knows is a corrupt row
+export function moduleOfRound(gameCode: string, roundId: string): AnyGameModule {
+  const module = gameModule(gameCode);
+  if (!module) throw new Error(`round ${roundId} is of an unknown game: ${gameCode}`);
+  return module;
+}
