@@ -27,7 +27,9 @@ describe('faults: kill -9 of each role of the split deployment mid-flight (crash
       d.start('web-1', 'api,realtime'),
       d.start('web-2', 'api,realtime'),
       d.start('scheduler', 'scheduler'),
-      d.start('bet', 'bet'),
+      // a debit in flight stays so for the bet worker's test (the wallet holds its answer back
+      // for longer than the default timeout)
+      d.start('bet', 'bet', { WALLET_CALL_TIMEOUT_MS: '15000' }),
       d.start('settle', 'settle'),
       d.start('rollback', 'rollback'),
       d.start('webhooks', 'webhooks'),
@@ -38,13 +40,17 @@ describe('faults: kill -9 of each role of the split deployment mid-flight (crash
     recoveryTimes.print();
   });
 
-  const STAKE = 1_000_000n;
+  // not a multiple of 100 (the tables take stakes to the micro-unit, D46): the floor shows
+  const STAKE = 1_000_003n;
   const FUNDS = 10_000_000n;
   // D40: a win at `cents` pays floor(stake * cents / 100)
   const paid = (cents: bigint) => (STAKE * cents) / 100n;
   const centsOf = (multiplier: string) => BigInt(multiplier.replace('.', ''));
   // a crash point no flight of these tests reaches: such a round ends by a cash-out, or not at all
   const HIGH = crashSeed(1000n, 100000n);
+
+  const crashTable = () => d.crashTable({ bettingWindowMs: 3000, stakeStepMicro: '1' });
+  const pendingAt = (endpoint: string) => async () => d.wallet.requests.some((r) => r.endpoint === endpoint && r.response === 'pending');
 
   async function replace(role: string, done: () => Promise<boolean>, timeoutMs = 30_000) {
     await d.restart(role);
@@ -86,7 +92,7 @@ describe('faults: kill -9 of each role of the split deployment mid-flight (crash
   const roundOf = (roundId: string) => d.db.round.findUniqueOrThrow({ where: { id: roundId } });
 
   it('scheduler: cash-outs and results durable before it died are paid or settled, ends due while it was dead and told to a cash-out are kept, the rest is voided and refunded', async () => {
-    const table = await d.crashTable({ bettingWindowMs: 3000 });
+    const table = await crashTable();
     const durable = crashSeed(110n, 114n);
     const crashLate = crashSeed(125n, 129n);
     const seats = await seatAll(table, {
@@ -153,6 +159,116 @@ describe('faults: kill -9 of each role of the split deployment mid-flight (crash
       await seats.flying.player.waitFor('round_voided', (p) => p.roundId === placed.flying.roundId && p.reason === 'crash_recovery', 10_000);
     } finally {
       await lock.release();
+      for (const seat of Object.values<Seat>(seats)) seat.player.close();
+    }
+  });
+
+  it('web node: a cash-out it acknowledged is paid once though it died before settling it; its players, back through the other node, cash out there; the flight goes on', async () => {
+    const table = await crashTable();
+    const lost = crashSeed(115n, 125n);
+    const seats = await seatAll(table, { acked: HIGH.serverSeed, auto: HIGH.serverSeed, back: HIGH.serverSeed, lost: lost.serverSeed }, 'web-1');
+    const { cycleId, placed } = await fly(seats, { auto: '1.15' });
+    const lock = await holdBetLock(d.databaseUrl, placed.acked.betId);
+    let back: Player | undefined;
+    try {
+      await flightStart(seats.acked, cycleId);
+      // the decision is committed and acknowledged; the node's settlement of it waits for the row
+      const acked = await seats.acked.player.request('cash_out', {});
+      expect(acked.ok, JSON.stringify(acked)).to.equal(true);
+      expect(acked.payoutMicro).to.equal(paid(centsOf(acked.cashOutMultiplier)).toString());
+      await lock.waitedOnBy('web-1');
+      await d.kill('web-1');
+      await d.disconnected('web-1');
+      await lock.release();
+
+      // contract 8.6: a bet outlives its player's connection; back through web-2, mid-flight
+      back = await Player.connect(d.url('web-2'), seats.back.token);
+      const connected = await back.waitFor('connected');
+      expect(connected.roundState).to.include({ cycleId, phase: 'ROLLING' });
+      expect(connected.roundState.flightStartedAt).to.be.a('string');
+      const cashed = await back.request('cash_out', {});
+      expect(cashed.ok, JSON.stringify(cashed)).to.equal(true);
+
+      // the automatic cash-out and the crash are recorded by the flight's ticks with no node
+      // of their players, and the flight ends
+      const roundIds = Object.values(placed).map((p) => p.roundId);
+      await until('the flight to end', unsettled(roundIds), 15_000);
+      expect(await d.settle()).to.deep.equal([]);
+      expect(movements(seats.acked)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(acked.cashOutMultiplier))]]);
+      expect(movements(seats.auto)).to.deep.equal([['bet', STAKE], ['win', paid(115n)]]);
+      expect(movements(seats.back)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(cashed.cashOutMultiplier))]]);
+      expect(movements(seats.lost)).to.deep.equal([['bet', STAKE]]);
+      const rounds = await Promise.all(roundIds.map(roundOf));
+      expect(rounds.map((r) => r.state)).to.deep.equal(['SETTLED', 'SETTLED', 'SETTLED', 'SETTLED']);
+      expect((await d.db.cycle.findUniqueOrThrow({ where: { id: cycleId } })).phase).to.not.equal('ROLLING');
+    } finally {
+      await lock.release();
+      back?.close();
+      for (const seat of Object.values<Seat>(seats)) seat.player.close();
+      await d.restart('web-1');
+    }
+  });
+
+  it('settle worker: the win of a cash-out whose call was in flight is credited once, and the wins decided while it was dead are paid by its replacement', async () => {
+    const table = await crashTable();
+    const lost = crashSeed(110n, 120n);
+    const seats = await seatAll(table, { first: HIGH.serverSeed, auto: HIGH.serverSeed, hand: HIGH.serverSeed, lost: lost.serverSeed });
+    const { cycleId, placed } = await fly(seats, { auto: '1.15' });
+    try {
+      await flightStart(seats.first, cycleId);
+      // the wallet books the credit and holds its answer back
+      d.wallet.setFault('win', { kind: 'delay', ms: 10_000 });
+      const first = await seats.first.player.request('cash_out', {});
+      expect(first.ok, JSON.stringify(first)).to.equal(true);
+      await until('the win at the wallet', pendingAt('win'), 10_000);
+      d.wallet.setFault('win', null);
+      await d.kill('settle');
+
+      // the flight goes on: wins are decided and wait for a settle worker
+      const hand = await seats.hand.player.request('cash_out', {});
+      expect(hand.ok, JSON.stringify(hand)).to.equal(true);
+      await seats.auto.player.waitFor('round_result', (p) => p.roundId === placed.auto.roundId && p.won, 10_000);
+      await seats.lost.player.waitFor('round_result', (p) => p.roundId === placed.lost.roundId && !p.won, 10_000);
+
+      const betIds = Object.values(placed).map((p) => p.betId);
+      await replace('settle', async () => (await d.db.bet.count({ where: { id: { in: betIds }, status: 'SETTLED' } })) === betIds.length);
+      expect(await d.settle()).to.deep.equal([]);
+      expect(movements(seats.first)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(first.cashOutMultiplier))]]);
+      expect(movements(seats.hand)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(hand.cashOutMultiplier))]]);
+      expect(movements(seats.auto)).to.deep.equal([['bet', STAKE], ['win', paid(115n)]]);
+      expect(movements(seats.lost)).to.deep.equal([['bet', STAKE]]);
+    } finally {
+      d.wallet.setFault('win', null);
+      for (const seat of Object.values<Seat>(seats)) seat.player.close();
+    }
+  });
+
+  it('bet worker, with a debit in flight across the flight\'s start: the redelivered job rolls it back; the flight\'s rounds are paid as decided', async () => {
+    const table = await crashTable();
+    const seats = await seatAll(table, { auto: HIGH.serverSeed, hand: HIGH.serverSeed, late: HIGH.serverSeed });
+    const open = await seats.auto.player.next('round_state', (p) => p.phase === 'BETTING_OPEN', 15_000);
+    const acks = await Promise.all([seats.auto, seats.hand].map((s, i) => s.player.request('place_bet', { amountMicro: STAKE.toString(), ...(i === 0 ? { autoCashOut: '1.05' } : {}) })));
+    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+    // the wallet books this debit and holds its answer back past the window's end
+    d.wallet.setFault('bet', { kind: 'delay', ms: 10_000 }, 1);
+    const late = seats.late.player.request('place_bet', { amountMicro: STAKE.toString() }, 30_000).catch((err: Error) => ({ ok: false, reason: err.message }));
+    try {
+      await until('the debit at the wallet', pendingAt('bet'), 10_000);
+      await flightStart(seats.auto, open.cycleId);
+      await seats.auto.player.waitFor('round_result', (p) => p.roundId === acks[0].roundId && p.won, 10_000);
+      const hand = await seats.hand.player.request('cash_out', {});
+      expect(hand.ok, JSON.stringify(hand)).to.equal(true);
+      expect(await d.db.bet.count({ where: { sessionId: seats.late.sessionId, status: 'PENDING' } }), 'the debit still in flight').to.equal(1);
+
+      await replace('bet', async () => (await d.db.bet.count({ where: { sessionId: seats.late.sessionId, status: 'PENDING' } })) === 0);
+      expect(await late).to.deep.equal({ ok: false, reason: 'wallet_timeout' });
+      expect(await d.settle()).to.deep.equal([]);
+      expect(await d.db.bet.findFirstOrThrow({ where: { sessionId: seats.late.sessionId } })).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+      expect(movements(seats.late)).to.deep.equal([['bet', STAKE], ['rollback', STAKE]]);
+      expect(movements(seats.auto)).to.deep.equal([['bet', STAKE], ['win', paid(105n)]]);
+      expect(movements(seats.hand)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(hand.cashOutMultiplier))]]);
+    } finally {
+      d.wallet.setFault('bet', null);
       for (const seat of Object.values<Seat>(seats)) seat.player.close();
     }
   });
