@@ -9,7 +9,7 @@ import { until } from './game.js';
 // Postgres end the dead process's waiting statement rather than commit it later).
 export type RowLock = {
   // the application names (a deployment's process names, PGAPPNAME) of the sessions waiting
-  // for this lock
+  // for this lock, directly or behind another waiter
   waiters: () => Promise<string[]>;
   // resolves once a session of the named process waits for the lock
   waitedOnBy: (processName: string, timeoutMs?: number) => Promise<void>;
@@ -19,6 +19,11 @@ export type RowLock = {
 // the bet's row (bets is partitioned by cycle_created_at: the id alone finds it)
 export async function holdBetLock(databaseUrl: string, betId: string): Promise<RowLock> {
   return holdRowLock(databaseUrl, 'SELECT 1 FROM bets WHERE id = $1 FOR UPDATE', [betId]);
+}
+
+// the round's row (rounds is partitioned by cycle_created_at: the id alone finds it)
+export async function holdRoundLock(databaseUrl: string, roundId: string): Promise<RowLock> {
+  return holdRowLock(databaseUrl, 'SELECT 1 FROM rounds WHERE id = $1 FOR UPDATE', [roundId]);
 }
 
 async function holdRowLock(databaseUrl: string, lockSql: string, params: unknown[]): Promise<RowLock> {
@@ -32,7 +37,14 @@ async function holdRowLock(databaseUrl: string, lockSql: string, params: unknown
   const waiters = async () =>
     (
       await observer.query<{ application_name: string }>(
-        'SELECT application_name FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))',
+        // directly, or behind a session that waits for it (a row's later waiters queue behind
+        // its first)
+        `WITH RECURSIVE waiting(pid) AS (
+           SELECT pid FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))
+           UNION
+           SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid))
+         )
+         SELECT application_name FROM pg_stat_activity WHERE pid IN (SELECT pid FROM waiting)`,
         [pid],
       )
     ).rows.map((r) => r.application_name);

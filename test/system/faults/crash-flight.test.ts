@@ -5,7 +5,7 @@ import { crashSeed } from '../../support/crash.js';
 import { until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { RecoveryTimes } from '../../support/recovery-time.js';
-import { holdBetLock } from '../../support/row-lock.js';
+import { holdBetLock, holdRoundLock } from '../../support/row-lock.js';
 
 // The split deployment (D12) playing crash (D40): kill -9 of each role in the middle of a
 // flight, once the crash points are stored and some rounds have ended (cash-outs decided,
@@ -160,6 +160,47 @@ describe('faults: kill -9 of each role of the split deployment mid-flight (crash
     } finally {
       await lock.release();
       for (const seat of Object.values<Seat>(seats)) seat.player.close();
+    }
+  });
+
+  it('scheduler, its replacement\'s recovery racing a cash-out: the cash-out that commits first is settled by recovery, though the node that took it died before settling it', async () => {
+    const table = await crashTable();
+    const seats = await seatAll(table, { racing: HIGH.serverSeed }, 'web-1');
+    const { cycleId, placed } = await fly(seats);
+    await flightStart(seats.racing, cycleId);
+    await d.kill('scheduler');
+    await d.disconnected('scheduler');
+    // the cash-out reads the flight (still ROLLING) and waits for the round's row; the new
+    // scheduler's recovery interrupts the cycle, lists the round as flying, and waits for
+    // the row to void it. The cash-out waited first and commits first.
+    const roundLock = await holdRoundLock(d.databaseUrl, placed.racing.roundId);
+    const betLock = await holdBetLock(d.databaseUrl, placed.racing.betId);
+    try {
+      const answer = seats.racing.player.request('cash_out', {});
+      await roundLock.waitedOnBy('web-1');
+      await d.restart('scheduler');
+      const upAt = Date.now();
+      await roundLock.waitedOnBy('scheduler');
+      await roundLock.release();
+      const cashed = await answer;
+      expect(cashed.ok, JSON.stringify(cashed)).to.equal(true);
+      // the node's settlement of its cash-out waits for the bet's row, and the node dies there
+      await betLock.waitedOnBy('web-1');
+      await d.kill('web-1');
+      await d.disconnected('web-1');
+      await betLock.release();
+
+      await until('recovery to settle the round', unsettled([placed.racing.roundId]), 15_000);
+      recoveryTimes.record('scheduler (racing a cash-out)', Date.now() - upAt);
+      expect(await d.settle()).to.deep.equal([]);
+      expect(await roundOf(placed.racing.roundId)).to.include({ state: 'SETTLED', cashOutCents: centsOf(cashed.cashOutMultiplier) });
+      expect(movements(seats.racing)).to.deep.equal([['bet', STAKE], ['win', paid(centsOf(cashed.cashOutMultiplier))]]);
+      expect((await d.db.cycle.findUniqueOrThrow({ where: { id: cycleId } })).phase).to.equal('FINISHED');
+    } finally {
+      await roundLock.release();
+      await betLock.release();
+      seats.racing.player.close();
+      await d.restart('web-1');
     }
   });
 
