@@ -11,10 +11,12 @@ import { checkWebhookInvariants } from './webhook-invariants.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { EVENT_TYPES } from '../../src/shared/domain/events.js';
 import { Player } from './player.js';
+import { until } from './game.js';
 import { freePort, spawnService, type ServiceProcess } from './processes.js';
 import { signedRequest } from './signed-client.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env.js';
 import { ROLE_NAMES } from '../../src/shared/platform/config.js';
+import { CRASH_CLIENT_SEED } from './crash.js';
 
 // A deployment of real service processes for the fault suite: its own database
 // and Redis namespace, the wallet simulator and a webhook receiver in the test process (every
@@ -25,6 +27,8 @@ import { ROLE_NAMES } from '../../src/shared/platform/config.js';
 //   await d.start('all', 'api,realtime,scheduler,bet,settle,rollback');
 //   const table = await d.table({ bettingWindowMs: 3000 });
 //   const seat = await table.seat(10_000_000n);
+//   const crash = await d.crashTable({ bettingWindowMs: 2000 });   // D40, known crash points
+//   const flyer = await crash.seat(crashSeed(500n, 1000n).serverSeed, 10_000_000n);
 
 export type DeploymentOptions = {
   // points the processes at another Postgres / Redis (a proxy, a private server)
@@ -33,6 +37,12 @@ export type DeploymentOptions = {
   // D36: a private Redis Cluster (REDIS_CLUSTER_NODES), in place of the Redis of redisUrl
   redisClusterNodes?: string;
   walletCallTimeoutMs?: number;
+  // Postgres's client_connection_check_interval for the deployment's database: a statement
+  // whose process was killed is ended within this many ms, even while it waits for a lock,
+  // instead of running on, and committing, once the lock is granted. A test that holds a
+  // row lock to stop a process between two of its commits needs it, so that what the dead
+  // process had not committed stays uncommitted.
+  clientConnectionCheckMs?: number;
 };
 
 export type Seat = { playerRef: string; sessionId: string; token: string; player: Player };
@@ -41,6 +51,13 @@ export type Table = {
   operator: OnboardedOperator;
   // a funded player with a session, connected to the named process
   seat: (balanceMicro: bigint, via?: string) => Promise<Seat>;
+};
+
+// D40: a sandbox operator's crash game (D35), each seat's round at nonce 0 playing the server
+// seed given, so that its crash point is known before the bet (test/support/crash.ts)
+export type CrashTable = {
+  operator: OnboardedOperator;
+  seat: (serverSeed: string, balanceMicro: bigint, via?: string) => Promise<Seat>;
 };
 
 export type Deployment = {
@@ -57,8 +74,13 @@ export type Deployment = {
   // a new process under the same name and roles; resolves once it logged 'rgs started'
   restart: (name: string) => Promise<ServiceProcess>;
   url: (name: string) => string;
+  // resolves once Postgres holds no session of the named process: after a kill -9, once
+  // Postgres has ended them, and with them any statement they had not committed
+  disconnected: (name: string, timeoutMs?: number) => Promise<void>;
   // an operator with its own engine; walletUrl puts something (a proxy) before the simulator
   table: (config?: Partial<GameConfigValues>, options?: { walletUrl?: string }) => Promise<Table>;
+  // an operator with its own crash engine, its configuration keys as written (D39)
+  crashTable: (config?: Record<string, string | number>) => Promise<CrashTable>;
   operatorIds: string[];
   // waits until nothing is in flight, then returns the findings of the money invariants and
   // of the webhook invariants (no event lost, D31)
@@ -74,10 +96,14 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const direct = new URL(TEST_DATABASE_URL);
   direct.pathname = `/${name}`;
   await migrate(direct.toString());
+  const db = createDb(direct.toString(), 4);
+  if (options.clientConnectionCheckMs !== undefined) {
+    // for the sessions that open from now on: the service's
+    await db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET client_connection_check_interval = ${Math.trunc(options.clientConnectionCheckMs)}`);
+  }
   const databaseUrl = options.databaseUrl ? options.databaseUrl(direct.toString()) : direct.toString();
   const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const prefix = uniqueId('rgs-fault');
-  const db = createDb(direct.toString(), 4);
   const wallet = await WalletSimulator.start();
   const webhooks = await WebhookReceiver.start();
   const processes: Deployment['processes'] = new Map();
@@ -92,6 +118,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       REDIS_KEY_PREFIX: prefix,
       WALLET_CALL_TIMEOUT_MS: String(options.walletCallTimeoutMs ?? 2000),
       ...(port === undefined ? {} : { PORT: String(port) }),
+      // its Postgres sessions show under its name in pg_stat_activity (disconnected below)
+      PGAPPNAME: processName,
       ...env,
     });
     processes.set(processName, Object.assign(service, { roles, port }));
@@ -99,6 +127,37 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     return service;
   };
   const envOf = new Map<string, NodeJS.ProcessEnv>();
+
+  // an operator whose wallet is the simulator (or walletUrl) and whose webhook endpoint takes
+  // every event
+  const onboard = async (settings: { walletUrl?: string; sandbox?: boolean }) => {
+    const operator = await createOperator(db, config.masterKey, uniqueId('fault'), {
+      walletUrl: settings.walletUrl ?? wallet.url,
+      currencies: ['EUR'],
+      ...(settings.sandbox ? { sandbox: true } : {}),
+    });
+    wallet.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+    webhooks.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
+    await db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: webhooks.url, events: [...EVENT_TYPES] } });
+    operatorIds.push(operator.operatorId);
+    return operator;
+  };
+
+  // a funded player with a session of the game, connected to the named process (the first
+  // running api process by default)
+  const seatAt = async (operator: OnboardedOperator, gameCode: string, balanceMicro: bigint, via?: string, extra: Record<string, unknown> = {}): Promise<Seat> => {
+    const web = via ?? [...processes.entries()].find(([, p]) => p.roles.includes('api') && p.child.exitCode === null && p.child.signalCode === null)?.[0];
+    if (!web) throw new Error('no running api process');
+    const playerRef = uniqueId('player');
+    wallet.setBalance(playerRef, 'EUR', balanceMicro);
+    const body = { operatorId: operator.operatorId, playerRef, gameCode, currency: 'EUR', lang: 'en', jurisdiction: 'MT', ...extra };
+    const response = await signedRequest(deployment.url(web), { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/session', body);
+    if (response.status !== 200) throw new Error(`session launch failed: ${response.status} ${response.text}`);
+    const token = response.body.sessionToken as string;
+    const player = await Player.connect(deployment.url(web), token);
+    await player.waitFor('connected');
+    return { playerRef, sessionId: response.body.sessionId as string, token, player };
+  };
 
   const deployment: Deployment = {
     db,
@@ -128,33 +187,28 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       if (port === undefined) throw new Error(`${processName} serves no HTTP`);
       return `http://127.0.0.1:${port}`;
     },
+    disconnected: async (processName, timeoutMs = 10_000) => {
+      const sessions = async () =>
+        (await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${processName}`)[0]!.n;
+      await until(`Postgres to end the sessions of ${processName}`, async () => (await sessions()) === 0, timeoutMs);
+    },
     table: async (gameConfig = {}, tableOptions = {}) => {
-      const operator = await createOperator(db, config.masterKey, uniqueId('fault'), { walletUrl: tableOptions.walletUrl ?? wallet.url, currencies: ['EUR'] });
-      wallet.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
-      webhooks.addCredential(operator.walletKeyId, operator.walletSignatureSecret);
-      await db.webhookEndpoint.create({ data: { operatorId: operator.operatorId, url: webhooks.url, events: [...EVENT_TYPES] } });
-      operatorIds.push(operator.operatorId);
+      const operator = await onboard({ walletUrl: tableOptions.walletUrl });
       await setGameConfig(db, operator.operatorId, 'dice', 'EUR', {
         bettingWindowMs: 2000,
         rollingWindowMs: 300,
         cooldownMs: 200,
         ...gameConfig,
       });
+      return { operator, seat: (balanceMicro, via) => seatAt(operator, 'dice', balanceMicro, via) };
+    },
+    crashTable: async (gameConfig = {}) => {
+      const operator = await onboard({ sandbox: true });
+      await setGameConfig(db, operator.operatorId, 'crash', 'EUR', {}, { bettingWindowMs: 2000, cooldownMs: 200, ...gameConfig });
       return {
         operator,
-        seat: async (balanceMicro, via) => {
-          const web = via ?? [...processes.entries()].find(([, p]) => p.roles.includes('api') && p.child.exitCode === null && p.child.signalCode === null)?.[0];
-          if (!web) throw new Error('no running api process');
-          const playerRef = uniqueId('player');
-          wallet.setBalance(playerRef, 'EUR', balanceMicro);
-          const body = { operatorId: operator.operatorId, playerRef, gameCode: 'dice', currency: 'EUR', lang: 'en', jurisdiction: 'MT' };
-          const response = await signedRequest(deployment.url(web), { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/session', body);
-          if (response.status !== 200) throw new Error(`session launch failed: ${response.status} ${response.text}`);
-          const token = response.body.sessionToken as string;
-          const player = await Player.connect(deployment.url(web), token);
-          await player.waitFor('connected');
-          return { playerRef, sessionId: response.body.sessionId as string, token, player };
-        },
+        seat: (serverSeed, balanceMicro, via) =>
+          seatAt(operator, 'crash', balanceMicro, via, { sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED } }),
       };
     },
     settle: async (timeoutMs = 30_000) => {

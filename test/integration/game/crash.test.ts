@@ -198,6 +198,52 @@ describe('the crash game (D40)', function () {
     await winPaid(hand, (STAKE * cents) / 100n);
   });
 
+  it('a cash-out after the round\'s own end, before a tick recorded it, records that end before it answers: the refusal is durable (D40)', async () => {
+    const { serverSeed } = crashSeed(300n, 1000n);
+    const lowSeed = crashSeed(120n, 150n);
+    const operator = await crashOperator(h);
+    const auto = await seat(operator, serverSeed);
+    const crashed = await seat(operator, lowSeed.serverSeed);
+    const cycleId = await openBetting(operator);
+    const autoBet = await bet(auto, '2.00');
+    const crashedBet = await bet(crashed);
+    const start = await startFlight(cycleId);
+    // no tick runs past the flight's start: what the rows hold when the answers come is what
+    // the cash-outs wrote
+    expect(await cashOut(h.svc, auto.sessionId, new Date(start + curveTime(200n) + 1))).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
+    expect(await cashOut(h.svc, crashed.sessionId, new Date(start + curveTime(lowSeed.crashCents)))).to.deep.equal({ ok: false, reason: 'too_late' });
+    const rounds = await h.svc.db.round.findMany({ where: { id: { in: [autoBet.roundId, crashedBet.roundId] } } });
+    const byId = new Map(rounds.map((r) => [r.id, r]));
+    expect(byId.get(autoBet.roundId)).to.include({ cashOutCents: 200n, cashOutMs: curveTime(200n) });
+    expect(byId.get(autoBet.roundId)!.state).to.be.oneOf(['RESULT', 'SETTLED']);
+    expect(byId.get(crashedBet.roundId)).to.include({ cashOutCents: null });
+    expect(byId.get(crashedBet.roundId)!.state).to.be.oneOf(['RESULT', 'SETTLED']);
+    expect(await auto.player.waitFor('round_result', (p) => p.roundId === autoBet.roundId)).to.include({ won: true, cashOutMultiplier: '2.00', payoutMicro: '2000000' });
+    expect(await crashed.player.waitFor('round_result', (p) => p.roundId === crashedBet.roundId)).to.include({ won: false, payoutMicro: '0' });
+    await winPaid(auto, 2_000_000n);
+    await until('both settled', async () => (await h.svc.db.round.count({ where: { id: { in: [autoBet.roundId, crashedBet.roundId] }, settled: true } })) === 2);
+    expect(movements(crashed)).to.deep.equal([['bet', STAKE]]);
+  });
+
+  it('a refusal that records the round\'s end waits out the grace: a cash-out of the same round stamped before the end, decided meanwhile, wins', async () => {
+    const { serverSeed, crashCents } = crashSeed(120n, 150n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated);
+    const start = await startFlight(cycleId);
+    const crashMs = curveTime(crashCents);
+    // two sockets of the session: the later stamp reaches the record first
+    const [late, early] = await Promise.all([
+      cashOut(h.svc, seated.sessionId, new Date(start + crashMs + 5)),
+      cashOut(h.svc, seated.sessionId, new Date(start + crashMs - 10)),
+    ]);
+    expect(early).to.deep.include({ ok: true, cashOutMultiplier: centsText(curveCents(crashMs - 10)) });
+    expect(late).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
+    expect(await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).to.include({ cashOutMs: crashMs - 10 });
+    await winPaid(seated, (STAKE * curveCents(crashMs - 10)) / 100n);
+  });
+
   it('a crash at 1.00x ends the round as the flight starts: lost, a cash-out is too_late and moves no money', async () => {
     const { serverSeed } = crashSeed(100n, 100n);
     const operator = await crashOperator(h);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import { roundHash } from '../../domain/seeds.js';
@@ -23,7 +24,8 @@ import { settleRounds, type PricedCycle } from './settle.js';
 // which the curve reaches its automatic cash-out (autoCashOut, maxMultiplier or the payout
 // cap, whichever is lowest) when that is at most its crash point, else its crash point. The
 // clock (clock.ts) starts the flight, runs its ticks, and ends ROLLING once no round is left
-// flying.
+// flying. A round's own end is recorded by the tick due at it, or by a cash-out that arrives
+// after it, whichever comes first: a refusal is as durable as a win (D40).
 //
 // Every decision is made where the crash point is stored, by one statement fenced on the
 // round's state: a cash-out (decided by the arrival stamp of the node that received it) and a
@@ -121,31 +123,38 @@ export const FLIGHT_GRACE_MS = 200;
 // the result, and settles every round of the cycle in RESULT (these, and any cash-out whose own
 // settlement did not finish). Answers how many still fly and when the next one ends.
 export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, elapsedMs: number): Promise<FlightProgress> {
-  const flying = await svc.sql.query<{ id: string; ends_at_ms: number | null; crash_cents: bigint | null; amount_micro: bigint; auto_cash_out_cents: bigint | null }>(
-    FLYING,
-    [cycle.id, cycle.createdAt],
-  );
+  const flying = await svc.sql.query<EndingRound & { ends_at_ms: number | null }>(FLYING, [cycle.id, cycle.createdAt]);
   const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms + FLIGHT_GRACE_MS <= elapsedMs);
-  if (due.length > 0) {
-    const verdicts = due.map((round) => {
-      const automatic = automaticCashOutCents(round.amount_micro, { autoCashOutCents: round.auto_cash_out_cents }, config);
-      const won = automatic <= round.crash_cents!;
-      return { id: round.id, won, cents: won ? automatic : null };
-    });
-    const resolved = await svc.sql.query<ResolvedRow>(RESOLVE_DUE, [
-      verdicts.map((v) => v.id),
-      verdicts.map((v) => v.won),
-      verdicts.map((v) => v.cents),
-      svc.now(),
-      cycle.createdAt,
-    ]);
-    const stakeOf = new Map(due.map((round) => [round.id, round.amount_micro]));
-    for (const row of resolved) tellResult(svc, cycle, config, row, stakeOf.get(row.id)!);
-  }
+  await recordEnds(svc, cycle, config, due);
   await settleRounds(svc, cycle);
   const left = flying.filter((round) => !due.includes(round));
   const ends = left.flatMap((round) => (round.ends_at_ms === null ? [] : [round.ends_at_ms]));
   return { flying: left.length, nextEndMs: ends.length > 0 ? Math.min(...ends) + FLIGHT_GRACE_MS : null };
+}
+
+// a flying round as recording its own end needs it
+type EndingRound = { id: string; crash_cents: bigint | null; amount_micro: bigint; auto_cash_out_cents: bigint | null };
+
+// Records the own end of rounds whose end has come (each to RESULT: won at its automatic
+// cash-out, or lost at its crash) and tells each player whose round this call moved; a round
+// that a cash-out or another call moved first is left as it is. Answers the rounds moved.
+async function recordEnds(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, due: EndingRound[]): Promise<ResolvedRow[]> {
+  if (due.length === 0) return [];
+  const verdicts = due.map((round) => {
+    const automatic = automaticCashOutCents(round.amount_micro, { autoCashOutCents: round.auto_cash_out_cents }, config);
+    const won = automatic <= round.crash_cents!;
+    return { id: round.id, won, cents: won ? automatic : null };
+  });
+  const resolved = await svc.sql.query<ResolvedRow>(RESOLVE_DUE, [
+    verdicts.map((v) => v.id),
+    verdicts.map((v) => v.won),
+    verdicts.map((v) => v.cents),
+    svc.now(),
+    cycle.createdAt,
+  ]);
+  const stakeOf = new Map(due.map((round) => [round.id, round.amount_micro]));
+  for (const row of resolved) tellResult(svc, cycle, config, row, stakeOf.get(row.id)!);
+  return resolved;
 }
 
 type ResolvedRow = { id: string; session_id: string; nonce: number; bet_id: string; crash_cents: bigint; cash_out_cents: bigint | null };
@@ -232,15 +241,6 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
   const cents = curveCents(Math.min(t, facts.ends_at_ms ?? 0));
   const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, cents, t, svc.now()]);
   const config = await flightConfig(svc, facts.cycle_id);
-  if (!decided) {
-    const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
-    const known = finished(after?.state ?? null, after?.cash_out_cents ?? null);
-    if (known) return known;
-    // still flying in the rows, but its own end had come by the arrival stamp: its automatic
-    // cash-out won then (its tick will record it), or it had crashed
-    const automatic = automaticCashOutCents(facts.amount_micro, { autoCashOutCents: facts.auto_cash_out_cents }, config);
-    return { ok: false, reason: automatic <= facts.crash_cents ? 'already_cashed_out' : 'too_late' };
-  }
   const cycle: FlightCycle = {
     id: facts.cycle_id,
     gameCode: facts.game_code,
@@ -250,10 +250,39 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
     commissionMicro: facts.commission_micro,
     createdAt: facts.cycle_created_at,
   };
+  if (!decided) {
+    const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
+    const known = finished(after?.state ?? null, after?.cash_out_cents ?? null);
+    if (known) return known;
+    // Still flying in the rows, but its own end had come by the arrival stamp: its automatic
+    // cash-out had won, or it had crashed. The refusal says so, and D40 wants a cash-out's
+    // answer durable before the ack: the end is recorded here, as the flight's tick would
+    // record it. Otherwise a scheduler that died before that tick would leave the round to
+    // crash recovery, which voids and refunds a round without a durable result (D40, D29),
+    // after its player was told it had been cashed out, or had crashed. Like the tick, it
+    // records the end only once FLIGHT_GRACE_MS has passed since it, so that a cash-out of the
+    // same round stamped before the end (another socket of the session) still finds it flying;
+    // this answer waits for the rest of the grace, never longer than the grace.
+    const graceLeftMs = Math.min(FLIGHT_GRACE_MS, facts.flight_started_at.getTime() + (facts.ends_at_ms ?? 0) + FLIGHT_GRACE_MS - svc.now().getTime());
+    if (graceLeftMs > 0) await sleep(graceLeftMs);
+    const [ended] = await recordEnds(svc, cycle, config, [{ ...facts, id: facts.id }]);
+    if (ended) {
+      settleInBackground(svc, cycle, ended.id);
+      return { ok: false, reason: ended.cash_out_cents !== null ? 'already_cashed_out' : 'too_late' };
+    }
+    // recorded meanwhile by the tick, or voided
+    const [now] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
+    return finished(now?.state ?? null, now?.cash_out_cents ?? null) ?? { ok: false, reason: 'not_flying' };
+  }
   tellResult(svc, cycle, config, decided, facts.amount_micro);
-  // the win job: a settlement that fails here is finished by the flight's next tick
-  void settleRounds(svc, cycle, undefined, decided.id).catch((err: unknown) => svc.logger.warn({ err: (err as Error).message, roundId: facts.id }, 'cash-out settlement deferred'));
+  settleInBackground(svc, cycle, decided.id);
   return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, facts.amount_micro, cents).toString() };
+}
+
+// the win job of a round a cash-out moved to RESULT: a settlement that fails here is finished
+// by the flight's next tick, or by crash recovery (D40)
+function settleInBackground(svc: ServiceContext, cycle: FlightCycle, roundId: string): void {
+  void settleRounds(svc, cycle, undefined, roundId).catch((err: unknown) => svc.logger.warn({ err: (err as Error).message, roundId }, 'cash-out settlement deferred'));
 }
 
 // the refusal for a round that is no longer flying: cashed out already, or lost

@@ -134,20 +134,30 @@ async function recoverInterrupted(svc: ServiceContext): Promise<Pick<Recovered, 
 // an outcome recorded (RESULT) the win is enqueued and settled set true; without one the
 // round is VOIDED, its accepted bet VOIDED with a rollback, its pending round bet REFUNDED
 // with ROUND_VOIDED (voidRound).
+//
+// The rounds with an outcome are read after the voids, not with the rounds to void: a crash
+// round (D40) can reach RESULT while this runs, by a cash-out, or its own end recorded by a
+// cash-out, that read its flight before the cycle was interrupted and commits before the
+// void (both are fenced on the round's state, so one of the two wins). Such a round has a
+// durable result and is settled here, whether or not the node that decided it lives to
+// settle it. Once every round listed as flying is voided or has its result, none of these
+// cycles has a round left that could still move.
+const UNSETTLED_IN_CLOSED_CYCLES = { settled: false, cycle: { phase: { in: ['COOLDOWN' as const, 'FINISHED' as const] } } };
+
 async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'settledRounds' | 'voidedRounds'>> {
-  const rounds = await svc.db.round.findMany({
-    where: { settled: false, cycle: { phase: { in: ['COOLDOWN', 'FINISHED'] } } },
-    select: { id: true, state: true, cycleId: true },
+  const open = await svc.db.round.findMany({
+    where: { ...UNSETTLED_IN_CLOSED_CYCLES, state: { in: ['BETTING_OPEN', 'ROLLING'] } },
+    select: { id: true },
   });
   let voidedRounds = 0;
-  for (const round of rounds.filter((r) => r.state === 'BETTING_OPEN' || r.state === 'ROLLING')) {
+  for (const round of open) {
     if (await voidRound(svc, round.id, 'crash_recovery')) voidedRounds += 1;
   }
-  const withOutcome = rounds.filter((r) => r.state === 'RESULT');
+  const withOutcome = await svc.db.round.findMany({ where: { ...UNSETTLED_IN_CLOSED_CYCLES, state: 'RESULT' }, select: { cycleId: true } });
   for (const cycleId of new Set(withOutcome.map((r) => r.cycleId))) {
     await settleRounds(svc, await svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } }));
   }
-  if (rounds.length > 0) svc.logger.warn({ voided: voidedRounds, settled: withOutcome.length }, 'unsettled rounds recovered');
+  if (open.length + withOutcome.length > 0) svc.logger.warn({ voided: voidedRounds, settled: withOutcome.length }, 'unsettled rounds recovered');
   return { settledRounds: withOutcome.length, voidedRounds };
 }
 
