@@ -22,8 +22,9 @@ import { byId, renderHistory, renderRevealed, renderVerification } from './panel
 /** @typedef {import('./panels.js').HistoryRound} HistoryRound */
 /** @typedef {import('./panels.js').RevealedSeed} RevealedSeed */
 
-// the session's bet limits and payout (D18: the multiplier scaled by 100000), as BigInt
-/** @typedef {{ minBetMicro: bigint, maxBetMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint }} BetConfig */
+// the session's bet limits, stake step (D46) and dice's payout (D18: the multiplier scaled by
+// 100000), as BigInt
+/** @typedef {{ minBetMicro: bigint, maxBetMicro: bigint, stakeStepMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint }} BetConfig */
 // the current round on the service's clock (ms)
 /** @typedef {{ cycleId: string, phase: RoundPhase, endsAt: number | null, startedAt: number }} LiveRound */
 
@@ -212,6 +213,7 @@ function onConnected(msg) {
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),
+    stakeStepMicro: BigInt(msg.config.stakeStepMicro),
     multiplierScaled: parseScaled(msg.config.payoutMultiplier ?? '') ?? 0n, // D18: scaled by 100000
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
@@ -381,10 +383,17 @@ function onRoundVoided(msg) {
 const canBet = () =>
   state.connected && !state.ended && !state.placing && state.round?.phase === 'BETTING_OPEN' && state.betCycleId !== state.round.cycleId;
 
+// one unit of the currency within the limits, on the stake step (D46) when that stays within them
 function defaultStake() {
-  const { minBetMicro, maxBetMicro } = betConfig();
-  return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
+  const { minBetMicro, maxBetMicro, stakeStepMicro } = betConfig();
+  const within = MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
+  const stepped = onStep(within) ? within : (within / stakeStepMicro + 1n) * stakeStepMicro;
+  return stepped <= maxBetMicro ? stepped : within;
 }
+
+// D46: a stake is a multiple of the session's stake step (the service refuses one that is not)
+/** @param {bigint} micro */
+const onStep = (micro) => betConfig().stakeStepMicro <= 0n || micro % betConfig().stakeStepMicro === 0n;
 
 // a stake typed with more decimals than the currency has (D46: the page takes the digits it shows)
 const decimalsText = () =>
@@ -398,6 +407,7 @@ function readStake({ quiet = false } = {}) {
   let problem;
   if (!parsed.ok) problem = parsed.error === 'decimals' ? decimalsText() : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < betConfig().minBetMicro || parsed.micro > betConfig().maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
+  else if (!onStep(parsed.micro)) problem = t('stake_step', { step: state.money.amount(betConfig().stakeStepMicro) });
   else {
     el.stake.removeAttribute('aria-invalid');
     return parsed.micro;
@@ -639,8 +649,9 @@ function renderDie() {
 
 function renderChips() {
   const { minBetMicro, maxBetMicro } = betConfig();
+  // a chip is a stake the service takes: within the limits and on the step (D46)
   const amounts = [minBetMicro, ...CHIP_UNITS.map((units) => units * MICRO_PER_UNIT), maxBetMicro]
-    .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && all.indexOf(micro) === index);
+    .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && onStep(micro) && all.indexOf(micro) === index);
   el.chips.replaceChildren(
     ...amounts.map((micro) => {
       const chip = document.createElement('button');

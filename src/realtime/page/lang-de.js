@@ -165,4 +165,5 @@ export default {
   reason_limit_reached: 'Ein Limit deines Casino-Kontos ist erreicht.',
   reason_wallet_other: 'Die Casino-Wallet hat den Einsatz abgelehnt ({status}).',
   reason_other: 'Abgelehnt ({reason}).',
+  stake_step: 'Der Einsatz muss ein Vielfaches von {step} sein.',
 };

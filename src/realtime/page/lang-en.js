@@ -167,4 +167,5 @@ export default {
   reason_limit_reached: 'A limit on your casino account has been reached.',
   reason_wallet_other: 'The casino wallet refused the bet ({status}).',
   reason_other: 'Refused ({reason}).',
+  stake_step: 'The stake must be a multiple of {step}.',
 };

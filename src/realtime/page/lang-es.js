@@ -165,4 +165,5 @@ export default {
   reason_limit_reached: 'Se ha alcanzado un límite de tu cuenta del casino.',
   reason_wallet_other: 'La cartera del casino rechazó la apuesta ({status}).',
   reason_other: 'Rechazada ({reason}).',
+  stake_step: 'La apuesta debe ser un múltiplo de {step}.',
 };

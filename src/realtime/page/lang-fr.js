@@ -165,4 +165,5 @@ export default {
   reason_limit_reached: 'Une limite de votre compte casino est atteinte.',
   reason_wallet_other: 'Le portefeuille du casino a refusé la mise ({status}).',
   reason_other: 'Refusée ({reason}).',
+  stake_step: 'La mise doit être un multiple de {step}.',
 };

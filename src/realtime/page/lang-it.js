@@ -165,4 +165,5 @@ export default {
   reason_limit_reached: 'È stato raggiunto un limite del tuo conto del casinò.',
   reason_wallet_other: 'Il portafoglio del casinò ha rifiutato la puntata ({status}).',
   reason_other: 'Rifiutata ({reason}).',
+  stake_step: 'La puntata deve essere un multiplo di {step}.',
 };

@@ -166,4 +166,5 @@ export default {
   reason_limit_reached: 'Um limite da sua conta no cassino foi atingido.',
   reason_wallet_other: 'A carteira do cassino recusou a aposta ({status}).',
   reason_other: 'Recusada ({reason}).',
+  stake_step: 'A aposta deve ser um múltiplo de {step}.',
 };

@@ -165,4 +165,5 @@ export default {
   reason_limit_reached: 'En gräns på ditt casinokonto har nåtts.',
   reason_wallet_other: 'Casinots plånbok avvisade insatsen ({status}).',
   reason_other: 'Avvisad ({reason}).',
+  stake_step: 'Insatsen måste vara en multipel av {step}.',
 };
