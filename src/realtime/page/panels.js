@@ -32,7 +32,15 @@ import { balanceText, roundStateText, utcTime } from './rounds.js';
  * @property {RecalledBalance} [balanceAfter]
  * @property {{ low: bigint, high: bigint }} [weights] the round's weight snapshot (D19)
  * @property {{ serverSeed: string, clientSeed: string }} [seed] its retired seed, as the service shows it (D2, D5)
+ * @property {string | null} [autoCashOut] crash: the bet's auto cash-out ("2.00"), null for none (D40)
+ * @property {{ crashMultiplier: string | null, cashOutMultiplier: string | null, won: boolean, payoutMicro: string | null } | null} [flight]
+ *   crash: the round's result once resolved (D40): the player's crash point (null until round_result
+ *   names it), the cash-out granted (null when lost), the payout
  */
+
+// A game's own cells of a history row, beside the shared ones: what was bet (the stake is
+// added after it) and the outcome (the round's state is added after it)
+/** @typedef {(round: HistoryRound) => { bet: Node[], result: Node[] }} HistoryCells */
 
 // a seed the page saw retired (D5 rotation, D28 session end), by its hash: its rounds are
 // nonces 0 to lastNonce (null: none was played)
@@ -81,26 +89,31 @@ function node(tag, text, className) {
 // newest first: nonce, time (UTC), side bet and stake, result face/side with the round's
 // state (settled won or lost, voided with its reason, in play), payout, the balance before
 // and after as the wallet answered them (D33), and a verify button once the round's seed is
-// revealed (D5); `money` the session's money.js formatter
+// revealed (D5); `money` the session's money.js formatter; `cells` another game's own cells
+// of the bet and the outcome (crash, D40), dice's without it
 /**
  * @param {HTMLElement} tbody
  * @param {HistoryRound[]} rounds
- * @param {{ revealed: Map<string, RevealedSeed>, sideName: (side: string | null) => string, money: MoneyFormat }} shown
+ * @param {{ revealed: Map<string, RevealedSeed>, sideName: (side: string | null) => string, money: MoneyFormat, cells?: HistoryCells }} shown
  */
-export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
+export function renderHistory(tbody, rounds, { revealed, sideName, money, cells }) {
   tbody.replaceChildren(
     ...rounds.map((round) => {
       const row = document.createElement('tr');
       row.dataset.roundId = round.roundId;
-      row.dataset.outcome = round.voided ? 'voided' : round.outcome ? (round.outcome.won ? 'won' : 'lost') : 'pending';
+      // the outcome as far as it is known: dice's die, or crash's resolved flight
+      const known = round.outcome ?? round.flight ?? null;
+      row.dataset.outcome = round.voided ? 'voided' : known ? (known.won ? 'won' : 'lost') : 'pending';
       const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : money.number(round.amountMicro);
-      const payout = round.voided || !round.outcome || round.outcome.payoutMicro === null ? '—' : round.outcome.won ? `+${money.number(round.outcome.payoutMicro)}` : money.number(0n);
+      const payout = round.voided || !known || known.payoutMicro === null ? '—' : known.won ? `+${money.number(known.payoutMicro)}` : money.number(0n);
       const time = node('td', round.placedAt ? utcTime(round.placedAt).slice(11, 19) : '—', 'time');
       if (round.placedAt) time.title = utcTime(round.placedAt);
+      const own = cells ? cells(round) : null;
       const bet = node('td', undefined, 'bet-cell');
-      bet.append(sideTag(round.side, sideName), node('span', stake, 'stake-amount'));
+      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
-      if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
+      if (own) result.append(...own.result);
+      else if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
       result.append(node('span', roundStateText(stateOf(round)), 'state'));
       const balance = node('td', undefined, 'num balance-cell');
       balance.append(
