@@ -3,6 +3,8 @@
 // player reads and types them, and what a win at a multiplier pays. Pure: no DOM, so the unit
 // tests check it against the service's own curve and settlement.
 
+import { centsText } from './fair.js';
+
 // m(t) = floor(100 * e^(0.00006 t)) / 100, t in ms since the flight started; 0.00006 = 3 / 50000
 const RATE_PER_MS = 3 / 50000;
 const ONE_CENTS = 100n;
@@ -44,8 +46,7 @@ export function centsOf(text) {
 }
 
 // 237n -> "2.37", the wire's form of a multiplier
-/** @param {bigint} cents */
-export const wireMultiplier = (cents) => `${cents / ONE_CENTS}.${(cents % ONE_CENTS).toString().padStart(2, '0')}`;
+export const wireMultiplier = centsText;
 
 // 237n -> "2.37×" in the language's decimal separator ("2,37×" in German): a multiplier is
 // always read with its two decimals

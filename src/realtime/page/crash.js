@@ -462,7 +462,14 @@ export function crashGame(shell) {
     return { bet, result };
   }
 
-  return { configure, onRoundState, onResult, betPlacedText, render, renderBetting, historyCells, shortcut };
+  // a wire multiplier ("2.37") in the language's figures, without its sign: a check's numbers
+  /** @param {string} text */
+  const multiplierFigures = (text) => {
+    const cents = centsOf(text);
+    return cents === null ? text : multiplierInput(cents, decimal());
+  };
+
+  return { configure, onRoundState, onResult, betPlacedText, render, renderBetting, historyCells, shortcut, multiplierFigures };
 }
 
 // the canvas's grid: 1, 2 or 5 times a power of ten, four to eight lines over the span

@@ -7,11 +7,11 @@
 // (connected.gameCode, D39) chooses the stage and the bet's controls: crash's are crash.js.
 
 import { crashGame } from './crash.js';
-import { deriveRound } from './fair.js';
+import { deriveCrash, deriveRound } from './fair.js';
 import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
-import { byId, renderHistory, renderRevealed, renderVerification } from './panels.js';
+import { byId, renderCrashVerification, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 // The player channel's messages, as the service's map declares them (D4): a message name or
 // field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
@@ -381,6 +381,8 @@ function mergeRound(round) {
     entry.weights = { low: BigInt(round.proof.lowWeight), high: BigInt(round.proof.highWeight) };
     // D2, D5: a retired seed, which the service shows with its rounds
     if (round.proof.serverSeed) entry.seed = { serverSeed: round.proof.serverSeed, clientSeed: round.proof.clientSeed };
+    // crash: the edge the crash point was derived with, which its check needs (D40)
+    if (round.proof.commissionMicro !== undefined) entry.commissionMicro = round.proof.commissionMicro;
   }
   if (round.outcome) {
     entry.outcome = {
@@ -577,6 +579,7 @@ function rotateSeed() {
 async function verify(roundId) {
   const round = state.rounds.find((entry) => entry.roundId === roundId);
   const seed = round && (round.seed ?? (round.seedHash === null ? undefined : state.revealed.get(round.seedHash)));
+  if (seed && round.flight) return verifyFlight(round, seed);
   if (!seed || !round.outcome) return;
   let derived = null;
   try {
@@ -586,6 +589,28 @@ async function verify(roundId) {
     // no Web Crypto (an insecure page): said so below
   }
   renderVerification(el.verifyOutput, { nonce: round.nonce, seedHash: round.seedHash, outcome: round.outcome }, seed, derived);
+  el.verifyOutput.hidden = false;
+  el.verifyOutput.focus();
+}
+
+// a crash round (D40): its crash point recomputed from the seeds and its edge, against the
+// one round_result named
+/**
+ * @param {HistoryRound} round
+ * @param {{ serverSeed: string, clientSeed: string | null }} seed
+ */
+async function verifyFlight(round, seed) {
+  const crashMultiplier = round.flight?.crashMultiplier;
+  const { nonce, commissionMicro } = round;
+  if (!crashMultiplier || commissionMicro === undefined || nonce === null || seed.clientSeed === null) return;
+  const clientSeed = seed.clientSeed;
+  let derived = null;
+  try {
+    derived = await deriveCrash({ serverSeed: seed.serverSeed, committedHash: round.seedHash, clientSeed, nonce, commissionMicro: BigInt(commissionMicro) });
+  } catch {
+    // no Web Crypto (an insecure page): said so below
+  }
+  renderCrashVerification(el.verifyOutput, { nonce, seedHash: round.seedHash, crashMultiplier, commissionMicro }, { serverSeed: seed.serverSeed, clientSeed }, derived, crash.multiplierFigures);
   el.verifyOutput.hidden = false;
   el.verifyOutput.focus();
 }

@@ -13,9 +13,10 @@ import { until } from '../../support/game.js';
 // flight, and the page shows the multiplier the service granted and its payout, which the
 // wallet is credited exactly; the second crashes low, and the page shows the crash and no
 // win. On the way the page refuses a stake off the operator's stake step and an auto
-// cash-out it cannot take (D46, D40), its history shows both rounds, and the page and its
-// history fit a desktop's and a phone's width; and in German its words, multipliers and euros
-// are German. Leaves the README's crash screenshots in docs/.
+// cash-out it cannot take (D46, D40), its history shows both rounds, a round's crash point is
+// recomputed in the page once the seed is rotated (D2, D5), and the page and its history fit
+// a desktop's and a phone's width; in German its words, multipliers and euros are German.
+// Leaves the README's crash screenshots in docs/.
 const NBSP = '\u00a0';
 const STAKE_MICRO = 1_000_000n; // 10.00
 const START_MICRO = 10_000_000n; // 100.00
@@ -168,9 +169,29 @@ describe('the crash page in a browser (D40)', function () {
     expect(await rows.nth(0).getAttribute('data-outcome')).to.equal('lost');
     expect(await rows.nth(1).getAttribute('data-outcome')).to.equal('won');
 
-    await expectFits(page);
+    // the README's phone picture: the crash, the bet form and the history
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: 'docs/crash-page-phone.png', fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // the seed rotated once both rounds settled (D5): each crash point is recomputed in the page
+    const hash = await page.locator('#server-seed-hash').innerText();
+    await until(
+      'the seed rotated',
+      async () => {
+        await page.click('#rotate-seed');
+        return page.locator('#server-seed-hash').filter({ hasNotText: hash }).waitFor({ timeout: 1_000 }).then(() => true, () => false);
+      },
+      20_000,
+    );
+    await until('a Verify button on both rows', async () => (await rows.locator('button.verify').count()) === 2);
+    await rows.nth(1).locator('button.verify').click();
+    const check = await page.locator('#verify-output').filter({ hasText: /MATCH/ }).innerText({ timeout: 10_000 });
+    expect(check).to.include(`Shown crash point: ${centsText(crashCents[0]!)}×`);
+    expect(check).to.include('MATCH: the recomputed crash point equals the shown one.');
+    expect(check).to.not.include('MISMATCH');
+
+    await expectFits(page);
     await page.close();
     expect(h.wallet.violations).to.deep.equal([]);
     expect(problems, problems.join('\n')).to.deep.equal([]);
