@@ -88,7 +88,6 @@ export default {
   recall_proof_none: 'Diese Runde hat kein Ergebnis, es gibt also nichts zu prüfen.',
   recall_proof_hidden: 'Der Server-Seed ist noch in Gebrauch. Er wird offengelegt, wenn die Sitzung endet, spätestens {at}; öffne diesen Link dann erneut, um die Runde zu prüfen.',
   recall_proof_check: 'Die Runde, in dieser Seite aus dem offengelegten Server-Seed nachgerechnet:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'automatische Auszahlung {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'keine automatische Auszahlung · {stake}',
   recall_flight_crash: 'abgestürzt bei {crash}×',

@@ -90,7 +90,6 @@ export default {
   recall_proof_none: 'This round has no outcome, so there is nothing to check.',
   recall_proof_hidden: 'The server seed is still in use. It is revealed when the session ends, at the latest {at}; open this link again then to check the round.',
   recall_proof_check: 'The round, recomputed in this page from the revealed server seed:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'auto cash-out {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'no auto cash-out · {stake}',
   recall_flight_crash: 'crashed at {crash}×',

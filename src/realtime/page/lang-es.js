@@ -88,7 +88,6 @@ export default {
   recall_proof_none: 'Esta ronda no tiene resultado, así que no hay nada que comprobar.',
   recall_proof_hidden: 'La semilla del servidor sigue en uso. Se revela cuando termina la sesión, a más tardar {at}; abre este enlace de nuevo entonces para comprobar la ronda.',
   recall_proof_check: 'La ronda, recalculada en esta página con la semilla del servidor revelada:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'retiro automático {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'sin retiro automático · {stake}',
   recall_flight_crash: 'se estrelló en {crash}×',

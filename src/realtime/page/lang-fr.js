@@ -88,7 +88,6 @@ export default {
   recall_proof_none: 'Cette manche n’a pas de résultat : il n’y a rien à vérifier.',
   recall_proof_hidden: 'La graine serveur est encore utilisée. Elle est révélée à la fin de la session, au plus tard le {at} ; rouvrez ce lien ensuite pour vérifier la manche.',
   recall_proof_check: 'La manche, recalculée dans cette page à partir de la graine serveur révélée :',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'encaissement automatique {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'sans encaissement automatique · {stake}',
   recall_flight_crash: 'crash à {crash}×',

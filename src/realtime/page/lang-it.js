@@ -88,7 +88,6 @@ export default {
   recall_proof_none: 'Questo round non ha esito, quindi non c’è nulla da verificare.',
   recall_proof_hidden: 'Il seed del server è ancora in uso. Viene rivelato quando la sessione finisce, al più tardi il {at}; riapri questo link allora per verificare il round.',
   recall_proof_check: 'Il round, ricalcolato in questa pagina dal seed del server rivelato:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'incasso automatico {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'senza incasso automatico · {stake}',
   recall_flight_crash: 'schiantato a {crash}×',

@@ -89,7 +89,6 @@ export default {
   recall_proof_none: 'Esta rodada não tem resultado, então não há nada a verificar.',
   recall_proof_hidden: 'A seed do servidor ainda está em uso. Ela é revelada quando a sessão termina, no máximo em {at}; abra este link de novo então para verificar a rodada.',
   recall_proof_check: 'A rodada, recalculada nesta página a partir da seed do servidor revelada:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'saque automático {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'sem saque automático · {stake}',
   recall_flight_crash: 'caiu em {crash}×',

@@ -88,7 +88,6 @@ export default {
   recall_proof_none: 'Den här omgången har inget utfall, så det finns inget att kontrollera.',
   recall_proof_hidden: 'Serverseeden används fortfarande. Den avslöjas när sessionen slutar, senast {at}; öppna länken igen då för att kontrollera omgången.',
   recall_proof_check: 'Omgången, omräknad på den här sidan från den avslöjade serverseeden:',
-  recall_game_crash: 'Crash',
   recall_bet_crash: 'automatisk uttag {autoCashOut}× · {stake}',
   recall_bet_crash_manual: 'inget automatiskt uttag · {stake}',
   recall_flight_crash: 'kraschade vid {crash}×',

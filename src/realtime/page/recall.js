@@ -104,7 +104,7 @@ function renderFlight(stake) {
     : t('recall_bet_crash_manual', { stake });
   byId('die-caption').textContent = bet;
   facts(byId('recall-facts'), [
-    [t('recall_game'), t('recall_game_crash'), 'game'],
+    [t('recall_game'), t('title_crash'), 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
