@@ -78,8 +78,11 @@ export function launchPageRoutes(svc: ServiceContext, cache = frameAncestorsCach
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
-    // the page reads its token, then the channel refuses it if it is bad (D4)
-    ctx.body = await (html ??= readFile(path.join(PAGE_DIR, 'index.html'), 'utf8'));
+    // the page reads its token, then the channel refuses it if it is bad (D4). One page plays
+    // every game (D39): its body names the address's game, a code of the catalogue (checked
+    // above), so that the first paint is that game's; the page then follows its session's
+    const page = await (html ??= readFile(path.join(PAGE_DIR, 'index.html'), 'utf8'));
+    ctx.body = page.replace('data-game="dice"', `data-game="${gameCode}"`);
   });
 
   router.get('/play/assets/:file', async (ctx) => {

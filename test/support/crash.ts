@@ -23,6 +23,17 @@ export function crashSeed(lo: bigint, hi: bigint, commissionMicro = EDGE): { ser
   throw new Error(`no seed with a crash point in [${lo}, ${hi}]`);
 }
 
+// the first server seed (in the same order) whose crash points at nonces 0, 1, ... are each
+// within its [lo, hi] cents: the rounds of one session, one after the other
+export function crashSeedForRounds(ranges: [bigint, bigint][], commissionMicro = EDGE): { serverSeed: string; crashCents: bigint[] } {
+  for (let i = 0; i < 1_000_000; i += 1) {
+    const serverSeed = createHash('sha256').update(`crash-seed-${i}`).digest('hex');
+    const crashCents = ranges.map((_, nonce) => crashFromHash(roundHash({ serverSeed, clientSeed: CRASH_CLIENT_SEED, nonce }), commissionMicro).crashCents);
+    if (crashCents.every((cents, nonce) => cents >= ranges[nonce]![0] && cents <= ranges[nonce]![1])) return { serverSeed, crashCents };
+  }
+  throw new Error(`no seed with crash points in ${ranges.map(([lo, hi]) => `[${lo}, ${hi}]`).join(', ')}`);
+}
+
 // a sandbox operator whose crash game (EUR) runs with these windows
 export async function crashOperator(h: Harness, windows: Record<string, string | number> = {}): Promise<TestOperator> {
   const operator = await h.onboard({ sandbox: true });

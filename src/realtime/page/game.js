@@ -1,14 +1,17 @@
 // @ts-check
-// The player's dice page (contract 1, 4.4; D4, D16): one Socket.IO connection authenticated
+// The player's game page (contract 1, 4.4; D4, D16): one Socket.IO connection authenticated
 // by the session token, the round clock, betting, the round history and the provably fair
 // panel. Server messages drive the state; render functions draw it. Words come from
 // i18n.js in the session's language, amounts from money.js in its language and currency.
+// This file is the shell every game shares, with dice's die and sides; the session's game
+// (connected.gameCode, D39) chooses the stage and the bet's controls: crash's are crash.js.
 
-import { deriveRound } from './fair.js';
-import { connectionText, endText, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
+import { crashGame } from './crash.js';
+import { deriveCrash, deriveRound } from './fair.js';
+import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
-import { byId, renderHistory, renderRevealed, renderVerification } from './panels.js';
+import { byId, renderCrashVerification, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 // The player channel's messages, as the service's map declares them (D4): a message name or
 // field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
@@ -22,8 +25,9 @@ import { byId, renderHistory, renderRevealed, renderVerification } from './panel
 /** @typedef {import('./panels.js').HistoryRound} HistoryRound */
 /** @typedef {import('./panels.js').RevealedSeed} RevealedSeed */
 
-// the session's bet limits and payout (D18: the multiplier scaled by 100000), as BigInt
-/** @typedef {{ minBetMicro: bigint, maxBetMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint }} BetConfig */
+// the session's bet limits, stake step (D46) and dice's payout (D18: the multiplier scaled by
+// 100000), as BigInt
+/** @typedef {{ minBetMicro: bigint, maxBetMicro: bigint, stakeStepMicro: bigint, multiplierScaled: bigint, commissionMicro: bigint }} BetConfig */
 // the current round on the service's clock (ms)
 /** @typedef {{ cycleId: string, phase: RoundPhase, endsAt: number | null, startedAt: number }} LiveRound */
 
@@ -38,6 +42,7 @@ const el = {
   timerBar: byId('timer-bar'),
   die: byId('die'),
   dieCaption: byId('die-caption'),
+  flightCaption: byId('flight-caption'),
   result: byId('result'),
   stakeLabel: byId('stake-label'),
   stake: byId('stake', HTMLInputElement),
@@ -72,12 +77,17 @@ const CLIENT_SEED = /^[\x20-\x39\x3B-\x7E]{1,64}$/;
 const PLACE_BET_ACK_MS = 20_000;
 const ROTATE_ACK_MS = 10_000;
 const ROUNDS_ACK_MS = 10_000;
+// a cash-out's ack is its decision, durable before it is sent (D40)
+const CASH_OUT_ACK_MS = 10_000;
 const RETRY_MS = 3_000;
 const CHIP_UNITS = [1n, 5n, 10n, 25n];
 // the stake a format hint shows, written the player's way ("2.50", "2,50")
 const EXAMPLE_STAKE_MICRO = 250000n;
 
 const state = {
+  // the session's game: the page's address names it (the launch page marks the body with
+  // it, so the first paint is that game's), and `connected` confirms it (D39)
+  game: document.body.dataset.game === 'crash' ? 'crash' : 'dice',
   connected: false, // a `connected` message arrived on the live socket
   ended: false,
   money: moneyFormat('en', ''), // the session's money.js formatter: its language and currency
@@ -108,6 +118,35 @@ const betConfig = () => {
 const rangeVars = () => ({
   min: state.money.amount(betConfig().minBetMicro),
   max: state.money.amount(betConfig().maxBetMicro),
+});
+
+// The session's game (D39): the body's data-game shows that game's stage and controls
+// (game.css) and the title names it
+/** @param {'dice' | 'crash'} game */
+function setGame(game) {
+  state.game = game;
+  el.body.dataset.game = game;
+  document.title = gameTitle();
+}
+
+// crash's stage and controls (crash.js), on the shell's state
+const crash = crashGame({
+  money: () => state.money,
+  round: () => state.round,
+  playing: () => state.connected && !state.ended,
+  canBet: () => canBet(),
+  readStake: (options) => readStake(options),
+  showMessage: (text, kind) => showMessage(text, kind),
+  showResult: (text, outcome) => {
+    el.result.textContent = text;
+    el.result.dataset.outcome = outcome;
+  },
+  placeBet: (params) => placeGameBet(params),
+  cashOut: (answer) => {
+    if (!socket) return answer(null);
+    socket.timeout(CASH_OUT_ACK_MS).emit('cash_out', {}, (err, ack) => answer(err ? null : ack));
+  },
+  betOf: (cycleId) => state.rounds.find((round) => round.cycleId === cycleId && (round.amountMicro !== null || round.flight)),
 });
 
 // ---- connection (D4) -------------------------------------------------------------------
@@ -209,12 +248,15 @@ function onConnected(msg) {
   // contract 2.2: the way back to the operator, offered during play whenever it is set
   el.exitLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.exitLink.href = state.returnUrl;
+  setGame(msg.gameCode === 'crash' ? 'crash' : 'dice');
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),
+    stakeStepMicro: BigInt(msg.config.stakeStepMicro),
     multiplierScaled: parseScaled(msg.config.payoutMultiplier ?? '') ?? 0n, // D18: scaled by 100000
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
+  if (state.game === 'crash') crash.configure(msg.config);
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
   // null: unknown (D24: another connect of the session read it moments ago); a balance
   // this page already knows stays until the next balance_update
@@ -246,6 +288,11 @@ function setRound(roundState) {
   if (roundState.phase === 'ROLLING' && previous?.phase !== 'ROLLING') el.result.textContent = '';
   // a new betting window: last round's notices are out of date
   if (roundState.phase === 'BETTING_OPEN' && previous && previous.cycleId !== roundState.cycleId) showMessage('', '');
+  // a flight is drawn from its start and the service's clock as this message left it (D40)
+  if (state.game === 'crash') crash.onRoundState(roundState, Date.now());
+  // the cooldown follows the settlement of the cycle's rounds: one the history still shows in
+  // play is read again, as a lost round moves no money and no balance_update says so (D33)
+  if (roundState.phase === 'COOLDOWN' && previous && previous.phase !== 'COOLDOWN' && state.rounds.some((round) => round.state !== 'SETTLED' && !round.voided)) refreshRounds();
   renderRound();
   renderBetting();
 }
@@ -270,13 +317,15 @@ function roundEntry(roundId, cycleId) {
 function onBetPlaced(msg) {
   const entry = roundEntry(msg.roundId, msg.cycleId);
   Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
+  // crash: the bet's auto cash-out, or null for none (D40)
+  if (msg.autoCashOut !== undefined) entry.autoCashOut = msg.autoCashOut;
   // the service's time of the message until its own record of the bet says (recent_rounds)
   entry.placedAt ??= msg.ts;
   // D1: an accepted bet's round takes the seed's next nonce, without gaps
   entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
-  showMessage(t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
+  showMessage(state.game === 'crash' ? crash.betPlacedText(stake, msg.autoCashOut) : t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
   renderAll();
 }
 
@@ -332,6 +381,8 @@ function mergeRound(round) {
     entry.weights = { low: BigInt(round.proof.lowWeight), high: BigInt(round.proof.highWeight) };
     // D2, D5: a retired seed, which the service shows with its rounds
     if (round.proof.serverSeed) entry.seed = { serverSeed: round.proof.serverSeed, clientSeed: round.proof.clientSeed };
+    // crash: the edge the crash point was derived with, which its check needs (D40)
+    if (round.proof.commissionMicro !== undefined) entry.commissionMicro = round.proof.commissionMicro;
   }
   if (round.outcome) {
     entry.outcome = {
@@ -341,13 +392,32 @@ function mergeRound(round) {
       payoutMicro: round.payoutMicro ?? entry.outcome?.payoutMicro ?? null,
     };
   }
+  // crash (D40): the auto cash-out, and the flight once the round is resolved
+  if (round.autoCashOut !== undefined) entry.autoCashOut = round.autoCashOut;
+  if (round.won !== null && round.crashMultiplier) {
+    entry.flight = {
+      crashMultiplier: round.crashMultiplier,
+      cashOutMultiplier: round.cashOutMultiplier ?? null,
+      won: round.won,
+      payoutMicro: round.payoutMicro ?? entry.flight?.payoutMicro ?? null,
+    };
+  }
   if (round.state === 'VOIDED') entry.voided = round.voidReason;
 }
 
 /** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
-  // this page plays dice: a result without a side is another game's (D40)
-  if (!('side' in msg)) return;
+  // a crash round's result (D40): its crash point, and its cash-out if it had one
+  if (!('side' in msg)) {
+    const entry = roundEntry(msg.roundId, msg.cycleId);
+    entry.nonce = msg.nonce;
+    entry.flight = { crashMultiplier: msg.crashMultiplier, cashOutMultiplier: msg.cashOutMultiplier, won: msg.won, payoutMicro: msg.payoutMicro };
+    if (entry.seedHash === state.fair.serverSeedHash) state.fair.nonce = Math.max(state.fair.nonce, msg.nonce + 1);
+    crash.onResult(msg);
+    renderAll();
+    refreshRounds();
+    return;
+  }
   const entry = roundEntry(msg.roundId, msg.cycleId);
   const face = msg.diceValues?.[0] ?? msg.sum;
   entry.nonce = msg.nonce;
@@ -381,10 +451,17 @@ function onRoundVoided(msg) {
 const canBet = () =>
   state.connected && !state.ended && !state.placing && state.round?.phase === 'BETTING_OPEN' && state.betCycleId !== state.round.cycleId;
 
+// one unit of the currency within the limits, on the stake step (D46) when that stays within them
 function defaultStake() {
-  const { minBetMicro, maxBetMicro } = betConfig();
-  return MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
+  const { minBetMicro, maxBetMicro, stakeStepMicro } = betConfig();
+  const within = MICRO_PER_UNIT < minBetMicro ? minBetMicro : MICRO_PER_UNIT > maxBetMicro ? maxBetMicro : MICRO_PER_UNIT;
+  const stepped = onStep(within) ? within : (within / stakeStepMicro + 1n) * stakeStepMicro;
+  return stepped <= maxBetMicro ? stepped : within;
 }
+
+// D46: a stake is a multiple of the session's stake step (the service refuses one that is not)
+/** @param {bigint} micro */
+const onStep = (micro) => betConfig().stakeStepMicro <= 0n || micro % betConfig().stakeStepMicro === 0n;
 
 // a stake typed with more decimals than the currency has (D46: the page takes the digits it shows)
 const decimalsText = () =>
@@ -398,6 +475,7 @@ function readStake({ quiet = false } = {}) {
   let problem;
   if (!parsed.ok) problem = parsed.error === 'decimals' ? decimalsText() : t('stake_format', { example: state.money.input(EXAMPLE_STAKE_MICRO) });
   else if (parsed.micro < betConfig().minBetMicro || parsed.micro > betConfig().maxBetMicro) problem = reasonText('bet_out_of_range', rangeVars());
+  else if (!onStep(parsed.micro)) problem = t('stake_step', { step: state.money.amount(betConfig().stakeStepMicro) });
   else {
     el.stake.removeAttribute('aria-invalid');
     return parsed.micro;
@@ -416,11 +494,28 @@ function placeBet(side) {
   const amountMicro = readStake();
   if (amountMicro === null) return;
   const clientBetId = randomId();
+  sendBet({ side, amountMicro: amountMicro.toString(), clientBetId });
+}
+
+// a bet of the stake field's amount with the game's parameters (crash: its auto cash-out)
+/** @param {{ autoCashOut?: string }} params */
+function placeGameBet(params) {
+  if (!socket || !state.round || !canBet()) return;
+  const amountMicro = readStake();
+  if (amountMicro === null) return;
+  sendBet({ ...params, amountMicro: amountMicro.toString(), clientBetId: randomId() });
+}
+
+// place_bet, and its verdict (contract 8.2)
+/** @param {import('../../shared/domain/player-channel.js').PlaceBet & { clientBetId: string }} payload */
+function sendBet(payload) {
+  if (!socket || !state.round) return;
+  const { clientBetId } = payload;
   const cycleId = state.round.cycleId;
   state.placing = true;
   showMessage(t('placing'), 'info');
   renderBetting();
-  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', { side, amountMicro: amountMicro.toString(), clientBetId }, (err, ack) => {
+  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', payload, (err, ack) => {
     state.placing = false;
     if (err) showMessage(t('no_answer'), 'error');
     else if (ack.ok) state.betCycleId ??= cycleId;
@@ -484,6 +579,7 @@ function rotateSeed() {
 async function verify(roundId) {
   const round = state.rounds.find((entry) => entry.roundId === roundId);
   const seed = round && (round.seed ?? (round.seedHash === null ? undefined : state.revealed.get(round.seedHash)));
+  if (seed && round.flight) return verifyFlight(round, seed);
   if (!seed || !round.outcome) return;
   let derived = null;
   try {
@@ -493,6 +589,28 @@ async function verify(roundId) {
     // no Web Crypto (an insecure page): said so below
   }
   renderVerification(el.verifyOutput, { nonce: round.nonce, seedHash: round.seedHash, outcome: round.outcome }, seed, derived);
+  el.verifyOutput.hidden = false;
+  el.verifyOutput.focus();
+}
+
+// a crash round (D40): its crash point recomputed from the seeds and its edge, against the
+// one round_result named
+/**
+ * @param {HistoryRound} round
+ * @param {{ serverSeed: string, clientSeed: string | null }} seed
+ */
+async function verifyFlight(round, seed) {
+  const crashMultiplier = round.flight?.crashMultiplier;
+  const { nonce, commissionMicro } = round;
+  if (!crashMultiplier || commissionMicro === undefined || nonce === null || seed.clientSeed === null) return;
+  const clientSeed = seed.clientSeed;
+  let derived = null;
+  try {
+    derived = await deriveCrash({ serverSeed: seed.serverSeed, committedHash: round.seedHash, clientSeed, nonce, commissionMicro: BigInt(commissionMicro) });
+  } catch {
+    // no Web Crypto (an insecure page): said so below
+  }
+  renderCrashVerification(el.verifyOutput, { nonce, seedHash: round.seedHash, crashMultiplier, commissionMicro }, { serverSeed: seed.serverSeed, clientSeed }, derived, crash.multiplierFigures);
   el.verifyOutput.hidden = false;
   el.verifyOutput.focus();
 }
@@ -574,18 +692,23 @@ const roundStarting = () => state.connected && !state.ended && (!state.round || 
 function renderRound() {
   const round = state.round;
   const phase = round?.phase ?? (roundStarting() ? 'PENDING' : null);
-  el.phase.textContent = phase ? phaseText(phase) : t('phase_connecting');
+  el.phase.textContent = phase ? (flying() ? t('crash_phase_flying') : phaseText(phase)) : t('phase_connecting');
   el.phase.dataset.phase = phase ?? '';
   renderCountdown();
-  renderDie();
+  if (state.game === 'crash') crash.render();
+  else renderDie();
 }
+
+// a crash cycle's ROLLING is its flight (D40): its phaseEndsAt is the latest it could end, not
+// a time to count down to
+const flying = () => state.game === 'crash' && state.round?.phase === 'ROLLING';
 
 // the time left in the round's phase (ms, 0 when unknown or over)
 const remainingMs = () => (state.round?.endsAt && !state.ended ? Math.max(0, state.round.endsAt - serverNow()) : 0);
 
 function renderCountdown() {
   const round = state.round;
-  const remaining = remainingMs();
+  const remaining = flying() ? 0 : remainingMs();
   el.countdown.textContent = remaining > 0 ? t('countdown', { seconds: Math.ceil(remaining / 1000) }) : '';
   const total = round?.endsAt ? round.endsAt - round.startedAt : 0;
   // CSSOM, not a style attribute: allowed by the page's style-src 'self' (D16)
@@ -599,7 +722,8 @@ function renderCountdown() {
 function renderStarting() {
   const remaining = remainingMs();
   const text = remaining > 0 ? t('caption_starts_in', { seconds: Math.ceil(remaining / 1000) }) : t('caption_starting');
-  if (el.dieCaption.textContent !== text) el.dieCaption.textContent = text;
+  const caption = state.game === 'crash' ? el.flightCaption : el.dieCaption;
+  if (caption.textContent !== text) caption.textContent = text;
 }
 
 /** @type {ReturnType<typeof setInterval> | null} */
@@ -639,8 +763,9 @@ function renderDie() {
 
 function renderChips() {
   const { minBetMicro, maxBetMicro } = betConfig();
+  // a chip is a stake the service takes: within the limits and on the step (D46)
   const amounts = [minBetMicro, ...CHIP_UNITS.map((units) => units * MICRO_PER_UNIT), maxBetMicro]
-    .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && all.indexOf(micro) === index);
+    .filter((micro, index, all) => micro >= minBetMicro && micro <= maxBetMicro && onStep(micro) && all.indexOf(micro) === index);
   el.chips.replaceChildren(
     ...amounts.map((micro) => {
       const chip = document.createElement('button');
@@ -666,8 +791,8 @@ function renderChips() {
 
 function renderBetting() {
   const open = canBet();
-  el.betLow.disabled = !open;
-  el.betHigh.disabled = !open;
+  el.betLow.disabled = !open || state.game !== 'dice';
+  el.betHigh.disabled = !open || state.game !== 'dice';
   el.body.dataset.placing = String(state.placing);
   // renderChips fills #chips with buttons only
   const chips = /** @type {HTMLCollectionOf<HTMLButtonElement>} */ (el.chips.children);
@@ -678,6 +803,7 @@ function renderBetting() {
   el.stakeHint.textContent = t('stake_hint', rangeVars());
   const stake = readStake({ quiet: true });
   for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
+  if (state.game === 'crash') return crash.renderBetting();
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
     stake === null
@@ -691,8 +817,9 @@ function renderBetting() {
 }
 
 function renderHistoryPanel() {
-  renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName, money: state.money });
-  el.historyGame.textContent = t('history_game', { game: t('title') });
+  const cells = state.game === 'crash' ? crash.historyCells : undefined;
+  renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName, money: state.money, cells });
+  el.historyGame.textContent = t('history_game', { game: gameTitle() });
   el.historyEmpty.hidden = state.rounds.length > 0;
 }
 
@@ -734,10 +861,11 @@ el.history.addEventListener('click', (event) => {
   const button = /** @type {Element} */ (event.target).closest('button.verify');
   if (button) void verify(button.dataset.roundId);
 });
-// L and H bet, unless the player is typing
+// L and H bet, unless the player is typing (crash: its own keys, crash.js)
 document.addEventListener('keydown', (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (/** @type {Partial<Element>} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) return;
+  if (state.game === 'crash') return crash.shortcut(event.key.toLowerCase());
   const side = /** @type {Partial<Record<string, Side>>} */ ({ l: 'LOW', h: 'HIGH' })[event.key.toLowerCase()];
   if (side) placeBet(side);
 });

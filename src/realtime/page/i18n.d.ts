@@ -4,6 +4,7 @@ export const LANGUAGES: readonly string[];
 export function resolveLanguage(tag: string | null | undefined): { language: string; locale: string };
 export function language(): string;
 export function setLanguage(tag: string | null | undefined): Promise<string>;
+export function gameTitle(): string;
 export function t(key: string, vars?: Record<string, unknown>): string;
 export function connectionText(kind: string | undefined): string;
 export function phaseText(phase: string | null | undefined): string;

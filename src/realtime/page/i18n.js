@@ -66,9 +66,13 @@ export async function setLanguage(tag) {
   // each element the selector finds has the attribute, so its dataset has the key
   for (const el of /** @type {NodeListOf<HTMLElement & { dataset: { i18n: string } }>} */ (document.querySelectorAll('[data-i18n]'))) el.textContent = t(el.dataset.i18n);
   for (const el of /** @type {NodeListOf<HTMLElement & { dataset: { i18nLabel: string } }>} */ (document.querySelectorAll('[data-i18n-label]'))) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
-  document.title = t('title');
+  document.title = gameTitle();
   return current;
 }
+
+// The name of the page's game (D39): the body's data-game, which the launch page sets from
+// the game's address and the page from the session's gameCode; dice without it
+export const gameTitle = () => (document.body?.dataset.game === 'crash' ? t('title_crash') : t('title'));
 
 /**
  * @param {string} key

@@ -2,12 +2,14 @@
 // DOM for the round history, the revealed seeds and a round's verification, and the page's
 // own elements by id. Everything from the service is set as text, never as markup.
 
+import { centsText } from './fair.js';
 import { t } from './i18n.js';
 import { balanceText, roundStateText, utcTime } from './rounds.js';
 
 /** @typedef {import('../../shared/domain/player-channel.js').RecalledBalance} RecalledBalance */
 /** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
 /** @typedef {Awaited<ReturnType<typeof import('./fair.js').deriveRound>>} Derivation */
+/** @typedef {Awaited<ReturnType<typeof import('./fair.js').deriveCrash>>} CrashDerivation */
 
 // A round of the session in the game page's history (game.js): what the page saw of it live
 // (bet_placed, round_result, round_voided), with what the service recorded of it over that
@@ -32,7 +34,16 @@ import { balanceText, roundStateText, utcTime } from './rounds.js';
  * @property {RecalledBalance} [balanceAfter]
  * @property {{ low: bigint, high: bigint }} [weights] the round's weight snapshot (D19)
  * @property {{ serverSeed: string, clientSeed: string }} [seed] its retired seed, as the service shows it (D2, D5)
+ * @property {string | null} [autoCashOut] crash: the bet's auto cash-out ("2.00"), null for none (D40)
+ * @property {{ crashMultiplier: string | null, cashOutMultiplier: string | null, won: boolean, payoutMicro: string | null } | null} [flight]
+ *   crash: the round's result once resolved (D40): the player's crash point (null until round_result
+ *   names it), the cash-out granted (null when lost), the payout
+ * @property {string} [commissionMicro] crash: the edge its crash point was derived with, as its proof gives it (D40)
  */
+
+// A game's own cells of a history row, beside the shared ones: what was bet (the stake is
+// added after it) and the outcome (the round's state is added after it)
+/** @typedef {(round: HistoryRound) => { bet: Node[], result: Node[] }} HistoryCells */
 
 // a seed the page saw retired (D5 rotation, D28 session end), by its hash: its rounds are
 // nonces 0 to lastNonce (null: none was played)
@@ -81,26 +92,31 @@ function node(tag, text, className) {
 // newest first: nonce, time (UTC), side bet and stake, result face/side with the round's
 // state (settled won or lost, voided with its reason, in play), payout, the balance before
 // and after as the wallet answered them (D33), and a verify button once the round's seed is
-// revealed (D5); `money` the session's money.js formatter
+// revealed (D5); `money` the session's money.js formatter; `cells` another game's own cells
+// of the bet and the outcome (crash, D40), dice's without it
 /**
  * @param {HTMLElement} tbody
  * @param {HistoryRound[]} rounds
- * @param {{ revealed: Map<string, RevealedSeed>, sideName: (side: string | null) => string, money: MoneyFormat }} shown
+ * @param {{ revealed: Map<string, RevealedSeed>, sideName: (side: string | null) => string, money: MoneyFormat, cells?: HistoryCells }} shown
  */
-export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
+export function renderHistory(tbody, rounds, { revealed, sideName, money, cells }) {
   tbody.replaceChildren(
     ...rounds.map((round) => {
       const row = document.createElement('tr');
       row.dataset.roundId = round.roundId;
-      row.dataset.outcome = round.voided ? 'voided' : round.outcome ? (round.outcome.won ? 'won' : 'lost') : 'pending';
+      // the outcome as far as it is known: dice's die, or crash's resolved flight
+      const known = round.outcome ?? round.flight ?? null;
+      row.dataset.outcome = round.voided ? 'voided' : known ? (known.won ? 'won' : 'lost') : 'pending';
       const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : money.number(round.amountMicro);
-      const payout = round.voided || !round.outcome || round.outcome.payoutMicro === null ? '—' : round.outcome.won ? `+${money.number(round.outcome.payoutMicro)}` : money.number(0n);
+      const payout = round.voided || !known || known.payoutMicro === null ? '—' : known.won ? `+${money.number(known.payoutMicro)}` : money.number(0n);
       const time = node('td', round.placedAt ? utcTime(round.placedAt).slice(11, 19) : '—', 'time');
       if (round.placedAt) time.title = utcTime(round.placedAt);
+      const own = cells ? cells(round) : null;
       const bet = node('td', undefined, 'bet-cell');
-      bet.append(sideTag(round.side, sideName), node('span', stake, 'stake-amount'));
+      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
-      if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
+      if (own) result.append(...own.result);
+      else if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
       result.append(node('span', roundStateText(stateOf(round)), 'state'));
       const balance = node('td', undefined, 'num balance-cell');
       balance.append(
@@ -108,7 +124,9 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money }) {
         node('span', `→ ${balanceText(round.balanceAfter, money.number)}`, 'after'),
       );
       const action = node('td', undefined, 'action');
-      if (round.outcome && !round.voided && (round.seed || (round.seedHash !== null && revealed.has(round.seedHash)))) {
+      // a die to recompute, or a crash point with the edge it was derived with (D40)
+      const checkable = round.outcome || (round.flight?.crashMultiplier && round.commissionMicro !== undefined);
+      if (checkable && !round.voided && (round.seed || (round.seedHash !== null && revealed.has(round.seedHash)))) {
         const button = node('button', undefined, 'verify');
         button.type = 'button';
         button.dataset.roundId = round.roundId;
@@ -214,4 +232,37 @@ export function renderVerification(container, round, seed, derived, weightsHint 
   const verdict = node('p', matches ? t('verify_match') : t('verify_mismatch'), 'verdict');
   verdict.dataset.match = String(matches);
   container.replaceChildren(heading, list, ...(weightsHint ? [node('p', t('verify_weights'), 'hint')] : []), verdict);
+}
+
+// A crash round's check (D40): the steps from the seeds to the crash point, each with its
+// numbers, and the verdict MATCH or MISMATCH against the crash point the page was shown;
+// `multiplier` writes a wire multiplier ("2.37") the page's way, without its sign
+/**
+ * @param {HTMLElement} container
+ * @param {{ nonce: number, seedHash: string | null, crashMultiplier: string, commissionMicro: string }} round
+ * @param {{ serverSeed: string, clientSeed: string }} seed
+ * @param {CrashDerivation | null} derived null when the page could not derive it (no Web Crypto)
+ * @param {(text: string) => string} multiplier
+ */
+export function renderCrashVerification(container, round, seed, derived, multiplier) {
+  const heading = node('h3', t('verify_heading', { nonce: round.nonce }));
+  if (!derived) {
+    container.replaceChildren(heading, node('p', t('verify_no_crypto'), 'verdict'));
+    return;
+  }
+  const recomputed = centsText(derived.crashCents);
+  const steps = [
+    t('verify_inputs', { serverSeed: seed.serverSeed, clientSeed: seed.clientSeed, nonce: round.nonce }),
+    `${t('verify_hash', { hash: derived.seedHash })} ${derived.hashMatches ? t('verify_hash_ok') : t('verify_hash_bad', { committed: round.seedHash })}`,
+    t('verify_hmac', { message: derived.message, hmac: derived.hmacHex }),
+    t('verify_crash_x', { x: String(derived.x) }),
+    t('verify_crash_point', { edge: round.commissionMicro, crash: multiplier(recomputed) }),
+    t('verify_crash_shown', { crash: multiplier(round.crashMultiplier) }),
+  ];
+  const list = node('ol');
+  list.append(...steps.map((step) => node('li', step)));
+  const matches = derived.hashMatches && recomputed === round.crashMultiplier;
+  const verdict = node('p', matches ? t('verify_crash_match') : t('verify_crash_mismatch'), 'verdict');
+  verdict.dataset.match = String(matches);
+  container.replaceChildren(heading, list, verdict);
 }

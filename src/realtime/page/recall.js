@@ -4,11 +4,11 @@
 // names (`lang`, English without it), money from money.js in that language and the round's
 // currency (D38), the proof checked here with fair.js as the game page checks it (D2).
 
-import { centsText, deriveCrash, deriveRound } from './fair.js';
+import { deriveCrash, deriveRound } from './fair.js';
 import { resolveLanguage, setLanguage, t } from './i18n.js';
 import { moneyFormat } from './money.js';
 import { balanceText, roundStateText, utcTime } from './rounds.js';
-import { byId, renderVerification } from './panels.js';
+import { byId, renderCrashVerification, renderVerification } from './panels.js';
 
 // the data block replay-page.ts fills: the round as src/game/reports/recall.ts records it
 /** @type {{ round: import('../../shared/domain/player-channel.js').RecalledRound, linkExpiresAt: string }} */
@@ -104,7 +104,7 @@ function renderFlight(stake) {
     : t('recall_bet_crash_manual', { stake });
   byId('die-caption').textContent = bet;
   facts(byId('recall-facts'), [
-    [t('recall_game'), t('recall_game_crash'), 'game'],
+    [t('recall_game'), t('title_crash'), 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
@@ -180,7 +180,6 @@ async function renderCrashProof() {
   }
   status.textContent = t('recall_proof_check');
   const output = byId('verify-output');
-  const heading = node('h3', t('verify_heading', { nonce: proof.nonce }));
   let derived = null;
   try {
     derived = await deriveCrash({
@@ -191,25 +190,10 @@ async function renderCrashProof() {
       commissionMicro: BigInt(proof.commissionMicro),
     });
   } catch {
-    output.replaceChildren(heading, node('p', t('verify_no_crypto'), 'verdict'));
-    output.hidden = false;
-    return;
+    // no Web Crypto (an insecure page): the check says so
   }
-  const recomputed = centsText(derived.crashCents);
-  const steps = [
-    t('verify_inputs', { serverSeed: proof.serverSeed, clientSeed: proof.clientSeed, nonce: proof.nonce }),
-    `${t('verify_hash', { hash: derived.seedHash })} ${derived.hashMatches ? t('verify_hash_ok') : t('verify_hash_bad', { committed: proof.serverSeedHash })}`,
-    t('verify_hmac', { message: derived.message, hmac: derived.hmacHex }),
-    t('verify_crash_x', { x: String(derived.x) }),
-    t('verify_crash_point', { edge: proof.commissionMicro, crash: multiplierText(recomputed) }),
-    t('verify_crash_shown', { crash: multiplierText(round.crashMultiplier) }),
-  ];
-  const list = node('ol');
-  list.append(...steps.map((step) => node('li', step)));
-  const matches = derived.hashMatches && recomputed === round.crashMultiplier;
-  const verdict = node('p', matches ? t('verify_crash_match') : t('verify_crash_mismatch'), 'verdict');
-  verdict.dataset.match = String(matches);
-  output.replaceChildren(heading, list, verdict);
+  const shown = { nonce: proof.nonce, seedHash: proof.serverSeedHash, crashMultiplier: round.crashMultiplier, commissionMicro: proof.commissionMicro };
+  renderCrashVerification(output, shown, { serverSeed: proof.serverSeed, clientSeed: proof.clientSeed }, derived, multiplierText);
   output.hidden = false;
 }
 

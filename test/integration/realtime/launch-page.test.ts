@@ -69,8 +69,8 @@ describe('launch page /play/{gameCode}', () => {
     expect((await send(`${h.baseUrl}/play/craps?token=x`, {})).status).to.equal(404);
     expect((await send(`${h.baseUrl}/play/assets/nope.js`, {})).status).to.equal(404);
     expect((await send(`${h.baseUrl}/play/assets/..%2Fserver.ts`, {})).status).to.equal(404);
-    // the language files, imported by the page when it speaks that language
-    for (const file of ['lang-en.js', 'lang-de.js', 'i18n.js', 'money.js', 'launch.js']) {
+    // the language files, imported by the page when it speaks that language; crash's part
+    for (const file of ['lang-en.js', 'lang-de.js', 'i18n.js', 'money.js', 'launch.js', 'crash.js', 'crash-curve.js']) {
       const asset = await send(`${h.baseUrl}/play/assets/${file}`, {});
       expect(asset.status, file).to.equal(200);
       expect(asset.headers.get('content-type'), file).to.match(/^text\/javascript/);
@@ -80,6 +80,14 @@ describe('launch page /play/{gameCode}', () => {
     const client = await send(`${h.baseUrl}/socket.io/socket.io.min.js`, {});
     expect(client.status).to.equal(200);
     expect(client.headers.get('content-type')).to.match(/javascript/);
+  });
+
+  it("marks the page with its address's game, whose stage and controls it shows from the first paint (D39, D40)", async () => {
+    for (const game of ['dice', 'crash']) {
+      const page = await send(`${h.baseUrl}/play/${game}?token=x`, {});
+      expect(page.status, game).to.equal(200);
+      expect(/<body[^>]*>/.exec(page.text)?.[0], game).to.include(`data-game="${game}"`);
+    }
   });
 
   it('applies a frame-ancestors change within the 60 s cache bound', async () => {

@@ -1,28 +1,22 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, watch } from '../../support/browser.js';
+import type { Browser } from 'playwright-core';
+import { expectFits, launchChromium, serviceForPages, watch } from '../../support/browser.js';
 import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
-import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
+import { setGameConfig } from '../../../src/shared/game/operators/game-config.js';
+import type { Harness, TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, bettingWindowWithRoom, operatorWith, tick, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { freePort } from '../../support/processes.js';
 
 // The player's game page in a real headless Chromium (Debian's, as demo-in-browser.test.ts
 // drives it), against a service in this process: amounts in the currency's own digits, cut
-// toward zero (D46), a stake with more decimals than the currency has refused on the page,
-// the round history within the width of a desktop's and a phone's screen; a reload, which
-// explains in the player's language why the game must be opened again from the casino
-// (contract 5.6: the token was held in memory only) and links the operator's returnUrl; and
-// the wait for a new table's first round. No request leaves the service.
+// toward zero (D46), a stake with more decimals than the currency has, or off the operator's
+// stake step, refused on the page, the round history within the width of a desktop's and a
+// phone's screen; a reload, which explains in the player's language why the game must be
+// opened again from the casino (contract 5.6: the token was held in memory only) and links
+// the operator's returnUrl; and the wait for a new table's first round. No request leaves
+// the service. The crash game's page: crash-page-in-browser.test.ts.
 const NBSP = '\u00a0';
-
-// the service, listening where PUBLIC_URL says (the page connects to it only, D24)
-async function serviceForPages(roles: Parameters<typeof startHarness>[1]) {
-  const port = await freePort();
-  const h = await startHarness({ PUBLIC_URL: `http://127.0.0.1:${port}` }, roles, { port });
-  return { h, origins: [`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`] };
-}
 
 // a session of a player funded at the simulator with `balanceMicro`, and its launch URL
 async function launchSession(h: Harness, operator: TestOperator, balanceMicro: bigint, overrides: Record<string, unknown> = {}) {
@@ -33,14 +27,6 @@ async function launchSession(h: Harness, operator: TestOperator, balanceMicro: b
   const token = launch.body.sessionToken as string;
   return { token, launchUrl: `${h.baseUrl}/play/dice?token=${token}` };
 }
-
-// what the page shows across: the document's width against the viewport's, and the history
-// table's against its scroll box
-const widths = (page: Page) =>
-  page.evaluate(() => {
-    const box = document.querySelector('.table-scroll')!;
-    return { document: document.documentElement.scrollWidth, viewport: window.innerWidth, table: box.scrollWidth, box: box.clientWidth };
-  });
 
 describe('the game page in a browser', function () {
   this.timeout(180_000);
@@ -115,15 +101,30 @@ describe('the game page in a browser', function () {
     for (const text of await rows.locator('.balance-cell span').allInnerTexts()) expect(text).to.match(/^(→ )?[\d,]+\.\d\d$/);
     expect(await page.locator('#balance').innerText()).to.match(/^€[\d,]+\.\d\d$/);
 
-    for (const viewport of [
-      { width: 1280, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
-      const shown = await widths(page);
-      expect(shown.document, `the page's width at ${viewport.width} px`).to.be.at.most(shown.viewport);
-      expect(shown.table, `the history table's width at ${viewport.width} px`).to.be.at.most(shown.box);
-    }
+    await expectFits(page);
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it("refuses on the page a stake off the operator's stake step, in the player's words, and offers only chips on it (D46)", async () => {
+    const stepped = await operatorWith(h, { bettingWindowMs: 1200, rollingWindowMs: 100, cooldownMs: 100 });
+    await setGameConfig(h.svc.db, stepped.operatorId, 'dice', 'EUR', {}, { stakeStepMicro: '50000' });
+    const { launchUrl } = await launchSession(h, stepped, 100_000_000n);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(launchUrl);
+    await page.locator('#bet-low:enabled').waitFor({ timeout: 20_000 });
+    // 0.10, the least stake, is off a step of 0.50: no chip offers it
+    expect(await page.locator('#chips .chip').allInnerTexts()).to.deep.equal(['1', '5', '10', '25', 'MAX\n1,000']);
+    await page.fill('#stake', '2.25');
+    expect(await page.locator('#potential').innerText()).to.equal('');
+    await page.click('#bet-low');
+    expect(await page.locator('#message').innerText()).to.equal('The stake must be a multiple of €0.50.');
+    expect(await page.locator('#stake').getAttribute('aria-invalid')).to.equal('true');
+    await page.fill('#stake', '2.50');
+    expect(await page.locator('#potential').innerText()).to.equal('A win pays €4.85 (×2, 3% commission)');
+    await page.click('#bet-low');
+    await page.locator('#message').filter({ hasText: 'Bet accepted: LOW · €2.50. Good luck!' }).waitFor({ timeout: 15_000 });
     await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
