@@ -1,7 +1,7 @@
 import { curveCents } from '../src/shared/domain/games/crash-curve.js';
 import type { CrashRoundRow } from './crash-rounds.js';
 import type { BetRecord, CashOutRecord, ResultRecord } from './players.js';
-import { round, summarize, type Summary } from './stats.js';
+import { percentile, round, summarize, type Summary } from './stats.js';
 
 // A crash run's own section (D40): the cash-outs by hand (their ack, what was decided, and how
 // far the multiplier granted was from the one the player saw when it clicked), the auto
@@ -13,8 +13,8 @@ export type CrashReport = {
   // the highest target, in cents (crash-play.ts)
   cashOutMaxCents: number;
   bets: { byHand: number; auto: number };
-  // cash_out sent to its ack, every one answered
-  cashOutAckMs: Summary;
+  // cash_out sent to its ack, every one answered; with its p95
+  cashOutAckMs: Summary & { p95: number | null };
   cashOuts: {
     sent: number;
     perS: number;
@@ -57,6 +57,11 @@ export type CrashObservations = {
   // the bench's stake, in micro-units
   stakeMicro: bigint;
 };
+
+const withP95 = (samples: number[]): Summary & { p95: number | null } => ({
+  ...summarize(samples),
+  p95: samples.length > 0 ? round(percentile([...samples].sort((a, b) => a - b), 95)) : null,
+});
 
 const withinOneCent = (gaps: number[]) => (gaps.length > 0 ? round((gaps.filter((gap) => Math.abs(gap) <= 1).length / gaps.length) * 100, 3) : null);
 
@@ -124,7 +129,7 @@ export function analyseCrash(o: CrashObservations): { report: CrashReport; failu
   const report: CrashReport = {
     cashOutMaxCents: o.cashOutMaxCents,
     bets: { byHand: accepted.filter((bet) => !bet.auto).length, auto: accepted.filter((bet) => bet.auto).length },
-    cashOutAckMs: summarize(answered.map((cashOut) => cashOut.ackAt! - cashOut.sentAt)),
+    cashOutAckMs: withP95(answered.map((cashOut) => cashOut.ackAt! - cashOut.sentAt)),
     cashOuts: {
       sent: o.cashOuts.length,
       perS: o.bettingSeconds > 0 ? round(o.cashOuts.length / o.bettingSeconds, 1) : 0,

@@ -237,7 +237,7 @@ function crashRows(crash: CrashReport | null, row: (label: string, summary: Summ
     row(`granted minus seen at the click, cents (${cents(crash.gapCents)})`, crash.gapCents),
     row(`  the same on a true clock (${cents(crash.gapOnTrueClockCents)})`, crash.gapOnTrueClockCents),
     `crash       targets ${centsWords(CASH_OUT_MIN_CENTS)} to ${centsWords(crash.cashOutMaxCents)}; bets by hand ${crash.bets.byHand}, auto ${crash.bets.auto} ` +
-      `(won ${crash.auto.won}, lost ${crash.auto.lost})`,
+      `(won ${crash.auto.won}, lost ${crash.auto.lost}); cash-out ack p95 ${number(crash.cashOutAckMs.p95)} ms`,
     `            cash-outs by hand ${c.sent} (${number(c.perS)}/s): won ${c.won}, too_late ${c.tooLate} (${number(c.tooLatePercent, 2)} %: ` +
       `${c.tooLateBelowCrashOnPlayerClock} below the crash point on the player's clock, ${c.tooLatePastCrashOnPlayerClock} past it); ` +
       `${c.clickedOnBetAck} clicked on the bet's ack; ${c.notSentCrashedFirst} not sent, crashed first; ` +

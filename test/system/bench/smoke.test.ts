@@ -151,7 +151,7 @@ describe('npm run bench -- --smoke', function () {
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout).to.include('RGS benchmark (crash)');
     expect(run.stdout).to.include('cash-out ack (cash_out to ack)');
-    expect(run.stdout).to.match(/^crash {7}targets 1\.05 to 1\.30; bets by hand \d+, auto \d+/m);
+    expect(run.stdout).to.match(/^crash {7}targets 1\.05 to 1\.30; bets by hand \d+, auto \d+ .*cash-out ack p95 [0-9.]+ ms$/m);
 
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     expect(report.run.options).to.include({ game: 'crash', cashOutMaxCents: 130 });
