@@ -38,9 +38,11 @@ export type CrashReport = {
   // the same against this machine's clock at the click (the service's: one machine), which a
   // player with a perfect clock would have seen: what the click's transit alone costs
   gapOnTrueClockCents: Summary & { withinOneCentPercent: number | null };
-  // the service's arrival stamp minus the click (ms into the flight), and how far behind the
-  // player's clock ran at the click (the ROLLING round_state's delivery)
+  // the service's arrival stamp minus the click (ms into the flight), the ack's arrival minus
+  // the stamp (the decision and the ack's way back), and how far behind the player's clock ran
+  // at the click (the ROLLING round_state's delivery)
   clickToArrivalStampMs: Summary;
+  arrivalStampToAckMs: Summary;
   playerClockBehindMs: Summary;
   // won cash-outs whose multiplier is not the curve's at their arrival stamp (D40: 0)
   grantedOffArrivalStamp: number;
@@ -78,6 +80,7 @@ export function analyseCrash(o: CrashObservations): { report: CrashReport; failu
   const gaps: number[] = [];
   const trueGaps: number[] = [];
   const toArrival: number[] = [];
+  const stampToAck: number[] = [];
   const behind: number[] = [];
   let offStamp = 0;
   let belowCrash = 0;
@@ -101,6 +104,7 @@ export function analyseCrash(o: CrashObservations): { report: CrashReport; failu
     if (row?.cashOutMs === null || row?.cashOutMs === undefined) failures.push('cash_out:no_arrival_stamp');
     else {
       toArrival.push(row.cashOutMs - cashOut.flightMs);
+      stampToAck.push(cashOut.ackAt! - (row.flightStartedAt + row.cashOutMs));
       if (Number(curveCents(row.cashOutMs)) !== granted || row.cashOutCents !== granted) offStamp++;
     }
   }
@@ -144,6 +148,7 @@ export function analyseCrash(o: CrashObservations): { report: CrashReport; failu
     gapCents: { ...summarize(gaps), withinOneCentPercent: withinOneCent(gaps) },
     gapOnTrueClockCents: { ...summarize(trueGaps), withinOneCentPercent: withinOneCent(trueGaps) },
     clickToArrivalStampMs: summarize(toArrival),
+    arrivalStampToAckMs: summarize(stampToAck),
     playerClockBehindMs: summarize(behind),
     grantedOffArrivalStamp: offStamp,
     auto,

@@ -233,6 +233,7 @@ function crashRows(crash: CrashReport | null, row: (label: string, summary: Summ
     '',
     row('cash-out ack (cash_out to ack)', crash.cashOutAckMs),
     row('  click to the service\'s arrival stamp', crash.clickToArrivalStampMs),
+    row('  the arrival stamp to the ack at the player', crash.arrivalStampToAckMs),
     row('  the player\'s clock behind the service\'s at the click', crash.playerClockBehindMs),
     row(`granted minus seen at the click, cents (${cents(crash.gapCents)})`, crash.gapCents),
     row(`  the same on a true clock (${cents(crash.gapOnTrueClockCents)})`, crash.gapOnTrueClockCents),

@@ -61,7 +61,7 @@ describe('bench crash section', () => {
     const bets = [bet('r1', 150, false), bet('r2', 180, false), bet('r3', 120, false), bet('r4', 190, false), bet('r5', 140, true), bet('r6', 140, true)];
     const arrival = t(151);
     const cashOuts = [
-      click('r1', 150, { ok: true, grantedCents: 151, payoutMicro: '151000', flightMs: arrival - 2 }),
+      click('r1', 150, { ok: true, grantedCents: 151, payoutMicro: '151000', flightMs: arrival - 2, sentAt: START + arrival - 2, ackAt: START + arrival + 18 }),
       click('r2', 180, { ok: false, reason: 'too_late' }),
       click('r3', 120, { ok: false, reason: 'too_late' }),
     ];
@@ -96,10 +96,12 @@ describe('bench crash section', () => {
       clickedOnBetAck: 0,
       notSentCrashedFirst: 1,
     });
-    // 20 ms each (the clicks 10 ms after the target, the acks 30)
+    // 20 ms each
     expect(report.cashOutAckMs).to.include({ count: 3, p50: 20, p95: 20 });
     expect(report.gapCents).to.include({ count: 1, p50: 1, withinOneCentPercent: 100 });
     expect(report.clickToArrivalStampMs).to.include({ count: 1, p50: 2 });
+    // the ack 20 ms after the click, 2 ms of which before the stamp
+    expect(report.arrivalStampToAckMs).to.include({ count: 1, p50: 18 });
     expect(report.playerClockBehindMs).to.include({ count: 3, p50: 10 });
     expect(report.grantedOffArrivalStamp).to.equal(0);
   });
