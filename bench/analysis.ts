@@ -11,6 +11,8 @@ import type { SessionPhase } from './sessions.js';
 import { round, summarize, type Summary } from './stats.js';
 import { totalOf, type BoxUsage, type Snapshot } from './usage.js';
 import type { WalletAnswerTimes } from './wallet-timing.js';
+import { analyseCrash, crashSettlement } from './crash-analysis.js';
+import type { CrashRoundRow } from './crash-rounds.js';
 
 // Turns what a run observed (the players' clocks, the wallet's, the service's own rows and
 // the processes' usage) into the report's measurement sections. Every latency is a
@@ -19,6 +21,9 @@ import type { WalletAnswerTimes } from './wallet-timing.js';
 
 export type Observations = {
   planned: { players: number; operators: number; sessionRate: number };
+  // crash (D40): the highest cash-out target, the rounds as the service decided them, and
+  // the bench's stake; null for dice
+  crash: { cashOutMaxCents: number; rounds: CrashRoundRow[]; stakeMicro: bigint } | null;
   sessions: SessionPhase;
   players: PlayerRecords;
   walletRequests: readonly RecordedRequest[];
@@ -133,9 +138,21 @@ export function analyse(o: Observations): Measurements {
     if (status !== 'RS_OK') failures.push(`wallet:${record.endpoint ?? record.path}:${status}`);
   }
   for (let i = 0; i < o.walletViolations.length; i++) failures.push('wallet:violation');
+  const crash =
+    o.crash &&
+    analyseCrash({
+      cashOutMaxCents: o.crash.cashOutMaxCents,
+      bets: o.players.bets,
+      cashOuts: o.players.cashOuts,
+      results: o.players.results,
+      rounds: o.crash.rounds,
+      bettingSeconds,
+      stakeMicro: o.crash.stakeMicro,
+    });
+  if (crash) failures.push(...crash.failures);
   const byKind: Record<string, number> = {};
   for (const kind of failures) byKind[kind] = (byKind[kind] ?? 0) + 1;
-  const operations = o.planned.players + o.sessions.sessions.length + o.players.bets.length + o.walletRequests.length;
+  const operations = o.planned.players + o.sessions.sessions.length + o.players.bets.length + o.players.cashOuts.length + o.walletRequests.length;
 
   const { service } = o;
   const serviceNames = Object.keys(service.final.processes);
@@ -169,10 +186,13 @@ export function analyse(o: Observations): Measurements {
     },
     betAck: { latencyMs: summarize(accepted.map((bet) => bet.ackAt! - bet.sentAt)) },
     betSteps: o.betStepTimes && betSteps(o.betStepTimes, accepted.map((bet) => ({ betId: bet.betId!, sentAt: bet.sentAt, ackAt: bet.ackAt! }))),
-    settlement: {
-      roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
-      walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),
-    },
+    settlement: o.crash
+      ? crashSettlement(o.crash.rounds, o.players.results, new Map([...wins].map(([roundId, record]) => [roundId, receivedAt(record)])))
+      : {
+          roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
+          walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),
+        },
+    crash: crash?.report ?? null,
     walletOverhead: {
       insideWalletMs: summarize(segments.insideWallet),
       beforeWalletMs: summarize(beforeWallet),

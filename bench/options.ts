@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { EngineStarts } from './arrivals.js';
+import { CASH_OUT_MAX_BOUNDS, centsWords, crashCycleMs, DEFAULT_CASH_OUT_MAX_CENTS, parseCashOutMax, SMOKE_CASH_OUT_MAX_CENTS } from './crash-play.js';
 
 // Command-line options of `npm run bench`. Every run must finish in under two
 // minutes, so the options that set its length are bounded here rather than discovered
@@ -7,8 +8,14 @@ import type { EngineStarts } from './arrivals.js';
 
 export type Deployment = 'all-in-one' | 'split';
 
+// the game the players play: dice, or crash (D40), whose players also cash out (crash-play.ts)
+export type BenchGame = 'dice' | 'crash';
+
 export type BenchOptions = {
   deployment: Deployment;
+  game: BenchGame;
+  // crash: the highest multiplier a player aims to cash out at, in cents (crash-play.ts)
+  cashOutMaxCents: number;
   players: number;
   operators: number;
   sessionRate: number; // session creates per second, spread over the operators
@@ -55,8 +62,11 @@ const CONTRACT_SESSIONS_PER_OPERATOR_PER_S = 5;
 // the windows around the betting window: short, so that rounds come fast
 export const ROLLING_WINDOW_MS = 300;
 export const COOLDOWN_MS = 200;
-// one cycle of every bench operator's engine: PENDING opens at once, then the three windows
-export const cycleMs = (bettingWindowMs: number) => bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
+// one cycle of every bench operator's engine: PENDING opens at once, then the three windows;
+// a crash cycle's ROLLING is its flight, which lasts until its players' rounds have ended,
+// at most until the curve reaches the highest cash-out they aim at (crash-play.ts)
+export const cycleMs = (o: Pick<BenchOptions, 'bettingWindowMs' | 'game' | 'cashOutMaxCents'>) =>
+  o.game === 'crash' ? crashCycleMs(o.bettingWindowMs, COOLDOWN_MS, o.cashOutMaxCents) : o.bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
 
 // The idle window: every player connected, none betting, for this long, once the connect
 // phase's tail has settled. The target it measures: an engine with connected players and no
@@ -70,11 +80,15 @@ export const IDLE_MEASURE_MS = 5000;
 // window, the players' arrival (sessions, then connections, each players / rate), the
 // betting, and up to three and a half cycles (the warm-up's last rounds, the staggered engine
 // starts, the last rounds).
+// A crash cycle is mostly its flight, which the warm-up's and the last rounds' drains wait
+// for once each; a flight is longer than the players' arrival at the default rate, so the
+// staggered starts add the part of a cycle beyond the arrivals, not a cycle of their own.
 const FIXED_SECONDS = 20 + IDLE_MEASURE_MS / 1000;
 const CYCLES_PER_RUN = 3.5;
+const CRASH_CYCLES_PER_RUN = 2.5;
 const MAX_RUN_SECONDS = 115;
-export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs'>) =>
-  FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + (CYCLES_PER_RUN * cycleMs(o.bettingWindowMs)) / 1000;
+export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs' | 'game' | 'cashOutMaxCents'>) =>
+  FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + ((o.game === 'crash' ? CRASH_CYCLES_PER_RUN : CYCLES_PER_RUN) * cycleMs(o)) / 1000;
 
 // --players, after --overload's doubling: each player is a Socket.IO connection of the
 // load generator's, on the same box as the service
@@ -83,11 +97,35 @@ const MAX_PLAYERS = 20_000;
 // --history: a hundred million bets take hours to seed and hundreds of gigabytes
 const MAX_HISTORY_BETS = 100_000_000;
 
-const DEFAULTS = { players: 2000, sessionRate: 200, durationS: 30, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 2 };
-const SMOKE = { players: 6, sessionRate: 6, durationS: 3, walletLatencyMs: 0, bettingWindowMs: 1000, betSpreadPercent: 40, playerThreads: 1, operators: 2 };
+const DEFAULTS = {
+  players: 2000,
+  sessionRate: 200,
+  durationS: 30,
+  walletLatencyMs: 0,
+  bettingWindowMs: 1000,
+  betSpreadPercent: 40,
+  playerThreads: 2,
+  cashOutMaxCents: DEFAULT_CASH_OUT_MAX_CENTS,
+};
+// a crash smoke run aims lower, so that its flights are short, and bets for a whole cycle and
+// a second more, so that every engine opens its betting while the players bet
+const SMOKE = {
+  players: 6,
+  sessionRate: 6,
+  durationS: 3,
+  walletLatencyMs: 0,
+  bettingWindowMs: 1000,
+  betSpreadPercent: 40,
+  playerThreads: 1,
+  operators: 2,
+  cashOutMaxCents: SMOKE_CASH_OUT_MAX_CENTS,
+};
 
 export const USAGE = `usage: npm run bench -- [options]
   --deployment all-in-one|split   the service as one process, or one process per Procfile role (default all-in-one)
+  --game dice|crash               the game the players play (default dice); crash players also cash out (D40)
+  --cash-out-max M.MM             crash: the highest multiplier a player aims to cash out at (default ${centsWords(DEFAULTS.cashOutMaxCents)},
+                                  ${centsWords(SMOKE.cashOutMaxCents)} with --smoke)
   --players N                     connected players, each betting every round (default ${DEFAULTS.players})
   --operators N                   operators the players are spread over (default: session rate / ${SESSIONS_PER_OPERATOR_PER_S})
   --session-rate N                players arriving per second: session creates, then connections (default ${DEFAULTS.sessionRate})
@@ -168,6 +206,12 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
 
   const deployment = take('deployment') ?? 'all-in-one';
   if (deployment !== 'all-in-one' && deployment !== 'split') throw new UsageError(`--deployment must be all-in-one or split (got ${deployment})`);
+  const game = take('game') ?? 'dice';
+  if (game !== 'dice' && game !== 'crash') throw new UsageError(`--game must be dice or crash (got ${game})`);
+  const cashOutMaxText = take('cash-out-max');
+  if (cashOutMaxText !== undefined && game !== 'crash') throw new UsageError('--cash-out-max is a crash option: add --game crash');
+  const cashOutMaxCents = cashOutMaxText === undefined ? base.cashOutMaxCents : parseCashOutMax(cashOutMaxText);
+  if (cashOutMaxCents === undefined) throw new UsageError(`--cash-out-max must be a multiplier with two decimals, ${CASH_OUT_MAX_BOUNDS} (got ${cashOutMaxText})`);
   const asked = int('players', base.players, 1, MAX_PLAYERS);
   // doubled before anything follows from the count (the operators, the run's length), so
   // that an overloaded run is bounded like any other
@@ -176,9 +220,11 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const sessionRate = int('session-rate', base.sessionRate, 1, 2000);
   const defaultOperators = smoke ? SMOKE.operators : Math.ceil(sessionRate / SESSIONS_PER_OPERATOR_PER_S);
   const operators = int('operators', Math.min(players, defaultOperators), 1, 1000);
-  const durationS = int('duration', base.durationS, 1, 60);
-  const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
   const bettingWindowMs = int('betting-window', base.bettingWindowMs, 500, 15_000);
+  // a crash smoke run bets for a cycle whole (SMOKE above)
+  const defaultDurationS = smoke && game === 'crash' ? Math.ceil(cycleMs({ game, cashOutMaxCents, bettingWindowMs }) / 1000) + 1 : base.durationS;
+  const durationS = int('duration', defaultDurationS, 1, 60);
+  const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
   // up to 90 %: a bet sent in the window's last moments arrives after it closed
   const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, 90);
   const playerThreads = int('player-threads', base.playerThreads, 1, 8);
@@ -200,15 +246,21 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
         `(contract 8.1: ${CONTRACT_SESSIONS_PER_OPERATOR_PER_S} per second each)`,
     );
   }
-  const runSeconds = expectedRunSeconds({ players, sessionRate, durationS, bettingWindowMs });
+  const runSeconds = expectedRunSeconds({ players, sessionRate, durationS, bettingWindowMs, game, cashOutMaxCents });
   if (runSeconds > MAX_RUN_SECONDS) {
+    const cycle =
+      game === 'crash'
+        ? `${CRASH_CYCLES_PER_RUN} cycles of betting window + the flight to ${centsWords(cashOutMaxCents)} + ${COOLDOWN_MS} ms`
+        : `${CYCLES_PER_RUN} cycles of betting window + ${ROLLING_WINDOW_MS + COOLDOWN_MS} ms`;
     throw new UsageError(
       `this run would take about ${Math.ceil(runSeconds)} s (${FIXED_SECONDS} s + 2 x players / session rate + duration + ` +
-        `${CYCLES_PER_RUN} cycles of betting window + ${ROLLING_WINDOW_MS + COOLDOWN_MS} ms); keep it within ${MAX_RUN_SECONDS} s so that it ends within 2 minutes`,
+        `${cycle}); keep it within ${MAX_RUN_SECONDS} s so that it ends within 2 minutes`,
     );
   }
   return {
     deployment,
+    game,
+    cashOutMaxCents,
     players,
     operators,
     sessionRate,

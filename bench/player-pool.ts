@@ -53,8 +53,9 @@ export class PlayerPool {
   }
 
   async collect(): Promise<PlayerRecords> {
-    type Collected = Omit<PlayerRecords, 'rollingEndsAt' | 'results'> & {
+    type Collected = Omit<PlayerRecords, 'rollingEndsAt' | 'flightStartedAt' | 'results'> & {
       rollingEndsAt: [string, number][];
+      flightStartedAt: [string, number][];
       results: [string, ResultRecord][];
     };
     const all = (await Promise.all(this.threads.map((thread) => thread.ask({ kind: 'collect' })))) as Collected[];
@@ -62,9 +63,13 @@ export class PlayerPool {
     const rollingEndsAt = new Map<string, number>();
     // every thread saw every cycle's ROLLING announced; the earliest arrival is the one kept
     for (const [cycleId, at] of all.flatMap((c) => c.rollingEndsAt)) rollingEndsAt.set(cycleId, Math.min(at, rollingEndsAt.get(cycleId) ?? at));
+    // the service's own instant, the same in every thread's round_state
+    const flightStartedAt = new Map(all.flatMap((c) => c.flightStartedAt));
     return {
       bets,
       rollingEndsAt,
+      flightStartedAt,
+      cashOuts: all.flatMap((c) => c.cashOuts),
       results: new Map(all.flatMap((c) => c.results)),
       connectLatenciesMs: all.flatMap((c) => c.connectLatenciesMs),
       failures: all.flatMap((c) => c.failures),

@@ -13,7 +13,7 @@ export type ThreadRequest =
   | { kind: 'collect' }
   | { kind: 'close' };
 
-// what draining needs: bets not yet answered, accepted bets without their round_result, and
+// what draining needs: bets and cash-outs not yet answered, accepted bets without their round_result, and
 // the rounds won since the last status (the load generator checks their /wallet/win)
 export type ThreadStatus = { sent: number; accepted: number; unacked: number; unresolved: number; wonRoundIds: string[] };
 
@@ -36,7 +36,7 @@ async function answer(request: ThreadRequest): Promise<unknown> {
       const status: ThreadStatus = {
         sent: players.bets.length,
         accepted: accepted.length,
-        unacked: players.bets.filter((bet) => bet.ackAt === undefined).length,
+        unacked: players.bets.filter((bet) => bet.ackAt === undefined).length + players.cashOuts.filter((cashOut) => cashOut.ackAt === undefined).length,
         unresolved: accepted.filter((bet) => !players.results.has(bet.roundId!)).length,
         wonRoundIds: won,
       };
@@ -46,6 +46,8 @@ async function answer(request: ThreadRequest): Promise<unknown> {
       return {
         bets: players.bets,
         rollingEndsAt: [...players.rollingEndsAt],
+        flightStartedAt: [...players.flightStartedAt],
+        cashOuts: players.cashOuts,
         results: [...players.results],
         connectLatenciesMs: players.connectLatenciesMs,
         failures: players.failures,

@@ -1,11 +1,14 @@
 import { io, type Socket } from 'socket.io-client';
 import { arrivalOffsetMs, type EngineStarts } from './arrivals.js';
+import { cashesOutAutomatically, centsWords, curveTimeOf, drawTargetCents, FlightClock } from './crash-play.js';
 import { LoopDelayMonitor, type LoopDelay } from './event-loop.js';
+import type { BenchGame } from './options.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from '../src/shared/platform/clock.js';
 
 // The players: one Socket.IO client each (WebSocket transport only, contract 4.4) that bets
-// once in every round while betting is on, and records what a browser would see and when.
+// once in every round while betting is on, and records what a browser would see and when. A
+// crash player also cashes out (crash-play.ts), by hand or automatically.
 
 export type BetRecord = {
   cycleId: string;
@@ -15,22 +18,54 @@ export type BetRecord = {
   reason?: string;
   betId?: string;
   roundId?: string;
+  // crash: the multiplier the player aims at, in cents, and whether it asked the service to
+  // cash out there (autoCashOut) or cashes out by hand
+  targetCents?: number;
+  auto?: boolean;
 };
 
-export type ResultRecord = { at: number; cycleId: string; won: boolean };
+// crash: what round_result told, multipliers in cents
+export type CrashResult = { crashCents: number; cashOutCents: number | null; payoutMicro: string };
+
+export type ResultRecord = { at: number; cycleId: string; won: boolean; crash?: CrashResult };
+
+// A crash cash-out by hand: when the player clicked, by its own clock and by this machine's,
+// and what the service answered.
+export type CashOutRecord = {
+  cycleId: string;
+  roundId: string;
+  targetCents: number;
+  // the player's clock at the click: ms into the flight, and the multiplier it showed
+  clientFlightMs: number;
+  seenCents: number;
+  // this machine's clock at the click, which is the service's (one machine): the true ms into
+  // the flight
+  sentAt: number;
+  flightMs: number;
+  // the player's clock reached its target before the bet's ack came: it clicked on the ack
+  afterAck: boolean;
+  ackAt?: number;
+  ok?: boolean;
+  reason?: string;
+  grantedCents?: number;
+  payoutMicro?: string;
+};
 
 // 1.00 EUR, inside the default stake range (D9)
-const STAKE_MICRO = '100000';
+export const STAKE_MICRO = '100000';
 const CONNECT_TIMEOUT_MS = 10_000;
 // the service answers a bet within the wallet timeout plus its own 10 s (realtime/server.ts)
 const ACK_TIMEOUT_MS = 20_000;
 
-type RoundState = { cycleId: string; phase: string; phaseEndsAt: string | null };
+type RoundState = { cycleId: string; phase: string; phaseEndsAt: string | null; flightStartedAt?: string | null; serverTime?: string };
 
 // What the players saw, as the report reads it (one thread's, or all threads' merged).
 export type PlayerRecords = {
   bets: BetRecord[];
   rollingEndsAt: Map<string, number>;
+  // crash: each cycle's flight start, as round_state announced it, and the cash-outs by hand
+  flightStartedAt: Map<string, number>;
+  cashOuts: CashOutRecord[];
   results: Map<string, ResultRecord>;
   connectLatenciesMs: number[];
   failures: string[];
@@ -43,14 +78,32 @@ export type PlayerRecords = {
 // engineStarts and cycleMs: when each operator's players arrive (arrivals.ts).
 export type PlayerSetup = {
   baseUrl: string;
+  game: BenchGame;
+  cashOutMaxCents: number;
   operators: number;
   bettingWindowMs: number;
   betSpread: number;
   engineStarts: EngineStarts;
   cycleMs: number;
 };
-type RoundResult = { roundId: string; cycleId: string; won: boolean };
+type RoundResult = { roundId: string; cycleId: string; won: boolean; crashMultiplier?: string; cashOutMultiplier?: string | null; payoutMicro?: string };
 type BetAck = { ok: boolean; betId?: string; roundId?: string; reason?: string };
+type CashOutAck = { ok: boolean; cashOutMultiplier?: string; payoutMicro?: string; reason?: string };
+
+// "2.37" as 237
+const cents = (multiplier: string): number => Math.round(Number(multiplier) * 100);
+
+// A crash player's round: its bet, and its cash-out by hand once its clock reaches the target
+type CrashRound = {
+  bet: BetRecord;
+  clock?: FlightClock;
+  timer?: NodeJS.Timeout;
+  // the clock reached the target before the bet's ack: the click follows the ack
+  due: boolean;
+  clicked: boolean;
+  // its round_result came: nothing more to do
+  over: boolean;
+};
 
 // The players of one thread (player-thread.ts); the load generator runs several threads so
 // that no single event loop's delay shows in the measured latencies.
@@ -62,6 +115,8 @@ export class Players {
   // the scheduled end of each cycle's ROLLING phase, as announced in round_state
   readonly rollingEndsAt = new Map<string, number>();
   readonly results = new Map<string, ResultRecord>();
+  readonly flightStartedAt = new Map<string, number>();
+  readonly cashOuts: CashOutRecord[] = [];
   readonly connectLatenciesMs: number[] = [];
   readonly failures: string[] = [];
   private readonly sockets: Socket[] = [];
@@ -106,12 +161,37 @@ export class Players {
     // players of one operator share an engine: alternate their sides, so that every round
     // with two bets has a winner and the /wallet/win path is always exercised
     const side = Math.floor(session.index / this.setup.operators) % 2 === 0 ? 'LOW' : 'HIGH';
+    // crash: this player's rounds by cycle
+    const crash = this.setup.game === 'crash' ? { auto: cashesOutAutomatically(session.index, this.setup.operators), rounds: new Map<string, CrashRound>() } : undefined;
     let socket: Socket;
     try {
       socket = await handshake(this.setup.baseUrl, session.token, (opening) => {
-        opening.on('round_state', (state: RoundState) => this.onRoundState(opening, side, state));
+        opening.on('round_state', (state: RoundState) => {
+          if (crash) this.onCrashRoundState(opening, crash, state);
+          else this.onRoundState(opening, side, state);
+        });
         opening.on('round_result', (result: RoundResult) => {
-          this.results.set(result.roundId, { at: epochMs(), cycleId: result.cycleId, won: result.won });
+          const at = epochMs();
+          this.results.set(result.roundId, {
+            at,
+            cycleId: result.cycleId,
+            won: result.won,
+            ...(result.crashMultiplier !== undefined
+              ? {
+                  crash: {
+                    crashCents: cents(result.crashMultiplier),
+                    cashOutCents: result.cashOutMultiplier ? cents(result.cashOutMultiplier) : null,
+                    payoutMicro: result.payoutMicro ?? '',
+                  },
+                }
+              : {}),
+          });
+          const round = crash?.rounds.get(result.cycleId);
+          if (round) {
+            round.over = true;
+            clearTimeout(round.timer);
+            crash!.rounds.delete(result.cycleId);
+          }
         });
         opening.on('session_ended', () => this.failures.push('session_ended'));
       });
@@ -132,16 +212,92 @@ export class Players {
     }
     if (state.phase !== 'BETTING_OPEN' || !this.betting) return;
     setTimeout(() => {
-      if (this.betting) this.placeBet(socket, side, state.cycleId);
+      if (this.betting) this.placeBet(socket, { side, amountMicro: STAKE_MICRO }, { cycleId: state.cycleId, sentAt: 0 });
     }, Math.random() * this.setup.bettingWindowMs * this.setup.betSpread);
   }
 
-  private placeBet(socket: Socket, side: string, cycleId: string): void {
-    const record: BetRecord = { cycleId, sentAt: epochMs() };
+  // crash: a bet in each betting window while betting is on, as for dice; the flight's
+  // round_state starts the player's clock
+  private onCrashRoundState(socket: Socket, crash: { auto: boolean; rounds: Map<string, CrashRound> }, state: RoundState): void {
+    if (state.phase === 'ROLLING' && state.flightStartedAt && state.serverTime) {
+      const clock = new FlightClock({ flightStartedAt: state.flightStartedAt, serverTime: state.serverTime }, epochMs());
+      if (!this.flightStartedAt.has(state.cycleId)) this.flightStartedAt.set(state.cycleId, clock.startedAt);
+      const round = crash.rounds.get(state.cycleId);
+      if (round && !round.bet.auto && !round.clock) this.aimCashOut(socket, round, clock);
+      return;
+    }
+    if (state.phase !== 'BETTING_OPEN' || !this.betting) return;
+    setTimeout(() => {
+      if (!this.betting) return;
+      const targetCents = drawTargetCents(Math.random(), this.setup.cashOutMaxCents);
+      const round: CrashRound = { bet: { cycleId: state.cycleId, sentAt: 0, targetCents, auto: crash.auto }, due: false, clicked: false, over: false };
+      crash.rounds.set(state.cycleId, round);
+      this.placeBet(socket, { amountMicro: STAKE_MICRO, ...(crash.auto ? { autoCashOut: centsWords(targetCents) } : {}) }, round.bet, (ack) => {
+        if (!ack.ok) crash.rounds.delete(state.cycleId);
+        else if (round.due) this.cashOut(socket, round, true);
+      });
+    }, Math.random() * this.setup.bettingWindowMs * this.setup.betSpread);
+  }
+
+  // the click is due when the player's clock shows the target
+  private aimCashOut(socket: Socket, round: CrashRound, clock: FlightClock): void {
+    round.clock = clock;
+    const at = clock.localAt(curveTimeOf(round.bet.targetCents!));
+    const fire = () => {
+      if (round.over) return;
+      // a timer keeps whole ms and may fire a fraction of one early: the click waits until the
+      // player's clock shows the target
+      const early = at - epochMs();
+      if (early > 0) {
+        round.timer = setTimeout(fire, Math.ceil(early));
+        return;
+      }
+      if (round.bet.ok) this.cashOut(socket, round, false);
+      else if (round.bet.ackAt === undefined) round.due = true;
+    };
+    round.timer = setTimeout(fire, Math.max(0, Math.ceil(at - epochMs())));
+  }
+
+  private cashOut(socket: Socket, round: CrashRound, afterAck: boolean): void {
+    if (round.clicked || round.over || !round.clock) return;
+    round.clicked = true;
+    const sentAt = epochMs();
+    const record: CashOutRecord = {
+      cycleId: round.bet.cycleId,
+      roundId: round.bet.roundId!,
+      targetCents: round.bet.targetCents!,
+      clientFlightMs: round.clock.flightMs(sentAt),
+      seenCents: round.clock.centsAt(sentAt),
+      sentAt,
+      flightMs: sentAt - round.clock.startedAt,
+      afterAck,
+    };
+    this.cashOuts.push(record);
+    socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emitWithAck('cash_out', {})
+      .then((ack: CashOutAck) => {
+        record.ackAt = epochMs();
+        record.ok = ack.ok === true;
+        if (ack.ok) {
+          record.grantedCents = cents(ack.cashOutMultiplier ?? 'NaN');
+          record.payoutMicro = ack.payoutMicro;
+        } else record.reason = ack.reason ?? 'unknown';
+      })
+      .catch(() => {
+        record.ackAt = epochMs();
+        record.ok = false;
+        record.reason = 'ack_timeout';
+      });
+  }
+
+  // `then`: after the ack (or its timeout) is recorded
+  private placeBet(socket: Socket, payload: Record<string, string>, record: BetRecord, then?: (ack: BetAck) => void): void {
+    record.sentAt = epochMs();
     this.bets.push(record);
     socket
       .timeout(ACK_TIMEOUT_MS)
-      .emitWithAck('place_bet', { side, amountMicro: STAKE_MICRO })
+      .emitWithAck('place_bet', payload)
       .then((ack: BetAck) => {
         record.ackAt = epochMs();
         record.ok = ack.ok === true;
@@ -149,11 +305,13 @@ export class Players {
           record.betId = ack.betId;
           record.roundId = ack.roundId;
         } else record.reason = ack.reason ?? 'unknown';
+        then?.(ack);
       })
       .catch(() => {
         record.ackAt = epochMs();
         record.ok = false;
         record.reason = 'ack_timeout';
+        then?.({ ok: false, reason: 'ack_timeout' });
       });
   }
 

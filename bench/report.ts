@@ -8,6 +8,8 @@ import type { BenchOptions } from './options.js';
 import type { StepCounts } from './path-floor.js';
 import type { SkeletonStep } from './skeleton.js';
 import type { Summary } from './stats.js';
+import type { CrashReport } from './crash-analysis.js';
+import { CASH_OUT_MIN_CENTS, centsWords } from './crash-play.js';
 
 // The results of a run: the whole of it as JSON in a file, and a short table on stdout.
 
@@ -54,7 +56,11 @@ export type Report = {
   betAck: { latencyMs: Summary };
   // with --trace-bets only: the accepted bets' steps (bet-steps.ts)
   betSteps: BetStepsReport | null;
+  // dice: from the end of ROLLING announced in round_state; crash: from the instant each
+  // round was decided on the service's clock (crash-analysis.ts)
   settlement: { roundResultMs: Summary; walletWinMs: Summary };
+  // --game crash only (D40): its cash-outs
+  crash: CrashReport | null;
   walletOverhead: {
     insideWalletMs: Summary;
     beforeWalletMs: Summary;
@@ -152,7 +158,7 @@ export function formatTable(report: Report, file: string): string {
   const box = resources.box.cpuPercentBetting;
   const idle = resources.idle;
   const lines = [
-    `RGS benchmark: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ` +
+    `RGS benchmark${options.game === 'crash' ? ' (crash)' : ''}: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ` +
       `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators, ` +
       `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
       `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
@@ -172,13 +178,21 @@ export function formatTable(report: Report, file: string): string {
     row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
     ...(loaded.betPathSkeleton ? [row('  the bet path skeleton while betting (arrival to accepted)', loaded.betPathSkeleton.latencyMs)] : []),
     row('bet refused service_busy (place_bet to its ack)', overload.refusalAckMs),
-    row('round_result after end of ROLLING', report.settlement.roundResultMs),
-    row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
+    ...(report.crash
+      ? [
+          row('round_result after the round ended by itself', report.settlement.roundResultMs),
+          row('/wallet/win arrival after the round was decided', report.settlement.walletWinMs),
+        ]
+      : [
+          row('round_result after end of ROLLING', report.settlement.roundResultMs),
+          row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
+        ]),
     row('inside the wallet (/wallet/bet)', report.walletOverhead.insideWalletMs),
     row('before the wallet (bet row to /wallet/bet)', report.walletOverhead.beforeWalletMs),
     row('after the wallet (its answer to the ack)', report.walletOverhead.afterWalletMs),
     row('service-added (bet ack minus inside wallet)', report.walletOverhead.serviceAddedMs),
     ...stepRows(report.betSteps, labelWidth),
+    ...crashRows(report.crash, row),
     '',
     `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
       `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
@@ -206,6 +220,30 @@ export function formatTable(report: Report, file: string): string {
   const relative = path.relative(process.cwd(), file);
   lines.push(`results     ${relative.startsWith('..') ? file : relative}`);
   return `${lines.join('\n')}\n`;
+}
+
+// D40: the cash-outs by hand, their ack and decisions, the gap between the multiplier seen at the
+// click and the one granted, and the auto cash-outs
+function crashRows(crash: CrashReport | null, row: (label: string, summary: Summary) => string): string[] {
+  if (!crash) return [];
+  const c = crash.cashOuts;
+  const cents = (gap: CrashReport['gapCents']) =>
+    `${gap.withinOneCentPercent === null ? '-' : number(gap.withinOneCentPercent, 2)} % within one cent`;
+  return [
+    '',
+    row('cash-out ack (cash_out to ack)', crash.cashOutAckMs),
+    row('  click to the service\'s arrival stamp', crash.clickToArrivalStampMs),
+    row('  the arrival stamp to the ack at the player', crash.arrivalStampToAckMs),
+    row('  the player\'s clock behind the service\'s at the click', crash.playerClockBehindMs),
+    row(`granted minus seen at the click, cents (${cents(crash.gapCents)})`, crash.gapCents),
+    row(`  the same on a true clock (${cents(crash.gapOnTrueClockCents)})`, crash.gapOnTrueClockCents),
+    `crash       targets ${centsWords(CASH_OUT_MIN_CENTS)} to ${centsWords(crash.cashOutMaxCents)}; bets by hand ${crash.bets.byHand}, auto ${crash.bets.auto} ` +
+      `(won ${crash.auto.won}, lost ${crash.auto.lost}); cash-out ack p95 ${number(crash.cashOutAckMs.p95)} ms`,
+    `            cash-outs by hand ${c.sent} (${number(c.perS)}/s): won ${c.won}, too_late ${c.tooLate} (${number(c.tooLatePercent, 2)} %: ` +
+      `${c.tooLateBelowCrashOnPlayerClock} below the crash point on the player's clock, ${c.tooLatePastCrashOnPlayerClock} past it); ` +
+      `${c.clickedOnBetAck} clicked on the bet's ack; ${c.notSentCrashedFirst} not sent, crashed first; ` +
+      `${crash.grantedOffArrivalStamp} granted off the arrival stamp's curve`,
+  ];
 }
 
 function historyLines(history: HistoryInfo | null): string[] {

@@ -14,7 +14,8 @@ import { measureFloors, sampleUnderLoad } from './floors.js';
 import { sampleSkeletonUnderLoad } from './skeleton.js';
 import { cycleMs, IDLE_MEASURE_MS, parseOptions, USAGE, UsageError, type BenchOptions } from './options.js';
 import { PlayerPool } from './player-pool.js';
-import type { PlayerSetup } from './players.js';
+import { STAKE_MICRO, type PlayerSetup } from './players.js';
+import { readCrashRounds } from './crash-rounds.js';
 import { formatTable, writeReport, type Report } from './report.js';
 import { historyDatabase } from './history.js';
 import { createSessions } from './sessions.js';
@@ -83,7 +84,9 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     for (const endpoint of WALLET_ENDPOINTS) wallet.setFault(endpoint, { kind: 'delay', ms: options.walletLatencyMs });
   }
   const db = createDb(databaseUrl, 2);
-  const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs).finally(() => db.$disconnect());
+  const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs, options.game).finally(() =>
+    db.$disconnect(),
+  );
 
   if (options.serviceLogDir) await mkdir(options.serviceLogDir, { recursive: true });
   // a fresh trace: readBetSteps reads every file in the directory
@@ -110,7 +113,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   progress(`warmed up${warmUpFailures.length > 0 ? `; failed: ${warmUpFailures.join(', ')}` : ''}`);
 
   const sessionsStart = snapshot(pids);
-  const sessions = await createSessions(service.url, wallet, operators, options.players, options.sessionRate);
+  const sessions = await createSessions(service.url, wallet, operators, options.players, options.sessionRate, undefined, options.game);
   const sessionsEnd = snapshot(pids);
   progress(`${sessions.sessions.length} sessions in ${((sessionsEnd.at - sessionsStart.at) / 1000).toFixed(1)} s, ${sessions.failures.length} failed`);
 
@@ -169,11 +172,13 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   await players.close();
   await service.stop();
   const betPaths = await readBetPaths(databaseUrl, startedAt);
+  const crashRounds = options.game === 'crash' ? await readCrashRounds(databaseUrl, startedAt) : null;
   // the service wrote its last steps when it stopped
   const betStepTimes = options.traceBetsDir ? await readBetSteps(options.traceBetsDir) : null;
 
   const measurements = analyse({
     planned: { players: options.players, operators: options.operators, sessionRate: options.sessionRate },
+    crash: crashRounds && { cashOutMaxCents: options.cashOutMaxCents, rounds: crashRounds, stakeMicro: BigInt(STAKE_MICRO) },
     sessions,
     players: seen,
     walletRequests: wallet.requests,
@@ -211,11 +216,13 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
 
 const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
   baseUrl,
+  game: options.game,
+  cashOutMaxCents: options.cashOutMaxCents,
   operators: options.operators,
   bettingWindowMs: options.bettingWindowMs,
   betSpread: options.betSpread,
   engineStarts: options.engineStarts,
-  cycleMs: cycleMs(options.bettingWindowMs),
+  cycleMs: cycleMs(options),
 });
 
 // A steady state rather than a cold start: before anything is measured, players arrive at
@@ -225,7 +232,7 @@ const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
 // (contract 8.1) before the measured players arrive.
 async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: BenchOperator[], options: BenchOptions): Promise<string[]> {
   const count = Math.max(operators.length, Math.min(options.players, Math.ceil(options.sessionRate * WARM_UP_SECONDS)));
-  const sessions = await createSessions(baseUrl, wallet, operators, count, options.sessionRate, 'bench-warm-up');
+  const sessions = await createSessions(baseUrl, wallet, operators, count, options.sessionRate, 'bench-warm-up', options.game);
   const players = await PlayerPool.start(playerSetup(baseUrl, options), options.playerThreads);
   try {
     await players.connectAll(sessions.sessions, options.sessionRate);
@@ -241,7 +248,7 @@ async function warmUp(baseUrl: string, wallet: WalletSimulator, operators: Bench
   }
 }
 
-const drainTimeoutMs = (options: BenchOptions) => DRAIN_TIMEOUT_MS + cycleMs(options.bettingWindowMs);
+const drainTimeoutMs = (options: BenchOptions) => DRAIN_TIMEOUT_MS + cycleMs(options);
 
 // Waits until every bet has its ack, every accepted bet its round_result and every win its
 // /wallet/win, or timeoutMs is up; whatever is still missing counts as a failure.

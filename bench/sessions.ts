@@ -3,6 +3,7 @@ import http from 'node:http';
 import { signedHeaders } from '../src/shared/wallet/signer.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { CURRENCY, type BenchOperator } from './setup.js';
+import type { BenchGame } from './options.js';
 import { epochMs } from '../src/shared/platform/clock.js';
 
 // Players arrive at a fixed rate: each one's operator launches a real-mode session over
@@ -50,6 +51,7 @@ export async function createSessions(
   players: number,
   ratePerSecond: number,
   playerRefPrefix = 'bench-player',
+  gameCode: BenchGame = 'dice',
 ): Promise<SessionPhase> {
   const intervalMs = 1000 / ratePerSecond;
   const latenciesMs: number[] = [];
@@ -72,7 +74,7 @@ export async function createSessions(
     if (index === 0) firstSent = sent;
     lastSent = sent;
     pending.push(
-      createSession(baseUrl, operator, playerRef).then(({ launch, latencyMs, refused }) => {
+      createSession(baseUrl, operator, playerRef, gameCode).then(({ launch, latencyMs, refused }) => {
         refusals += refused;
         if (latencyMs !== undefined) latenciesMs.push(latencyMs);
         if ('failure' in launch) failures.push(launch.failure);
@@ -101,11 +103,12 @@ async function createSession(
   baseUrl: string,
   operator: BenchOperator,
   playerRef: string,
+  gameCode: BenchGame,
 ): Promise<{ launch: Launch; latencyMs: number | undefined; refused: number }> {
   const requestUuid = randomUUID();
   for (let attempt = 1; ; attempt++) {
     const sent = epochMs();
-    const launch = await launchSession(baseUrl, operator, playerRef, requestUuid);
+    const launch = await launchSession(baseUrl, operator, playerRef, requestUuid, gameCode);
     const refused = attempt - 1;
     if ('failure' in launch && !launch.answered) return { launch, latencyMs: undefined, refused };
     if (!('failure' in launch) || launch.retryAfterS === undefined) return { launch, latencyMs: epochMs() - sent, refused };
@@ -119,11 +122,11 @@ async function createSession(
 // One signed session create (contract 2.2, 5.1) with a requestUuid, as an operator that can
 // retry safely sends it, signed afresh for each attempt; the failure names the HTTP status
 // and error code, and a service_busy refusal (D37) the seconds to wait before the next.
-async function launchSession(baseUrl: string, operator: BenchOperator, playerRef: string, requestUuid: string): Promise<Launch> {
+async function launchSession(baseUrl: string, operator: BenchOperator, playerRef: string, requestUuid: string, gameCode: BenchGame): Promise<Launch> {
   const body = JSON.stringify({
     operatorId: operator.operatorId,
     playerRef,
-    gameCode: 'dice',
+    gameCode,
     currency: CURRENCY,
     lang: 'en',
     jurisdiction: 'MT',

@@ -4,7 +4,7 @@ import { setGameConfig } from '../src/shared/game/operators/game-config.js';
 import { createOperator, updateOperator, type OnboardedOperator } from '../src/shared/game/operators/operators.js';
 import { sealedCredential } from '../src/shared/wallet/credentials.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
-import { COOLDOWN_MS, ROLLING_WINDOW_MS } from './options.js';
+import { COOLDOWN_MS, ROLLING_WINDOW_MS, type BenchGame } from './options.js';
 
 // What a run owns and removes again: a database of its own, a Redis key prefix of its own,
 // and the operators it onboards there, all sharing one wallet simulator.
@@ -41,6 +41,7 @@ export async function onboardOperators(
   wallet: WalletSimulator,
   count: number,
   bettingWindowMs: number,
+  game: BenchGame = 'dice',
 ): Promise<BenchOperator[]> {
   const operators: BenchOperator[] = [];
   const seeded = new Set((await db.operator.findMany({ select: { id: true } })).map(({ id }) => id));
@@ -50,11 +51,17 @@ export async function onboardOperators(
       ? await adoptOperator(db, masterKey, id, wallet.url)
       : await createOperator(db, masterKey, id, { walletUrl: wallet.url, currencies: [CURRENCY] });
     wallet.addCredential(created.walletKeyId, created.walletSignatureSecret);
-    await setGameConfig(db, created.operatorId, 'dice', CURRENCY, {
-      bettingWindowMs,
-      rollingWindowMs: ROLLING_WINDOW_MS,
-      cooldownMs: COOLDOWN_MS,
-    });
+    if (game === 'dice') {
+      await setGameConfig(db, created.operatorId, 'dice', CURRENCY, {
+        bettingWindowMs,
+        rollingWindowMs: ROLLING_WINDOW_MS,
+        cooldownMs: COOLDOWN_MS,
+      });
+    } else {
+      // D40: crash is launchable for an operator that configured it; its ROLLING is the
+      // flight, as long as its rounds last, so it has no rolling window
+      await setGameConfig(db, created.operatorId, 'crash', CURRENCY, {}, { bettingWindowMs, cooldownMs: COOLDOWN_MS });
+    }
     operators.push({ operatorId: created.operatorId, key: { kid: created.apiKeyId, secret: created.apiSecret } });
   }
   return operators;

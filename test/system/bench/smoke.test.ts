@@ -139,5 +139,36 @@ describe('npm run bench -- --smoke', function () {
     expect(slowestAckMean).to.be.within(report.betAck.latencyMs.p50! - 0.05, report.betAck.latencyMs.max! + 0.05);
     expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
     expect(report.failures.total).to.equal(0);
+    expect(report.crash).to.equal(null);
+  });
+
+  // D40: the same tiny load playing crash, its flights short (--smoke aims at 1.30x at most):
+  // bets, cash-outs by hand and automatic, and the crash section's figures, every decision
+  // agreeing with what its player was told (any disagreement is a failure)
+  it('runs the crash game to the end and reports its cash-outs', async () => {
+    const out = path.join(dir, 'crash.json');
+    const run = await runBench('--smoke', '--game', 'crash', '--out', out);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout).to.include('RGS benchmark (crash)');
+    expect(run.stdout).to.include('cash-out ack (cash_out to ack)');
+    expect(run.stdout).to.match(/^crash {7}targets 1\.05 to 1\.30; bets by hand \d+, auto \d+ .*cash-out ack p95 [0-9.]+ ms$/m);
+
+    const report = JSON.parse(await readFile(out, 'utf8')) as Report;
+    expect(report.run.options).to.include({ game: 'crash', cashOutMaxCents: 130 });
+    const crash = report.crash!;
+    expect(crash.bets.byHand + crash.bets.auto).to.equal(report.betAck.latencyMs.count);
+    // every operator's second player cashes out automatically (bench/crash-play.ts)
+    expect(crash.bets.auto).to.be.above(0);
+    expect(crash.auto.won + crash.auto.lost).to.equal(crash.bets.auto);
+    expect(crash.cashOuts.sent).to.equal(crash.cashOutAckMs.count);
+    expect(crash.cashOuts.won + crash.cashOuts.tooLate).to.equal(crash.cashOuts.sent);
+    expect(crash.cashOuts.sent + crash.cashOuts.notSentCrashedFirst).to.equal(crash.bets.byHand);
+    expect(crash.grantedOffArrivalStamp).to.equal(0);
+    for (const [at, summary] of summaries({ crash, settlement: report.settlement, betAck: report.betAck }, 'report')) {
+      if (summary.count === 0) continue;
+      for (const key of ['p50', 'p99', 'max', 'mean'] as const) expect(Number.isFinite(summary[key]), `${at}.${key}`).to.equal(true);
+    }
+    expect(report.betAck.latencyMs.count).to.be.above(0);
+    expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
   });
 });

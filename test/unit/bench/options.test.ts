@@ -65,6 +65,30 @@ describe('bench options', () => {
     expect(expectedRunSeconds(smoke)).to.equal(20 + IDLE_MEASURE_MS / 1000 + (2 * 6) / 6 + 3 + 3.5 * 1.5);
   });
 
+  it('plays dice unless --game crash; a crash run aims at 2.00 at most, lower in a smoke run, which bets for a cycle and a second', () => {
+    expect(parseOptions([], '/r')).to.include({ game: 'dice' });
+    // the shape is dice's: the players, operators, rate, window and duration
+    const { game: _g, cashOutMaxCents: _c, out: _o, ...crashShape } = parseOptions(['--game', 'crash'], '/r');
+    const { game: _h, cashOutMaxCents: _d, out: _p, ...diceShape } = parseOptions([], '/r');
+    expect(crashShape).to.deep.equal(diceShape);
+    expect(parseOptions(['--game', 'crash'], '/r')).to.include({ game: 'crash', cashOutMaxCents: 200, durationS: 30, players: 2000, operators: 50 });
+    expect(parseOptions(['--game', 'crash', '--cash-out-max', '1.50'], '/r').cashOutMaxCents).to.equal(150);
+    // 1.30x is 4373 ms into the flight: a 5.6 s cycle
+    expect(parseOptions(['--smoke', '--game', 'crash'], '/r')).to.include({ cashOutMaxCents: 130, durationS: 7, players: 6, operators: 2 });
+    expect(parseOptions(['--smoke', '--game', 'crash', '--duration', '4'], '/r').durationS).to.equal(4);
+    expect(parseOptions(['--smoke'], '/r').durationS).to.equal(3);
+    expect(() => parseOptions(['--game', 'slots'], '/r')).to.throw(UsageError, '--game must be dice or crash (got slots)');
+    expect(() => parseOptions(['--cash-out-max', '2.00'], '/r')).to.throw(UsageError, '--cash-out-max is a crash option');
+    expect(() => parseOptions(['--game', 'crash', '--cash-out-max', '2'], '/r')).to.throw(UsageError, '--cash-out-max must be a multiplier with two decimals, 1.06 to 10.00 (got 2)');
+  });
+
+  it('counts a crash run by its flights: the default within two minutes, a longer flight refused', () => {
+    // 25 s + 20 s of arrivals + 30 s of betting + 2.5 cycles of 12.75 s
+    expect(expectedRunSeconds(parseOptions(['--game', 'crash'], '/r'))).to.be.within(100, 110);
+    expect(() => parseOptions(['--game', 'crash', '--cash-out-max', '3.00'], '/r')).to.throw(UsageError, 'the flight to 3.00');
+    expect(parseOptions(['--game', 'crash', '--cash-out-max', '3.00', '--duration', '20'], '/r').cashOutMaxCents).to.equal(300);
+  });
+
   it('keeps a run within two minutes, long betting windows included, and an operator within its session limit', () => {
     expect(expectedRunSeconds(parseOptions([], '/r'))).to.be.within(75, 85);
     expect(() => parseOptions(['--players', '20000', '--session-rate', '200'], '/r')).to.throw(UsageError, 'keep it within 115 s');
