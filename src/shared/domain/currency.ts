@@ -6,11 +6,18 @@
 const MICRO_DIGITS = 5;
 const KNOWN = new Set(Intl.supportedValuesOf('currency'));
 
-// the currency's decimals, or undefined for a code Intl does not know
+// the currency's decimals, or undefined for a code Intl does not know; a format is costly to
+// build, and the answer never changes, so each known code's is kept
+const DIGITS = new Map<string, number>();
+
 export function currencyDigits(currency: string): number | undefined {
   if (!KNOWN.has(currency)) return undefined;
-  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? MICRO_DIGITS;
-  return Math.min(digits, MICRO_DIGITS);
+  let digits = DIGITS.get(currency);
+  if (digits === undefined) {
+    digits = Math.min(new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? MICRO_DIGITS, MICRO_DIGITS);
+    DIGITS.set(currency, digits);
+  }
+  return digits;
 }
 
 export function minorUnitMicro(currency: string | undefined): bigint {
