@@ -12,15 +12,20 @@ const committedHash = { ...sha256Hex, description: 'sha256_hex(utf8(serverSeed))
 // D40: a multiplier with two decimals ("2.37")
 const multiplier = { type: 'string', pattern: '^[0-9]{1,7}\\.[0-9]{2}$' };
 
-export const diceProofSchema = objectSchema<DiceProof>({
+// what every game's proof carries (contract 2.11): the round, the versions and its seeds
+const proofBase = (rngVersion: string, mathVersion: string) => ({
   roundId: uuid,
   gameCode: { type: 'string' },
-  rngVersion: { type: 'string', description: `"${DICE_RNG_VERSION}" for the dice derivation of D2` },
-  mathVersion: { type: 'string', description: `"${DICE_MATH_VERSION}" (D2)` },
+  rngVersion: { type: 'string', description: rngVersion },
+  mathVersion: { type: 'string', description: mathVersion },
   serverSeed,
   serverSeedHash: committedHash,
   clientSeed: { type: 'string' },
   nonce: { type: 'integer', minimum: 0 },
+});
+
+export const diceProofSchema = objectSchema<DiceProof>({
+  ...proofBase(`"${DICE_RNG_VERSION}" for the dice derivation of D2`, `"${DICE_MATH_VERSION}" (D2)`),
   outcome: objectSchema<DiceProof['outcome']>({
     type: { const: 'DICE' },
     diceValues: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 6 }, minItems: 1 },
@@ -33,14 +38,7 @@ export const diceProofSchema = objectSchema<DiceProof>({
 });
 
 export const crashProofSchema = objectSchema<CrashProof>({
-  roundId: uuid,
-  gameCode: { type: 'string' },
-  rngVersion: { type: 'string', description: `"${CRASH_RNG_VERSION}" for the crash derivation of D40` },
-  mathVersion: { type: 'string', description: `"${CRASH_MATH_VERSION}" (D40)` },
-  serverSeed,
-  serverSeedHash: committedHash,
-  clientSeed: { type: 'string' },
-  nonce: { type: 'integer', minimum: 0 },
+  ...proofBase(`"${CRASH_RNG_VERSION}" for the crash derivation of D40`, `"${CRASH_MATH_VERSION}" (D40)`),
   outcome: objectSchema<CrashProof['outcome']>({
     type: { const: 'CRASH' },
     crashMultiplier: { type: 'number', minimum: 1, maximum: 1000, description: 'the crash point, crashCents / 100 (D40)' },

@@ -119,6 +119,15 @@ function renderFlight(stake) {
   ]);
 }
 
+// the seeds every game's check starts from (D2)
+/** @param {NonNullable<typeof round.proof>} proof @returns {[string, string][]} */
+const seedFacts = (proof) => [
+  [t('server_seed_hash'), proof.serverSeedHash],
+  [t('revealed_seed'), proof.serverSeed ?? '—'],
+  [t('client_seed_current'), proof.clientSeed],
+  [t('th_nonce'), String(proof.nonce)],
+];
+
 async function renderProof() {
   const proof = round.proof;
   const status = byId('recall-proof-status');
@@ -128,13 +137,7 @@ async function renderProof() {
     byId('recall-proof').replaceChildren();
     return;
   }
-  facts(byId('recall-proof'), [
-    [t('server_seed_hash'), proof.serverSeedHash],
-    [t('revealed_seed'), proof.serverSeed ?? '—'],
-    [t('client_seed_current'), proof.clientSeed],
-    [t('th_nonce'), String(proof.nonce)],
-    [t('recall_weights'), `${proof.lowWeight} : ${proof.highWeight}`],
-  ]);
+  facts(byId('recall-proof'), [...seedFacts(proof), [t('recall_weights'), `${proof.lowWeight} : ${proof.highWeight}`]]);
   if (!proof.serverSeed) {
     status.textContent = t('recall_proof_hidden', { at: utcTime(proof.revealableAfter) });
     return;
@@ -167,13 +170,7 @@ async function renderCrashProof() {
     byId('recall-proof').replaceChildren();
     return;
   }
-  facts(byId('recall-proof'), [
-    [t('server_seed_hash'), proof.serverSeedHash],
-    [t('revealed_seed'), proof.serverSeed ?? '—'],
-    [t('client_seed_current'), proof.clientSeed],
-    [t('th_nonce'), String(proof.nonce)],
-    [t('recall_edge'), proof.commissionMicro],
-  ]);
+  facts(byId('recall-proof'), [...seedFacts(proof), [t('recall_edge'), proof.commissionMicro]]);
   if (!proof.serverSeed) {
     status.textContent = t('recall_proof_hidden', { at: utcTime(proof.revealableAfter) });
     return;

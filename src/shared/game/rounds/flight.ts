@@ -119,9 +119,9 @@ export type FlightProgress = { flying: number; nextEndMs: number | null };
 export const FLIGHT_GRACE_MS = 200;
 
 // Resolves every round whose own end is at least FLIGHT_GRACE_MS behind `elapsedMs` into the
-// flight, tells each player
-// the result, and settles every round of the cycle in RESULT (these, and any cash-out whose own
-// settlement did not finish). Answers how many still fly and when the next one ends.
+// flight, tells each player the result, and settles every round of the cycle in RESULT (these,
+// and any cash-out whose own settlement did not finish). Answers how many still fly and when
+// the next one ends.
 export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, elapsedMs: number): Promise<FlightProgress> {
   const flying = await svc.sql.query<EndingRound & { ends_at_ms: number | null }>(FLYING, [cycle.id, cycle.createdAt]);
   const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms + FLIGHT_GRACE_MS <= elapsedMs);
@@ -291,6 +291,3 @@ function finished(state: string | null, cashOutCents: bigint | null): CashOutAck
   if (state === 'VOIDED') return { ok: false, reason: 'no_active_bet' };
   return undefined;
 }
-
-// the ms of the flight at which the curve reaches a multiplier (D40), for the clock
-export const flightTime = curveTime;
