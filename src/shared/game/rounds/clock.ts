@@ -251,7 +251,7 @@ export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: b
     case 'BETTING_OPEN':
       return closeBetting(svc, job.cycleId, epoch);
     case 'ROLLING':
-      return endRolling(svc, job.cycleId, epoch);
+      return (await isFlight(svc, job.cycleId)) ? fly(svc, job.cycleId, epoch) : roll(svc, job.cycleId, epoch);
     case 'RESULT':
       return settleAndCool(svc, job.cycleId, epoch);
     case 'COOLDOWN':
@@ -320,6 +320,13 @@ async function closeBetting(svc: ServiceContext, cycleId: string, epoch: bigint)
 
 // ---- a flight (D40): a crash cycle's ROLLING -----------------------------------------------
 
+const GAME_OF_CYCLE = statement('cycle_game', 'SELECT game_code FROM cycles WHERE id = $1');
+
+async function isFlight(svc: ServiceContext, cycleId: string): Promise<boolean> {
+  const [row] = await svc.sql.query<{ game_code: string }>(GAME_OF_CYCLE, [cycleId]);
+  return row !== undefined && gameModule(row.game_code)?.flight === true;
+}
+
 // The flight starts once every round of the cycle has its crash point stored (flight.ts), at
 // one instant for all; ROLLING then lasts at most until the curve reaches maxMultiplier.
 const START_FLIGHT = statement(
@@ -329,15 +336,6 @@ const START_FLIGHT = statement(
    RETURNING ${CYCLE_COLUMNS}`,
 );
 const READ_FLYING_CYCLE = statement('cycle_read_flying', `SELECT ${CYCLE_COLUMNS} FROM cycles WHERE id = $1 AND phase = 'ROLLING' AND ${inTerm(2)}`);
-
-// A ROLLING tick: a flight's (its cycle, read once, goes on to fly) or the end of a fixed
-// ROLLING window (roll). A cycle no longer ROLLING under this term is refused by roll's move
-// as by fly's read.
-async function endRolling(svc: ServiceContext, cycleId: string, epoch: bigint): Promise<void> {
-  const [row] = await svc.sql.query<CycleRow>(READ_FLYING_CYCLE, [cycleId, epoch]);
-  const cycle = row && clockCycle(row);
-  return cycle && gameModule(cycle.gameCode)?.flight ? fly(svc, cycleId, epoch, cycle) : roll(svc, cycleId, epoch);
-}
 
 async function startFlight(svc: ServiceContext, cycle: ClockCycle, epoch: bigint): Promise<void> {
   const config = await flightConfig(svc, cycle.id);
@@ -353,7 +351,9 @@ async function startFlight(svc: ServiceContext, cycle: ClockCycle, epoch: bigint
 // FLIGHT_GRACE_MS; or sooner, see FLIGHT_TICK_MS): the rounds whose end has come are
 // resolved; ROLLING ends once none is left flying. A tick that finds the flight not yet
 // started (its start failed half-way) starts it.
-async function fly(svc: ServiceContext, cycleId: string, epoch: bigint, cycle: ClockCycle): Promise<void> {
+async function fly(svc: ServiceContext, cycleId: string, epoch: bigint, started?: ClockCycle): Promise<void> {
+  const cycle = started ?? (await svc.sql.query<CycleRow>(READ_FLYING_CYCLE, [cycleId, epoch]).then(([row]) => row && clockCycle(row)));
+  if (!cycle) return void (await refused(svc, epoch));
   if (!cycle.flightStartedAt) return startFlight(svc, cycle, epoch);
   const config = await flightConfig(svc, cycle.id);
   // a round accepted after the flight started gets its crash point now, on the same clock
