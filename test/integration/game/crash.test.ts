@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { curveCents, curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { centsText } from '../../../src/shared/domain/games/crash.js';
-import { currentCycle, resumeClocks } from '../../../src/shared/game/rounds/clock.js';
+import { randomUUID } from 'node:crypto';
+import { currentCycle, currentTerm, resumeClocks } from '../../../src/shared/game/rounds/clock.js';
+import { recoverOnElection } from '../../../src/shared/game/rounds/recovery.js';
+import { voidRound } from '../../../src/shared/game/rounds/voids.js';
 import { FLIGHT_GRACE_MS, cashOut } from '../../../src/shared/game/rounds/flight.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, tick, until } from '../../support/game.js';
@@ -198,7 +201,7 @@ describe('the crash game (D40)', function () {
     await winPaid(hand, (STAKE * cents) / 100n);
   });
 
-  it('a cash-out after the round\'s own end, before a tick recorded it, records that end before it answers: the refusal is durable (D40)', async () => {
+  it('a cash-out after the round\'s own end, before a tick recorded it, is answered at once and marks that end told: no void takes the round, recovery records the end (D40)', async () => {
     const { serverSeed } = crashSeed(300n, 1000n);
     const lowSeed = crashSeed(120n, 150n);
     const operator = await crashOperator(h);
@@ -209,23 +212,29 @@ describe('the crash game (D40)', function () {
     const crashedBet = await bet(crashed);
     const start = await startFlight(cycleId);
     // no tick runs past the flight's start: what the rows hold when the answers come is what
-    // the cash-outs wrote
+    // the cash-outs wrote; the answers do not wait for the grace, so the ends are not
+    // recorded yet, only told
     expect(await cashOut(h.svc, auto.sessionId, new Date(start + curveTime(200n) + 1))).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
     expect(await cashOut(h.svc, crashed.sessionId, new Date(start + curveTime(lowSeed.crashCents)))).to.deep.equal({ ok: false, reason: 'too_late' });
-    const rounds = await h.svc.db.round.findMany({ where: { id: { in: [autoBet.roundId, crashedBet.roundId] } } });
-    const byId = new Map(rounds.map((r) => [r.id, r]));
-    expect(byId.get(autoBet.roundId)).to.include({ cashOutCents: 200n, cashOutMs: curveTime(200n) });
-    expect(byId.get(autoBet.roundId)!.state).to.be.oneOf(['RESULT', 'SETTLED']);
-    expect(byId.get(crashedBet.roundId)).to.include({ cashOutCents: null });
-    expect(byId.get(crashedBet.roundId)!.state).to.be.oneOf(['RESULT', 'SETTLED']);
+    const ids = [autoBet.roundId, crashedBet.roundId];
+    const told = await h.svc.db.round.findMany({ where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+    expect(told.map((r) => [r.state, r.endTold])).to.deep.equal([['ROLLING', true], ['ROLLING', true]]);
+    // the scheduler dies here: no void takes a told round, and the next leader's recovery
+    // records each end as the tick would have, then settles it
+    expect(await voidRound(h.svc, crashedBet.roundId, 'crash_recovery')).to.equal(false);
+    await recoverOnElection(h.svc, { epoch: (await currentTerm(h.svc)) + 1n, id: randomUUID(), handedOverBy: null });
+    const rounds = new Map((await h.svc.db.round.findMany({ where: { id: { in: ids } } })).map((r) => [r.id, r]));
+    expect(rounds.get(autoBet.roundId)).to.include({ cashOutCents: 200n, cashOutMs: curveTime(200n) });
+    expect(rounds.get(crashedBet.roundId)).to.include({ cashOutCents: null });
+    for (const round of rounds.values()) expect(round.state).to.be.oneOf(['RESULT', 'SETTLED']);
     expect(await auto.player.waitFor('round_result', (p) => p.roundId === autoBet.roundId)).to.include({ won: true, cashOutMultiplier: '2.00', payoutMicro: '2000000' });
     expect(await crashed.player.waitFor('round_result', (p) => p.roundId === crashedBet.roundId)).to.include({ won: false, payoutMicro: '0' });
     await winPaid(auto, 2_000_000n);
-    await until('both settled', async () => (await h.svc.db.round.count({ where: { id: { in: [autoBet.roundId, crashedBet.roundId] }, settled: true } })) === 2);
+    await until('both settled', async () => (await h.svc.db.round.count({ where: { id: { in: ids }, settled: true } })) === 2);
     expect(movements(crashed)).to.deep.equal([['bet', STAKE]]);
   });
 
-  it('a refusal that records the round\'s end waits out the grace: a cash-out of the same round stamped before the end, decided meanwhile, wins', async () => {
+  it('a refusal does not end the round: a cash-out of the same round stamped before the end, decided after the refusal, wins', async () => {
     const { serverSeed, crashCents } = crashSeed(120n, 150n);
     const operator = await crashOperator(h);
     const seated = await seat(operator, serverSeed);
@@ -234,12 +243,9 @@ describe('the crash game (D40)', function () {
     const start = await startFlight(cycleId);
     const crashMs = curveTime(crashCents);
     // two sockets of the session: the later stamp reaches the record first
-    const [late, early] = await Promise.all([
-      cashOut(h.svc, seated.sessionId, new Date(start + crashMs + 5)),
-      cashOut(h.svc, seated.sessionId, new Date(start + crashMs - 10)),
-    ]);
-    expect(early).to.deep.include({ ok: true, cashOutMultiplier: centsText(curveCents(crashMs - 10)) });
-    expect(late).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
+    expect(await cashOut(h.svc, seated.sessionId, new Date(start + crashMs + 5))).to.deep.equal({ ok: false, reason: 'too_late' });
+    expect(await cashOut(h.svc, seated.sessionId, new Date(start + crashMs - 10))).to.deep.include({ ok: true, cashOutMultiplier: centsText(curveCents(crashMs - 10)) });
+    expect(await cashOut(h.svc, seated.sessionId, new Date(start + crashMs + 6))).to.deep.equal({ ok: false, reason: 'already_cashed_out' });
     expect(await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } })).to.include({ cashOutMs: crashMs - 10 });
     await winPaid(seated, (STAKE * curveCents(crashMs - 10)) / 100n);
   });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import { roundHash } from '../../domain/seeds.js';
@@ -24,8 +23,8 @@ import { settleRounds, type PricedCycle } from './settle.js';
 // which the curve reaches its automatic cash-out (autoCashOut, maxMultiplier or the payout
 // cap, whichever is lowest) when that is at most its crash point, else its crash point. The
 // clock (clock.ts) starts the flight, runs its ticks, and ends ROLLING once no round is left
-// flying. A round's own end is recorded by the tick due at it, or by a cash-out that arrives
-// after it, whichever comes first: a refusal is as durable as a win (D40).
+// flying. A round's own end is recorded by the tick due at it; a cash-out that arrives after
+// it marks it told first, so that a refusal is as durable as a win (D40, TELL_END).
 //
 // Every decision is made where the crash point is stored, by one statement fenced on the
 // round's state: a cash-out (decided by the arrival stamp of the node that received it) and a
@@ -157,6 +156,28 @@ async function recordEnds(svc: ServiceContext, cycle: FlightCycle, config: Crash
   return resolved;
 }
 
+// D40 crash recovery: the rounds of flights that no longer run whose own end a refused cash-out
+// told (TELL_END) before it was recorded. Their end is durable: it is recorded here as the
+// flight's tick would have, and they are settled with the other rounds in RESULT. Answers how
+// many this moved.
+const TOLD_ENDS = statement(
+  'flight_told_ends',
+  `SELECT r.id, r.cycle_id, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
+   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at JOIN cycles c ON c.id = r.cycle_id
+   WHERE NOT r.settled AND r.state = 'ROLLING' AND r.end_told AND c.phase IN ('COOLDOWN', 'FINISHED')`,
+);
+
+export async function recordToldEnds(svc: ServiceContext): Promise<number> {
+  const told = await svc.sql.query<EndingRound & { cycle_id: string }>(TOLD_ENDS);
+  let recorded = 0;
+  for (const cycleId of new Set(told.map((round) => round.cycle_id))) {
+    const cycle = await svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } });
+    const rounds = told.filter((round) => round.cycle_id === cycleId);
+    recorded += (await recordEnds(svc, cycle, await flightConfig(svc, cycleId), rounds)).length;
+  }
+  return recorded;
+}
+
 type ResolvedRow = { id: string; session_id: string; nonce: number; bet_id: string; crash_cents: bigint; cash_out_cents: bigint | null };
 
 // D40 round_result: at the round's resolution, the crash point revealed to its player
@@ -208,6 +229,21 @@ const CASH_OUT = statement(
 
 const ROUND_AFTER = statement('cash_out_after', 'SELECT state, cash_out_cents FROM rounds WHERE id = $1 AND cycle_created_at = $2');
 
+// A cash-out stamped at or after the round's own end: the round ended by itself (its automatic
+// cash-out won, or it crashed) and the refusal tells its player so. D40 wants that answer
+// durable before the ack, yet the end is recorded as RESULT only once FLIGHT_GRACE_MS has
+// passed since it, so that a cash-out of the same round stamped before the end (another socket
+// of the session) still finds it flying. The refusal marks the end told instead, at once: from
+// then on no void takes the round (voids.ts), and crash recovery records the end as the tick
+// would (recordToldEnds), so a player told "too late" is never refunded as if the round had
+// been interrupted, and the answer waits for nothing.
+const TELL_END = statement(
+  'cash_out_tell_end',
+  `UPDATE rounds SET end_told = true
+   WHERE id = $1 AND cycle_created_at = $2 AND state = 'ROLLING' AND crash_cents IS NOT NULL AND $3 >= ends_at_ms
+   RETURNING crash_cents`,
+);
+
 // A cash_out of the session's bet, stamped `arrivedAt` by the node that received it (D40:
 // t = arrival - flightStartedAt). The decision is committed before this answers; the round's
 // result goes to its player at once and its settlement (the win job) follows.
@@ -236,47 +272,36 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
   if (facts.state === 'BETTING_OPEN' || facts.phase !== 'ROLLING' || facts.flight_started_at === null || facts.crash_cents === null) {
     return finished(facts.state, facts.cash_out_cents) ?? { ok: false, reason: 'not_flying' };
   }
+  const config = await flightConfig(svc, facts.cycle_id);
   // a cash-out stamped before the flight started (clocks apart) is judged at its start
   const t = Math.max(0, arrivedAt.getTime() - facts.flight_started_at.getTime());
-  const cents = curveCents(Math.min(t, facts.ends_at_ms ?? 0));
-  const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, cents, t, svc.now()]);
-  const config = await flightConfig(svc, facts.cycle_id);
-  const cycle: FlightCycle = {
-    id: facts.cycle_id,
-    gameCode: facts.game_code,
-    currency: facts.currency,
-    payoutRounding: facts.payout_rounding,
-    payoutMultiplierScaled: facts.payout_multiplier_scaled,
-    commissionMicro: facts.commission_micro,
-    createdAt: facts.cycle_created_at,
-  };
-  if (!decided) {
-    const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
-    const known = finished(after?.state ?? null, after?.cash_out_cents ?? null);
-    if (known) return known;
-    // Still flying in the rows, but its own end had come by the arrival stamp: its automatic
-    // cash-out had won, or it had crashed. The refusal says so, and D40 wants a cash-out's
-    // answer durable before the ack: the end is recorded here, as the flight's tick would
-    // record it. Otherwise a scheduler that died before that tick would leave the round to
-    // crash recovery, which voids and refunds a round without a durable result (D40, D29),
-    // after its player was told it had been cashed out, or had crashed. Like the tick, it
-    // records the end only once FLIGHT_GRACE_MS has passed since it, so that a cash-out of the
-    // same round stamped before the end (another socket of the session) still finds it flying;
-    // this answer waits for the rest of the grace, never longer than the grace.
-    const graceLeftMs = Math.min(FLIGHT_GRACE_MS, facts.flight_started_at.getTime() + (facts.ends_at_ms ?? 0) + FLIGHT_GRACE_MS - svc.now().getTime());
-    if (graceLeftMs > 0) await sleep(graceLeftMs);
-    const [ended] = await recordEnds(svc, cycle, config, [{ ...facts, id: facts.id }]);
-    if (ended) {
-      settleInBackground(svc, cycle, ended.id);
-      return { ok: false, reason: ended.cash_out_cents !== null ? 'already_cashed_out' : 'too_late' };
+  if (facts.ends_at_ms !== null && t >= facts.ends_at_ms) {
+    const [told] = await svc.sql.query<{ crash_cents: bigint }>(TELL_END, [facts.id, facts.cycle_created_at, t]);
+    if (told) {
+      const automatic = automaticCashOutCents(facts.amount_micro, { autoCashOutCents: facts.auto_cash_out_cents }, config);
+      return { ok: false, reason: automatic <= told.crash_cents ? 'already_cashed_out' : 'too_late' };
     }
-    // recorded meanwhile by the tick, or voided
-    const [now] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
-    return finished(now?.state ?? null, now?.cash_out_cents ?? null) ?? { ok: false, reason: 'not_flying' };
+  } else {
+    const cents = curveCents(t);
+    const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, cents, t, svc.now()]);
+    if (decided) {
+      const cycle: FlightCycle = {
+        id: facts.cycle_id,
+        gameCode: facts.game_code,
+        currency: facts.currency,
+        payoutRounding: facts.payout_rounding,
+        payoutMultiplierScaled: facts.payout_multiplier_scaled,
+        commissionMicro: facts.commission_micro,
+        createdAt: facts.cycle_created_at,
+      };
+      tellResult(svc, cycle, config, decided, facts.amount_micro);
+      settleInBackground(svc, cycle, decided.id);
+      return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, facts.amount_micro, cents).toString() };
+    }
   }
-  tellResult(svc, cycle, config, decided, facts.amount_micro);
-  settleInBackground(svc, cycle, decided.id);
-  return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, facts.amount_micro, cents).toString() };
+  // the round moved meanwhile: a cash-out of another socket, its end recorded, or voided
+  const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
+  return finished(after?.state ?? null, after?.cash_out_cents ?? null) ?? { ok: false, reason: 'not_flying' };
 }
 
 // the win job of a round a cash-out moved to RESULT: a settlement that fails here is finished

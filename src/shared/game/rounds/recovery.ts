@@ -8,6 +8,7 @@ import { ticketOf, type TicketedBet } from '../bets/ticket.js';
 import { SupersededError, resumeClocks, scheduleTick, stopClock } from './clock.js';
 import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
+import { recordToldEnds } from './flight.js';
 import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
 
 // Postgres is the record, Redis the transport (contract 3.1, D29): work that a crash, a
@@ -135,10 +136,11 @@ async function recoverInterrupted(svc: ServiceContext): Promise<Pick<Recovered, 
 // round is VOIDED, its accepted bet VOIDED with a rollback, its pending round bet REFUNDED
 // with ROUND_VOIDED (voidRound).
 //
-// The rounds with an outcome are read after the voids, not with the rounds to void: a crash
-// round (D40) can reach RESULT while this runs, by a cash-out, or its own end recorded by a
-// cash-out, that read its flight before the cycle was interrupted and commits before the
-// void (both are fenced on the round's state, so one of the two wins). Such a round has a
+// A crash round (D40) whose own end a refused cash-out told is not voided (voids.ts): its end
+// is recorded (flight.ts recordToldEnds) and it is settled with the others. The rounds with an
+// outcome are read after the voids, not with the rounds to void: a crash round can reach
+// RESULT while this runs, by a cash-out that read its flight before the cycle was
+// interrupted and commits before the void (both are fenced on the round's state, so one of the two wins). Such a round has a
 // durable result and is settled here, whether or not the node that decided it lives to
 // settle it. Once every round listed as flying is voided or has its result, none of these
 // cycles has a round left that could still move.
@@ -153,6 +155,8 @@ async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'sett
   for (const round of open) {
     if (await voidRound(svc, round.id, 'crash_recovery')) voidedRounds += 1;
   }
+  // D40: a flight's round whose end a refusal told is not voided above; its end is recorded
+  await recordToldEnds(svc);
   const withOutcome = await svc.db.round.findMany({ where: { ...UNSETTLED_IN_CLOSED_CYCLES, state: 'RESULT' }, select: { cycleId: true } });
   for (const cycleId of new Set(withOutcome.map((r) => r.cycleId))) {
     await settleRounds(svc, await svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } }));

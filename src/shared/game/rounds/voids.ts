@@ -12,7 +12,8 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
   const now = svc.now();
   const result = await svc.db.$transaction(async (tx) => {
     const { count } = await tx.round.updateMany({
-      where: { id: roundId, state: { in: ['BETTING_OPEN', 'ROLLING'] } },
+      // a crash round whose own end its player was told is not voided: its end is its result (D40)
+      where: { id: roundId, state: { in: ['BETTING_OPEN', 'ROLLING'] }, endTold: false },
       data: { state: 'VOIDED', settled: true, voidedAt: now, voidReason: reason },
     });
     if (count === 0) return null;
