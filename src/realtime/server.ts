@@ -20,7 +20,7 @@ import { engineRoom, sessionRoom, type InterNodeEvents } from '../shared/game/pl
 import { connectedMessage } from '../shared/game/players/connected.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/game/players/presence.js';
 import { admitSocket, forgetSocket, refreshSockets } from '../shared/game/players/session-sockets.js';
-import { sessionStanding, type Refusal } from '../shared/game/sessions/standing.js';
+import { isRefusal, sessionStanding, type Refusal } from '../shared/game/sessions/standing.js';
 import { isDependencyFailure } from '../shared/platform/dependencies.js';
 import { endSession, endedNotice } from '../shared/game/sessions/end.js';
 import { sessionTokens, type SessionClaims } from '../shared/game/sessions/token.js';
@@ -182,8 +182,9 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     endSocket(svc, socket, { ...notice, ts: new Date().toISOString() });
   };
 
-  // D4: every message re-checks the token and the session (a bet's placement reads the
-  // session itself, so it is not read twice); a refusal ends the socket
+  // D4: every message re-checks the token and the session (a bet's placement and a
+  // cash-out's facts read the session themselves, so it is not read twice); a refusal ends
+  // the socket
   const guard = async <E extends ClientEvent>(event: E, payload: unknown, ack: Reply<E> | undefined): Promise<Reply<E> | null> => {
     const reply: Reply<E> = ack ?? (() => undefined);
     const refuse = reply as Refuse;
@@ -193,7 +194,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       if (event === 'place_bet') emitBetRejected(socket, 'rate_limited', clientBetIdOf(payload));
       return null;
     }
-    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' ? null : refusalOf(await sessionStanding(svc, sessionId));
+    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' || event === 'cash_out' ? null : refusalOf(await sessionStanding(svc, sessionId));
     if (refusal) {
       refuse({ ok: false, reason: refusal });
       // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
@@ -272,7 +273,9 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   // decision, committed before it is sent
   handle('cash_out', async (payload, reply, arrivedAt) => {
     if (!isCashOutRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
-    reply(await cashOut(svc, sessionId, arrivedAt));
+    const ack = await cashOut(svc, sessionId, arrivedAt);
+    reply(ack);
+    if (!ack.ok && isRefusal(ack.reason)) await endHere(ack.reason);
   });
 
   handle('rotate_seed', async (payload, reply) => {

@@ -250,6 +250,22 @@ describe('the crash game (D40)', function () {
     await winPaid(seated, (STAKE * curveCents(crashMs - 10)) / 100n);
   });
 
+  it('a cash-out of a session past its expiry is refused session_expired, moves no money and ends the socket (D4)', async () => {
+    const { serverSeed } = crashSeed(300n, 1000n);
+    const operator = await crashOperator(h);
+    const seated = await seat(operator, serverSeed);
+    const cycleId = await openBetting(operator);
+    const placed = await bet(seated);
+    await startFlight(cycleId);
+    // the session expired in the record while its socket stayed (the token's own expiry is later)
+    await h.svc.db.session.update({ where: { id: seated.sessionId }, data: { expiresAt: new Date(h.svc.now().getTime() - 1000) } });
+    expect(await seated.player.request('cash_out', {})).to.deep.equal({ ok: false, reason: 'session_expired' });
+    expect(await seated.player.waitFor('session_ended')).to.include({ reason: 'expired' });
+    const round = await h.svc.db.round.findUniqueOrThrow({ where: { id: placed.roundId } });
+    expect([round.cashOutCents, round.endTold]).to.deep.equal([null, false]);
+    expect(movements(seated).filter(([type]) => type === 'win')).to.deep.equal([]);
+  });
+
   it('a crash at 1.00x ends the round as the flight starts: lost, a cash-out is too_late and moves no money', async () => {
     const { serverSeed } = crashSeed(100n, 100n);
     const operator = await crashOperator(h);

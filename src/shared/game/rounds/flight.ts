@@ -15,6 +15,7 @@ import { openServerSeed } from '../fairness/seed-vault.js';
 import { cycleConfigOf } from './cycle-config.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
 import { voidRound } from './voids.js';
+import { standingRefusal } from '../sessions/standing.js';
 import { settleRounds, type PricedCycle } from './settle.js';
 
 // The flight of a crash cycle (D40): its ROLLING phase. Every round has its own crash point
@@ -202,15 +203,16 @@ export const flightPayout = (cycle: Pick<FlightCycle, 'payoutRounding' | 'curren
 
 // ---- the cash-out ------------------------------------------------------------------------
 
-// The session's round in its engine's current cycle, with what judging a cash-out needs.
+// The session's standing (D4: every message checks it; this read is the cash-out's check) and
+// its round in its engine's current cycle, with what judging a cash-out needs.
 const CASH_OUT_FACTS = statement(
   'cash_out_facts',
-  `SELECT r.id, r.state, r.nonce, r.bet_id, r.crash_cents, r.ends_at_ms, r.cash_out_cents, r.cycle_created_at,
-          c.id AS cycle_id, c.phase, c.flight_started_at, c.game_code, c.currency, c.payout_rounding, c.payout_multiplier_scaled,
-          c.commission_micro, b.amount_micro, b.auto_cash_out_cents
+  `SELECT s.state AS session_state, s.expires_at, r.id, r.state, r.nonce, r.bet_id, r.crash_cents, r.ends_at_ms, r.cash_out_cents,
+          r.cycle_created_at, c.id AS cycle_id, c.phase, c.flight_started_at, c.game_code, c.currency, c.payout_rounding,
+          c.payout_multiplier_scaled, c.commission_micro, b.amount_micro, b.auto_cash_out_cents
    FROM sessions s
-   JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
-   JOIN cycles c ON c.id = e.current_cycle_id
+   LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
+   LEFT JOIN cycles c ON c.id = e.current_cycle_id
    LEFT JOIN rounds r ON r.session_id = s.id AND r.cycle_id = c.id AND r.cycle_created_at = c.created_at
    LEFT JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at
    WHERE s.id = $1`,
@@ -247,8 +249,10 @@ const TELL_END = statement(
 // A cash_out of the session's bet, stamped `arrivedAt` by the node that received it (D40:
 // t = arrival - flightStartedAt). The decision is committed before this answers; the round's
 // result goes to its player at once and its settlement (the win job) follows.
-export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt: Date): Promise<Exclude<CashOutAck, { reason: 'rate_limited' }>> {
+export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt: Date): Promise<Exclude<CashOutAck, { reason: 'rate_limited' | 'service_unavailable' }>> {
   const [facts] = await svc.sql.query<{
+    session_state: string;
+    expires_at: Date;
     id: string | null;
     state: string | null;
     nonce: number;
@@ -268,6 +272,8 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
     amount_micro: bigint;
     auto_cash_out_cents: bigint | null;
   }>(CASH_OUT_FACTS, [sessionId]);
+  const refusal = standingRefusal(svc, facts && { state: facts.session_state, expires_at: facts.expires_at });
+  if (refusal) return { ok: false, reason: refusal };
   if (!facts || facts.id === null) return { ok: false, reason: 'no_active_bet' };
   if (facts.state === 'BETTING_OPEN' || facts.phase !== 'ROLLING' || facts.flight_started_at === null || facts.crash_cents === null) {
     return finished(facts.state, facts.cash_out_cents) ?? { ok: false, reason: 'not_flying' };
