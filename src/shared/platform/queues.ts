@@ -10,7 +10,10 @@ import { createRedis, type RedisTarget } from './redis.js';
 
 // The phase a tick moves a cycle out of; PENDING and RESULT move on at once, so only the
 // timed phases are ticks.
-export type EngineJob = { cycleId: string; from: 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN' };
+// flight: for a ROLLING tick, whether the cycle's ROLLING is a flight (D40), as the code that
+// scheduled it knew; a tick without it (a test's, or one queued before it was carried) reads
+// the cycle's game
+export type EngineJob = { cycleId: string; from: 'PENDING' | 'BETTING_OPEN' | 'ROLLING' | 'RESULT' | 'COOLDOWN'; flight?: boolean };
 // the bets one realtime node placed at the same moment, with what their debits need;
 // node: the realtime node waiting for the verdicts (its place_bet acknowledgements)
 export type BetJob = { node: string; tickets: BetTicket[] };

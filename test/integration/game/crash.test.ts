@@ -159,7 +159,7 @@ describe('the crash game (D40)', function () {
     await h.svc.queues.engine.remove(`${cycleId}-ROLLING`);
     await resumeClocks(h.svc);
     const job = await h.svc.queues.engine.getJob(`${cycleId}-ROLLING`);
-    expect(job?.data).to.deep.equal({ cycleId, from: 'ROLLING' });
+    expect(job?.data).to.deep.equal({ cycleId, from: 'ROLLING', flight: true });
     expect(job!.opts.delay ?? 0).to.equal(0);
   });
 

@@ -251,7 +251,7 @@ export async function advanceCycle(svc: ServiceContext, job: EngineJob, epoch: b
     case 'BETTING_OPEN':
       return closeBetting(svc, job.cycleId, epoch);
     case 'ROLLING':
-      return (await isFlight(svc, job.cycleId)) ? fly(svc, job.cycleId, epoch) : roll(svc, job.cycleId, epoch);
+      return (job.flight ?? (await isFlight(svc, job.cycleId))) ? fly(svc, job.cycleId, epoch) : roll(svc, job.cycleId, epoch);
     case 'RESULT':
       return settleAndCool(svc, job.cycleId, epoch);
     case 'COOLDOWN':
@@ -311,7 +311,7 @@ async function closeBetting(svc: ServiceContext, cycleId: string, epoch: bigint)
   if (!cycle) return;
   if (gameModule(cycle.gameCode)?.flight) {
     // a tick to pick the flight up should its start fail half-way (the move is committed)
-    await schedule(svc, cycleId, 'ROLLING', FLIGHT_TICK_MS, 'start');
+    await schedule(svc, cycleId, 'ROLLING', FLIGHT_TICK_MS, { at: 'start', flight: true });
     return startFlight(svc, cycle, epoch);
   }
   broadcast(svc, cycle);
@@ -356,13 +356,11 @@ async function fly(svc: ServiceContext, cycleId: string, epoch: bigint, started?
   if (!cycle) return void (await refused(svc, epoch));
   if (!cycle.flightStartedAt) return startFlight(svc, cycle, epoch);
   const config = await flightConfig(svc, cycle.id);
-  // a round accepted after the flight started gets its crash point now, on the same clock
-  await storeCrashPoints(svc, cycle, config);
   const elapsedMs = svc.now().getTime() - cycle.flightStartedAt.getTime();
   const progress = await resolveDue(svc, cycle, config, elapsedMs);
   if (progress.flying === 0) return roll(svc, cycleId, epoch);
   const nextMs = Math.min(progress.nextEndMs ?? Infinity, elapsedMs + FLIGHT_TICK_MS);
-  await schedule(svc, cycleId, 'ROLLING', Math.max(0, cycle.flightStartedAt.getTime() + nextMs - svc.now().getTime()), `${Math.max(0, nextMs)}`);
+  await schedule(svc, cycleId, 'ROLLING', Math.max(0, cycle.flightStartedAt.getTime() + nextMs - svc.now().getTime()), { at: `${Math.max(0, nextMs)}`, flight: true });
 }
 
 const STILL_FLYING = statement(
@@ -496,7 +494,7 @@ function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
   const windows: Partial<Record<CyclePhase, number>> = { BETTING_OPEN: cycle.bettingWindowMs, ROLLING: cycle.rollingWindowMs, COOLDOWN: cycle.cooldownMs };
   const windowMs = windows[cycle.phase] ?? 0;
   const dueInMs = (cycle.phaseEndsAt?.getTime() ?? 0) - svc.now().getTime();
-  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], Math.min(windowMs, Math.max(0, dueInMs)));
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], Math.min(windowMs, Math.max(0, dueInMs)), { flight: false });
 }
 
 // The tick is a delayed queue job, which survives this process; Redis hands delayed jobs out
@@ -505,8 +503,16 @@ function scheduleEnd(svc: ServiceContext, cycle: ClockCycle): Promise<void> {
 // lengthens the cycle and delays every result). A job promoted or run meanwhile refuses the
 // promotion, which changes nothing.
 // `at`: one of several ticks of the same phase (a flight's), named by its due ms
-async function schedule(svc: ServiceContext, cycleId: string, from: EngineJob['from'], delayMs: number, at?: string): Promise<void> {
-  const job = await svc.queues.engine.add('tick', { cycleId, from }, { delay: delayMs, jobId: at === undefined ? `${cycleId}-${from}` : `${cycleId}-${from}-${at}` });
+// `at`: a flight's ticks are several per phase, each its own job; `flight`: EngineJob's
+async function schedule(
+  svc: ServiceContext,
+  cycleId: string,
+  from: EngineJob['from'],
+  delayMs: number,
+  { at, flight }: { at?: string; flight?: boolean } = {},
+): Promise<void> {
+  const data: EngineJob = flight === undefined ? { cycleId, from } : { cycleId, from, flight };
+  const job = await svc.queues.engine.add('tick', data, { delay: delayMs, jobId: at === undefined ? `${cycleId}-${from}` : `${cycleId}-${from}-${at}` });
   if (delayMs <= 0) return;
   setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
 }
@@ -523,11 +529,12 @@ export async function resumeClocks(svc: ServiceContext): Promise<number> {
 // come at its rounds' own ends, which the tick itself finds, not at the phase's latest end)
 export function scheduleTick(
   svc: ServiceContext,
-  cycle: { id: string; phase: CyclePhase; phaseEndsAt: Date | null; flightStartedAt?: Date | null },
+  cycle: { id: string; gameCode: string; phase: CyclePhase; phaseEndsAt: Date | null; flightStartedAt?: Date | null },
 ): Promise<void> {
   const flying = cycle.phase === 'ROLLING' && cycle.flightStartedAt;
   const delay = cycle.phaseEndsAt && !flying ? Math.max(0, cycle.phaseEndsAt.getTime() - svc.now().getTime()) : 0;
-  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay);
+  const flight = cycle.phase === 'ROLLING' ? gameModule(cycle.gameCode)?.flight === true : undefined;
+  return schedule(svc, cycle.id, cycle.phase as EngineJob['from'], delay, { flight });
 }
 
 // The engine pool's job handler (workers/registry.ts binds it to rgs-engine "tick"): what its

@@ -102,12 +102,16 @@ const RESOLVE_DUE = statement(
    RETURNING r.id, r.session_id, r.nonce, r.bet_id, r.crash_cents, r.cash_out_cents`,
 );
 
-const FLYING = statement(
+// the cycle's rounds not yet settled: those still flying, and those in RESULT whose settlement
+// has not run or did not finish (a cash-out's runs right after its ack)
+const UNSETTLED = statement(
   'flight_flying',
-  `SELECT r.id, r.ends_at_ms, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
+  `SELECT r.id, r.state, r.ends_at_ms, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
    FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
-   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING'`,
+   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state IN ('ROLLING', 'RESULT')`,
 );
+
+type UnsettledRound = EndingRound & { state: 'ROLLING' | 'RESULT'; ends_at_ms: number | null };
 
 export type FlightProgress = { flying: number; nextEndMs: number | null };
 
@@ -120,13 +124,18 @@ export const FLIGHT_GRACE_MS = 200;
 
 // Resolves every round whose own end is at least FLIGHT_GRACE_MS behind `elapsedMs` into the
 // flight, tells each player the result, and settles every round of the cycle in RESULT (these,
-// and any cash-out whose own settlement did not finish). Answers how many still fly and when
-// the next one ends.
+// and any cash-out whose own settlement did not finish). A round accepted after the flight
+// started (a slow debit) gets its crash point first, on the same clock. Answers how many still
+// fly and when the next one ends. A tick with nothing to do costs this one read.
 export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, elapsedMs: number): Promise<FlightProgress> {
-  const flying = await svc.sql.query<EndingRound & { ends_at_ms: number | null }>(FLYING, [cycle.id, cycle.createdAt]);
+  let rounds = await svc.sql.query<UnsettledRound>(UNSETTLED, [cycle.id, cycle.createdAt]);
+  if (rounds.some((round) => round.state === 'ROLLING' && round.crash_cents === null) && (await storeCrashPoints(svc, cycle, config)) > 0) {
+    rounds = await svc.sql.query<UnsettledRound>(UNSETTLED, [cycle.id, cycle.createdAt]);
+  }
+  const flying = rounds.filter((round) => round.state === 'ROLLING');
   const due = flying.filter((round) => round.ends_at_ms !== null && round.crash_cents !== null && round.ends_at_ms + FLIGHT_GRACE_MS <= elapsedMs);
-  await recordEnds(svc, cycle, config, due);
-  await settleRounds(svc, cycle);
+  const resolved = await recordEnds(svc, cycle, config, due);
+  if (resolved.length > 0 || flying.length < rounds.length) await settleRounds(svc, cycle);
   const left = flying.filter((round) => !due.includes(round));
   const ends = left.flatMap((round) => (round.ends_at_ms === null ? [] : [round.ends_at_ms]));
   return { flying: left.length, nextEndMs: ends.length > 0 ? Math.min(...ends) + FLIGHT_GRACE_MS : null };

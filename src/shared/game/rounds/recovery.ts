@@ -96,10 +96,10 @@ const ADOPT_CYCLES = statement(
    WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN') AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
      AND (phase = 'COOLDOWN' OR leader_epoch = $2::bigint)
      AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
-   RETURNING id, phase, phase_ends_at, flight_started_at`,
+   RETURNING id, game_code, phase, phase_ends_at, flight_started_at`,
 );
 
-type AdoptedCycle = { id: string; phase: CyclePhase; phase_ends_at: Date | null; flight_started_at: Date | null };
+type AdoptedCycle = { id: string; game_code: string; phase: CyclePhase; phase_ends_at: Date | null; flight_started_at: Date | null };
 
 // The cycles of terms before `epoch`: the handed-over term's are adopted first, the others
 // interrupted, and the settled ones adopted last, so that a cycle a late tick moved from
@@ -109,7 +109,13 @@ async function endEarlierTerms(svc: ServiceContext, epoch: bigint, handedOverBy:
   const interrupted = await svc.sql.query<{ id: string }>(INTERRUPT_CYCLES, [epoch, svc.now()]);
   const settled = await svc.sql.query<AdoptedCycle>(ADOPT_CYCLES, [epoch, null]);
   if (interrupted.length > 0) svc.logger.warn({ cycles: interrupted.map((c) => c.id) }, 'cycles interrupted by a crash are recovered');
-  const adopted = [...handedOver, ...settled].map((c) => ({ id: c.id, phase: c.phase, phaseEndsAt: c.phase_ends_at, flightStartedAt: c.flight_started_at }));
+  const adopted = [...handedOver, ...settled].map((c) => ({
+    id: c.id,
+    gameCode: c.game_code,
+    phase: c.phase,
+    phaseEndsAt: c.phase_ends_at,
+    flightStartedAt: c.flight_started_at,
+  }));
   return { interrupted: interrupted.length, adopted };
 }
 
