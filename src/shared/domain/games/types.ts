@@ -140,7 +140,7 @@ export type RoundReads<Config> = {
 export type OutcomeColumns = Partial<Pick<RoundRecord, 'outcomeSide' | 'outcomeSum' | 'diceValues' | 'crashCents'>>;
 
 // What round_result tells of a round whatever its game (D4): its game adds its own fields.
-export type RoundResultCommon = { roundId: string; cycleId: string; nonce: number; betId: string; won: boolean; payoutMicro: string };
+export type RoundResultCommon = Pick<ServerMessages['round_result'], 'roundId' | 'cycleId' | 'nonce' | 'betId' | 'won' | 'payoutMicro'>;
 
 // What the engine and settlement ask of a game whose rounds are rolled: every round of a cycle
 // resolved at once when ROLLING ends (D1, contract 3.1), rather than flown (D40). Its outcome

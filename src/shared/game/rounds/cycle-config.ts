@@ -17,8 +17,10 @@ export async function cycleConfigOf(svc: Pick<ServiceContext, 'db'>, cycleId: st
 }
 
 // The configuration a new cycle's snapshot was written from (clock.ts; game-config.ts
-// configSnapshot), kept by the process that wrote it: the scheduler that starts a cycle runs
-// its ticks, which then roll and settle it without reading the snapshot back (P12).
+// configSnapshot), kept by the process that wrote it. The next cycle of a clock that goes on
+// is started by the tick that finished the last (clock.ts finish), so the process running the
+// engine's ticks rolls and settles it without reading the snapshot back (P12); any other
+// process reads it once.
 export function keepCycleConfig(cycleId: string, config: AnyGameConfig): void {
   if (kept.size >= KEPT) kept.delete(kept.keys().next().value!);
   kept.set(cycleId, config);
