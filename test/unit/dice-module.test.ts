@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes, randomInt } from 'node:crypto';
 import { deriveDice } from '../../src/shared/domain/dice.js';
 import { diceModule } from '../../src/shared/domain/games/dice.js';
-import { InvalidBetError } from '../../src/shared/domain/games/types.js';
+import { InvalidBetError, type RoundRecord } from '../../src/shared/domain/games/types.js';
 import { decimalText, fractionText, sideRtp } from '../../src/shared/domain/par-sheet.js';
 import { payout } from '../../src/shared/domain/payout.js';
 import { buildDiceProof } from '../../src/shared/domain/proof.js';
@@ -95,5 +95,77 @@ describe("dice's par sheet with payouts rounded to the minor unit (D46)", () => 
     expect(diceModule.rtp(config, { side: 'LOW' }, 101001n, 1n)).to.include({ numerator: 32657n, denominator: 33667n });
     // without a unit, the nominal return
     expect(diceModule.rtp(config, { side: 'LOW' }, 101000n)).to.include({ numerator: 97n, denominator: 100n });
+  });
+});
+
+// D39, D1: what the engine and settlement ask of dice to roll a round and price it again from
+// its record (rounds/settle.ts), instead of naming its columns and its message
+describe('a rolled dice round (D39, D1)', () => {
+  // a round in ROLLING as its record holds it: its bet on LOW, its weight snapshot, no outcome
+  const rolling: RoundRecord = {
+    state: 'ROLLING',
+    side: 'LOW',
+    autoCashOutCents: null,
+    outcomeSide: null,
+    outcomeSum: null,
+    diceValues: [],
+    lowWeight: 1n,
+    highWeight: 1n,
+    crashCents: null,
+    cashOutCents: null,
+    cashOutMs: null,
+  };
+  const { roll } = diceModule;
+
+  it('reads back from its columns the outcome it derived, which settles, proves and tells as the derived one', () => {
+    for (let i = 0; i < 500; i++) {
+      const config = diceModule.config.parse({ lowWeight: String(randomInt(0, 5)), highWeight: String(randomInt(1, 5)) });
+      const record: RoundRecord = { ...rolling, side: i % 2 ? 'LOW' : 'HIGH', lowWeight: config.lowWeight, highWeight: config.highWeight };
+      const outcome = diceModule.derive(randomBytes(32), roll.config(config, record));
+      const columns = roll.columns(outcome);
+      expect(columns).to.deep.equal({ outcomeSide: outcome.side, outcomeSum: outcome.outcomeSum, diceValues: outcome.diceValues });
+      const stored = { ...record, ...columns, state: 'RESULT' as const };
+      const read = roll.outcome(stored);
+      expect(read).to.deep.equal({ side: outcome.side, outcomeSum: outcome.outcomeSum, diceValues: outcome.diceValues });
+      // what the reads of the round make of the same columns (D39)
+      expect(diceModule.rounds.recorded(stored)).to.equal(true);
+      expect(diceModule.rounds.won(stored)).to.equal(record.side === outcome.side);
+      const bet = roll.bet(stored);
+      expect(diceModule.settle(1_000_000n, bet, read, config)).to.deep.equal(diceModule.settle(1_000_000n, bet, outcome, config));
+      expect(diceModule.proofOutcome(read)).to.deep.equal(diceModule.proofOutcome(outcome));
+      const common = { roundId: 'r', cycleId: 'c', nonce: i, betId: 'b', won: true, payoutMicro: '1' };
+      expect(roll.result(common, read, stored)).to.deep.equal(roll.result(common, outcome, stored));
+    }
+  });
+
+  it("reads the bet's side from its column, as bet.parse reads it, and refuses a corrupt row", () => {
+    for (const side of ['LOW', 'HIGH'] as const) expect(roll.bet({ ...rolling, side })).to.deep.equal(diceModule.bet.parse({ side }));
+    for (const side of [null, 'low', 'MIDDLE']) expect(() => roll.bet({ ...rolling, side }), String(side)).to.throw(/LOW or HIGH/);
+  });
+
+  it('has no outcome to read before one is written', () => {
+    expect(() => roll.outcome(rolling)).to.throw(/side and a sum/);
+    expect(() => roll.outcome({ ...rolling, outcomeSide: 'SIDEWAYS', outcomeSum: 3 })).to.throw(/side and a sum/);
+    expect(() => roll.outcome({ ...rolling, outcomeSide: 'LOW', outcomeSum: null })).to.throw(/side and a sum/);
+  });
+
+  it("plays a round under its own weight snapshot (D19), with the rest of the cycle's configuration", () => {
+    const cycle = diceModule.config.parse({ payoutMultiplier: '1.98', commissionMicro: '0' });
+    expect(roll.config(cycle, { ...rolling, lowWeight: 3n, highWeight: 1n })).to.deep.equal({ ...cycle, lowWeight: 3n, highWeight: 1n });
+  });
+
+  it('tells round_result with the fields and in the order dice always has (D4, D19), for a known h', () => {
+    // player-seed:1 (test/unit/dice.test.ts): HIGH face 5 at weights 1:1, LOW face 2 at 3:1
+    const h = Buffer.from('8c989d1a330b61229bc786eeb76d9ed8dab05797d972210c26d81e36b8171314', 'hex');
+    const record = { ...rolling, lowWeight: 3n, highWeight: 1n };
+    const config = roll.config(diceModule.config.defaults, record);
+    const outcome = diceModule.derive(h, config);
+    const { won, payoutMicro } = diceModule.settle(1_000_000n, roll.bet(record), outcome, config);
+    const message = roll.result({ roundId: 'r1', cycleId: 'c1', nonce: 1, betId: 'b1', won, payoutMicro: payoutMicro.toString() }, outcome, record);
+    expect(JSON.stringify(message)).to.equal(
+      '{"roundId":"r1","cycleId":"c1","nonce":1,"side":"LOW","sum":2,"diceValues":[2],"betId":"b1","won":true,"payoutMicro":"1940000","lowWeight":"3","highWeight":"1"}',
+    );
+    // the cycle's weights, 1:1, would have rolled HIGH: the round's own are the source
+    expect(diceModule.derive(h, diceModule.config.defaults)).to.include({ side: 'HIGH', outcomeSum: 5 });
   });
 });

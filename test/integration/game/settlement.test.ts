@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { rollRounds } from '../../../src/shared/game/rounds/settle.js';
+import { cycleConfigOf } from '../../../src/shared/game/rounds/cycle-config.js';
+import { cycleConfig } from '../../../src/shared/game/operators/game-config.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, TABLE_STAKE_MICRO, operatorWith, seatPlayer, tableWithBets, tick, until } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
@@ -62,6 +64,16 @@ describe('a cycle settled by its tick (contract 3.1)', function () {
     expect(names).to.not.include('settle_rounds');
     expect((await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })).phase).to.equal('COOLDOWN');
     await expectPaid(table);
+  });
+
+  // D39: a round is derived and priced under its cycle's configuration; the process that
+  // started the cycle kept it, and reads no snapshot back to roll and settle it
+  it("the process that started a cycle has its configuration without reading it, as the cycle's snapshot reads it back", async () => {
+    const table = await rollingTable(1);
+    const noReads = { db: { cycle: { findUniqueOrThrow: () => Promise.reject(new Error('the snapshot was read')) } } } as unknown as typeof h.svc;
+    const kept = await cycleConfigOf(noReads, table.cycleId);
+    expect(kept).to.deep.equal(cycleConfig(await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } })));
+    expect(kept).to.include({ lowWeight: 1n, highWeight: 0n, bettingWindowMs: 60_000 });
   });
 
   // D1: closing betting waits for any acceptance holding the cycle (FOR SHARE); the rounds

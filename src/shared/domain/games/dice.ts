@@ -28,6 +28,11 @@ export type DiceConfig = {
 
 export type DiceBet = { side: Side };
 
+// What a dice round keeps of its outcome (contract 2.13: outcomeSide, outcomeSum, and the
+// dice): all that its settlement, its proof's outcome and round_result read. The derivation's
+// own values (the HMAC, a and b, D2) are recomputed by whoever checks it (proof.ts).
+export type DiceRoll = Pick<DiceOutcome, 'side' | 'outcomeSum' | 'diceValues'>;
+
 // contract 2.12: the commission is commissionMicro / 100000
 const COMMISSION_SCALE = 100000n;
 
@@ -147,4 +152,34 @@ export const diceModule = {
       parSheet({ gameCode: 'dice', lowWeight: c.lowWeight, highWeight: c.highWeight, payoutMultiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }),
     packChecks: dicePackChecks,
   },
-} as const satisfies GameModule<DiceConfig, DiceBet, DiceOutcome>;
+  // D1: a dice cycle's rounds are rolled when ROLLING ends. A round is derived with its own
+  // weight snapshot (D19; its cycle's, contract 8.6), which round_result also carries so that
+  // the player recomputes the side (D2); its side, sum and dice are its outcome's columns.
+  roll: {
+    config: (c, record) => ({ ...c, lowWeight: record.lowWeight, highWeight: record.highWeight }),
+    bet(record) {
+      // a stored side other than LOW or HIGH is a corrupt row: an error, never a settlement
+      if (!isSide(record.side)) throw new Error(`a dice bet's side must be LOW or HIGH: got ${record.side}`);
+      return { side: record.side };
+    },
+    outcome(record) {
+      const { outcomeSide, outcomeSum, diceValues } = record;
+      if (!isSide(outcomeSide) || outcomeSum === null) throw new Error(`a dice round's outcome must have a side and a sum: got ${outcomeSide}, ${outcomeSum}`);
+      return { side: outcomeSide, outcomeSum, diceValues };
+    },
+    columns: (outcome) => ({ outcomeSide: outcome.side, outcomeSum: outcome.outcomeSum, diceValues: outcome.diceValues }),
+    result: ({ roundId, cycleId, nonce, betId, won, payoutMicro }, outcome, record) => ({
+      roundId,
+      cycleId,
+      nonce,
+      side: outcome.side,
+      sum: outcome.outcomeSum,
+      diceValues: outcome.diceValues,
+      betId,
+      won,
+      payoutMicro,
+      lowWeight: record.lowWeight.toString(),
+      highWeight: record.highWeight.toString(),
+    }),
+  },
+} as const satisfies GameModule<DiceConfig, DiceBet, DiceRoll>;

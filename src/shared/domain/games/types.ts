@@ -1,5 +1,6 @@
 import type { PackCheck, PackFacts } from '../pack-checks.js';
 import type { Fraction, Rtp } from '../par-sheet.js';
+import type { ServerMessages } from '../player-channel.js';
 import type { ProofOutcome, ProofVerdict, RoundProofBody } from '../proof.js';
 import type { RoundState as RoundStatus } from '../state-machine.js';
 import type { BetLimits, ConfigSchema, StakeTerms } from './config.js';
@@ -10,10 +11,11 @@ export type { BetLimits, StakeTerms };
 // game instead of naming it. Everything here is pure: no database, no clock, no I/O.
 //
 // Config, Bet and Outcome are the module's own types. A value handed to a module's method
-// comes from the same module: a config from its config.parse (or defaults), a bet from its
-// bet.parse, an outcome from its derive. The registry (index.ts) holds modules with those
-// types erased (AnyGameModule); the methods are declared as methods so that a module of
-// specific types is such a module, and the rule above is what keeps the erased calls right.
+// comes from the same module: a config from its config.parse (or defaults, or roll.config), a
+// bet from its bet.parse (or roll.bet), an outcome from its derive (or roll.outcome). The
+// registry (index.ts) holds modules with those types erased (AnyGameModule); the methods are
+// declared as methods so that a module of specific types is such a module, and the rule above
+// is what keeps the erased calls right.
 
 // D39: `shared` plays rounds on an engine's shared clock (D1: dice, crash); `instant` plays a
 // round per play, without a clock (the multi-event game, not yet here)
@@ -132,11 +134,40 @@ export type RoundReads<Config> = {
   packChecks(facts: PackFacts): PackCheck[];
 };
 
+// The rounds table's outcome columns (RoundRecord's), as a game whose rounds are rolled writes
+// its outcome into them: each game returns the columns it uses and leaves out the others,
+// which keep what they hold (dice: the side, the sum and the dice, contract 2.13, D2).
+export type OutcomeColumns = Partial<Pick<RoundRecord, 'outcomeSide' | 'outcomeSum' | 'diceValues' | 'crashCents'>>;
+
+// What round_result tells of a round whatever its game (D4): its game adds its own fields.
+export type RoundResultCommon = Pick<ServerMessages['round_result'], 'roundId' | 'cycleId' | 'nonce' | 'betId' | 'won' | 'payoutMicro'>;
+
+// What the engine and settlement ask of a game whose rounds are rolled: every round of a cycle
+// resolved at once when ROLLING ends (D1, contract 3.1), rather than flown (D40). Its outcome
+// is derived by the module's `derive` and written into the round's record before its player
+// is told; settlement prices it again from the record when it resumes a cycle in RESULT (P12),
+// so everything `settle` and `result` read of an outcome is kept by `columns`.
+export type RolledRounds<Config, Bet, Outcome> = {
+  // the configuration the round is played under: its cycle's snapshot (contract 8.6), with
+  // what the round's own record keeps of it (D19: dice's weights, the source of its derivation)
+  config(config: Config, record: RoundRecord): Config;
+  // the bet's parameters from their columns (bet.parse's form); throws for a corrupt row
+  bet(record: RoundRecord): Bet;
+  // the outcome `columns` wrote, read back; throws for a record without one
+  outcome(record: RoundRecord): Outcome;
+  // the outcome as the round's columns hold it
+  columns(outcome: Outcome): OutcomeColumns;
+  // D4: the round_result message of the round: the common fields with the game's own, in the
+  // order of the game's message (dice's since D19: its side, sum and dice, and the weight
+  // snapshot the player recomputes the side with, D2)
+  result(common: RoundResultCommon, outcome: Outcome, record: RoundRecord): ServerMessages['round_result'];
+};
+
 export class InvalidBetError extends Error {
   override name = 'InvalidBetError';
 }
 
-export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result extends Settlement = Settlement> {
+interface GameModuleBase<Config extends StakeTerms, Bet, Outcome, Result extends Settlement> {
   readonly gameCode: string;
   readonly kind: GameKind;
   readonly name: string;
@@ -145,11 +176,6 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   readonly mathVersion: string;
   // what the catalogue lists beside the bet itself (D39: crash's auto cash-out)
   readonly features: readonly string[];
-  // a shared game whose ROLLING is a flight (D40): each round ends by itself at its own time
-  // (its crash, or its automatic cash-out) or at the player's cash-out, and the phase ends
-  // when every round has; otherwise every round of the cycle is resolved at once when ROLLING
-  // ends (D1, dice)
-  readonly flight: boolean;
   // D39: defaults and bounds, validated (D24)
   readonly config: ConfigSchema<Config>;
   readonly bet: BetSchema<Config, Bet>;
@@ -175,6 +201,22 @@ export interface GameModule<Config extends StakeTerms, Bet, Outcome, Result exte
   // the reads of a stored round: its proof, its dispute pack, its views (D39)
   readonly rounds: RoundReads<Config>;
 }
+
+export type GameModule<Config extends StakeTerms, Bet, Outcome, Result extends Settlement = Settlement> = GameModuleBase<Config, Bet, Outcome, Result> &
+  (
+    | {
+        // a shared game whose ROLLING is a flight (D40): each round ends by itself at its own
+        // time (its crash, or its automatic cash-out) or at the player's cash-out, and the
+        // phase ends when every round has (rounds/flight.ts)
+        readonly flight: true;
+      }
+    | {
+        // every round of the cycle is resolved at once when ROLLING ends (D1, dice), through
+        // `roll` (rounds/settle.ts)
+        readonly flight: false;
+        readonly roll: RolledRounds<Config, Bet, Outcome>;
+      }
+  );
 
 // a module whose own types are erased, as the registry holds it (see the rule above)
 export type AnyGameModule = GameModule<StakeTerms, unknown, unknown>;

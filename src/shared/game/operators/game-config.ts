@@ -116,7 +116,8 @@ export function describeGameConfig(operatorId: string, gameCode: string, currenc
 // What a new cycle snapshots of its engine's configuration (contract 8.6): the columns, each
 // from the game's configuration, or for a column the game has no key for, the value the table
 // gives it (a crash cycle has no weights); and the game's other keys, as written (`params`).
-export type ConfigSnapshot = { columns: Readonly<Record<Column, ConfigValue>>; params: Record<string, string | number> };
+// `config` is the configuration they are written from, which is what cycleConfig reads back.
+export type ConfigSnapshot = { columns: Readonly<Record<Column, ConfigValue>>; params: Record<string, string | number>; config: AnyGameConfig };
 
 const COLUMN_DEFAULTS: Readonly<Record<Column, ConfigValue>> = { ...diceModule.config.defaults };
 
@@ -129,7 +130,7 @@ export async function configSnapshot(db: Pick<Db, 'gameConfig'>, operatorId: str
     if (isColumn(property)) columns[property] = config[property]!;
     else others[property] = config[property];
   }
-  return { columns, params: module.config.write(others) };
+  return { columns, params: module.config.write(others), config };
 }
 
 // D39: whether a session of the game may be launched for the operator in the currency: a game

@@ -13,6 +13,7 @@ import { flightConfig, resolveDue, storeCrashPoints } from './flight.js';
 import { curveTime } from '../../domain/games/crash-curve.js';
 import { gameModule } from '../../domain/games/index.js';
 import { voidRound } from './voids.js';
+import { keepCycleConfig } from './cycle-config.js';
 
 // The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
 // then the next cycle while a player is connected or a round is unsettled. Every phase
@@ -207,7 +208,7 @@ type Opening = 'by_tick' | { nowUnder: bigint };
 // cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
 // the next cycle of a clock it runs.
 async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Promise<void> {
-  const { columns: c, params } = await configSnapshot(svc.db, of.operatorId, of.gameCode, of.currency);
+  const { columns: c, params, config } = await configSnapshot(svc.db, of.operatorId, of.gameCode, of.currency);
   const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
     randomUUID(),
     of.operatorId,
@@ -227,6 +228,7 @@ async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Pr
     JSON.stringify(params),
   ]);
   if (!row) return;
+  keepCycleConfig(row.id, config);
   const cycle = clockCycle(row);
   // the scheduler opening betting at once announces PENDING with BETTING_OPEN (one write
   // per player, realtime/write-coalescing.ts)

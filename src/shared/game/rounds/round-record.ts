@@ -25,9 +25,12 @@ export const roundRecord = (round: RecordedRound, bet: Pick<Bet, 'side' | 'autoC
   cashOutMs: round.cashOutMs,
 });
 
-// the module of a stored round's game; a round of a game no module knows is a corrupt row
-export function moduleOfRound(gameCode: string, roundId: string): AnyGameModule {
+// the module of a stored row's game (`of` names the row: `round <id>`, `cycle <id>`); a row of
+// a game no module knows is a corrupt row: an error, never another game's (D39)
+export function moduleOf(gameCode: string, of: string): AnyGameModule {
   const module = gameModule(gameCode);
-  if (!module) throw new Error(`round ${roundId} is of an unknown game: ${gameCode}`);
+  if (!module) throw new Error(`${of} is of an unknown game: ${gameCode}`);
   return module;
 }
+
+export const moduleOfRound = (gameCode: string, roundId: string): AnyGameModule => moduleOf(gameCode, `round ${roundId}`);

@@ -1,80 +1,98 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
-import { payout } from '../../domain/payout.js';
 import { enqueueWalletJobs } from '../wallet-jobs/wallet-jobs.js';
 import { winRequest } from '../../wallet/requests.js';
-import { DICE_RNG_VERSION, deriveDice, type DiceOutcome, type Side } from '../../domain/dice.js';
+import { roundHash } from '../../domain/seeds.js';
 import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from './voids.js';
 import { roundedPayout } from '../../domain/currency.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
-import { gameModule } from '../../domain/games/index.js';
-import type { AnyGameModule } from '../../domain/games/types.js';
+import type { AnyGameModule, RoundRecord, Settlement, StakeTerms } from '../../domain/games/types.js';
 import { cycleConfigOf } from './cycle-config.js';
+import { moduleOf, roundRecord, type RecordedRound } from './round-record.js';
 
 // A cycle's rounds from ROLLING to SETTLED (contract 3.1, 8.4, D2): each round's outcome
 // (rollRounds), then its settlement (settleRounds), which creates a winning bet's win job.
 // The clock (clock.ts) calls both, in its RESULT phase.
 
 // contract 3.1 ROLLING -> RESULT, D2: each round of the cycle gets its outcome from its own
-// session's seed and nonce and the cycle's weight snapshot. The outcomes are persisted
-// (fenced on state ROLLING) before round_result is sent; a derivation that fails voids the
-// round. A cycle's rounds are read by one statement and written by another; the
-// read also takes what settlement needs, so that the rounds persisted here go on to be
-// settled without being read again.
+// session's seed and nonce, through its game's module (D39): `derive` of the round's h under
+// the configuration the round is played under (dice: the cycle's weight snapshot, D19). The
+// outcomes are persisted (fenced on state ROLLING) before round_result is sent; a derivation
+// that fails voids the round. A cycle's rounds are read by one statement and written by
+// another; the read also takes what settlement needs, so that the rounds persisted here go on
+// to be settled without being read again.
+
+// A round's record as its game's module reads it (RoundRecord, round-record.ts): the rounds
+// table's columns and its bet's own parameters, whatever the game, named as roundRecord reads
+// them. Which of them a game uses is its module's business.
+const RECORD_COLUMNS = `r.state, r.outcome_side AS "outcomeSide", r.outcome_sum AS "outcomeSum", r.dice_values AS "diceValues",
+          r.low_weight AS "lowWeight", r.high_weight AS "highWeight", r.crash_cents AS "crashCents", r.cash_out_cents AS "cashOutCents",
+          r.cash_out_ms AS "cashOutMs", b.side, b.auto_cash_out_cents AS "autoCashOutCents"`;
+type RecordRow = RecordedRound & { side: string | null; autoCashOutCents: bigint | null };
 
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
 const ROLLING_ROUNDS = statement(
   'roll_rounds',
-  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.low_weight, r.high_weight, r.bet_id, sd.id AS seed_id,
-          sd.encrypted_server_seed, sd.client_seed, b.side, b.amount_micro, b.player_ref, b.currency, b.game_code,
-          b.bet_transaction_uuid
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.nonce, r.bet_id, sd.id AS seed_id, sd.encrypted_server_seed, sd.client_seed,
+          b.amount_micro, b.player_ref, b.currency, b.game_code, b.bet_transaction_uuid, ${RECORD_COLUMNS}
    FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
    WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'ROLLING'`,
 );
 
-type RollingRound = Omit<ResultRound, 'outcome_side' | 'side'> & {
-  nonce: number;
-  low_weight: bigint;
-  high_weight: bigint;
-  seed_id: string;
-  encrypted_server_seed: Buffer;
-  client_seed: string;
-  side: Side;
-};
+type RollingRound = SettlingRound &
+  RecordRow & {
+    nonce: number;
+    seed_id: string;
+    encrypted_server_seed: Buffer;
+    client_seed: string;
+  };
 
+// The outcome columns (OutcomeColumns) the module wrote; a column it leaves out keeps what it
+// holds.
 const PERSIST_OUTCOMES = statement(
   'roll_persist',
   `UPDATE rounds r
-   SET state = 'RESULT', outcome_side = u.side, outcome_sum = u.sum, dice_values = u.dice::int[], result_at = $5
-   FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS u(id, side, sum, dice)
-   WHERE r.id = u.id AND r.cycle_created_at = $6 AND r.state = 'ROLLING'
+   SET state = 'RESULT', outcome_side = COALESCE(u.side, r.outcome_side), outcome_sum = COALESCE(u.sum, r.outcome_sum),
+       dice_values = COALESCE(u.dice::int[], r.dice_values), crash_cents = COALESCE(u.crash, r.crash_cents), result_at = $6
+   FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::bigint[]) AS u(id, side, sum, dice, crash)
+   WHERE r.id = u.id AND r.cycle_created_at = $7 AND r.state = 'ROLLING'
    RETURNING r.id`,
 );
+
+// The module of a cycle whose rounds are rolled (D39); a cycle of a game no module knows, or of a
+// flight (D40, flight.ts), is an error, never another game's roll.
+type RolledModule = Extract<AnyGameModule, { flight: false }>;
+function rolledModule(cycle: PricedCycle): RolledModule {
+  const module = moduleOf(cycle.gameCode, `cycle ${cycle.id}`);
+  if (module.flight) throw new Error(`cycle ${cycle.id} is a flight of ${cycle.gameCode}: its rounds are not rolled`);
+  return module;
+}
 
 // `beforeResults` runs once the outcomes are persisted, just before the players are told: the
 // engine announces round_state RESULT there, so that a player's round_state and round_result
 // leave in one write (realtime/write-coalescing.ts); it does not run when there is no outcome
-// to tell. Answers the rounds this call moved to RESULT, as settlement reads them.
+// to tell. Answers the rounds this call moved to RESULT, priced, as settlement books them.
 export async function rollRounds(
   svc: ServiceContext,
   cycle: PricedCycle,
   beforeResults: () => void = () => undefined,
 ): Promise<ResultRound[]> {
+  const module = rolledModule(cycle);
   const rounds = await svc.sql.query<RollingRound>(ROLLING_ROUNDS, [cycle.id, cycle.createdAt]);
-  const derived: { round: RollingRound; outcome: DiceOutcome }[] = [];
+  if (rounds.length === 0) return [];
+  const cycleConfig = await cycleConfigOf(svc, cycle.id);
+  const derived: { round: RollingRound; record: RoundRecord; config: StakeTerms; outcome: unknown }[] = [];
   for (const round of rounds) {
+    const record = roundRecord(round, round);
+    const config = module.roll.config(cycleConfig, record);
     try {
-      const outcome = deriveDice({
-        serverSeed: openServerSeed(svc.config.masterKey, round.seed_id, round.encrypted_server_seed),
-        clientSeed: round.client_seed,
-        nonce: round.nonce,
-        lowWeight: round.low_weight,
-        highWeight: round.high_weight,
-      });
-      derived.push({ round, outcome });
+      // D2: h, the HMAC of the round's seeds and nonce
+      const serverSeed = openServerSeed(svc.config.masterKey, round.seed_id, round.encrypted_server_seed);
+      const h = roundHash({ serverSeed, clientSeed: round.client_seed, nonce: round.nonce });
+      derived.push({ round, record, config, outcome: module.derive(h, config) });
     } catch (err) {
       // contract 3.1: an unrecoverable RNG error voids the round
       svc.logger.error({ err, roundId: round.id }, 'outcome derivation failed; voiding the round');
@@ -82,13 +100,15 @@ export async function rollRounds(
     }
   }
   if (derived.length === 0) return [];
+  const columns = derived.map((d) => module.roll.columns(d.outcome));
   const persisted = new Set(
     (
       await svc.sql.query<{ id: string }>(PERSIST_OUTCOMES, [
         derived.map((d) => d.round.id),
-        derived.map((d) => d.outcome.side),
-        derived.map((d) => d.outcome.outcomeSum),
-        derived.map((d) => `{${d.outcome.diceValues.join(',')}}`),
+        columns.map((c) => c.outcomeSide ?? null),
+        columns.map((c) => c.outcomeSum ?? null),
+        columns.map((c) => (c.diceValues === undefined ? null : `{${c.diceValues.join(',')}}`)),
+        columns.map((c) => c.crashCents ?? null),
         svc.now(),
         cycle.createdAt,
       ])
@@ -96,27 +116,20 @@ export async function rollRounds(
   );
   beforeResults();
   const results: ResultRound[] = [];
-  for (const { round, outcome } of derived) {
+  for (const { round, record, config, outcome } of derived) {
     if (!persisted.has(round.id)) continue;
-    const { nonce, low_weight, high_weight, seed_id, encrypted_server_seed, client_seed, ...settling } = round;
-    results.push({ ...settling, outcome_side: outcome.side });
-    const won = round.side === outcome.side;
-    const net = won ? winPayout(cycle, round) : 0n;
+    const plan = priced(cycle, round, module.settle(round.amount_micro, module.roll.bet(record), outcome, config));
+    results.push(plan);
     // D4: sent as soon as the outcome is persisted; the win's balance_update follows
-    svc.emitter.toSession(round.session_id, 'round_result', {
-      roundId: round.id,
-      cycleId: cycle.id,
-      nonce: round.nonce,
-      side: outcome.side,
-      sum: outcome.outcomeSum,
-      diceValues: outcome.diceValues,
-      betId: round.bet_id,
-      won,
-      payoutMicro: net.toString(),
-      // D19: the weight snapshot, so that the player can recompute the side (D2)
-      lowWeight: round.low_weight.toString(),
-      highWeight: round.high_weight.toString(),
-    });
+    svc.emitter.toSession(
+      round.session_id,
+      'round_result',
+      module.roll.result(
+        { roundId: round.id, cycleId: cycle.id, nonce: round.nonce, betId: round.bet_id, won: plan.won, payoutMicro: plan.net.toString() },
+        outcome,
+        record,
+      ),
+    );
   }
   return results;
 }
@@ -132,15 +145,18 @@ export async function rollRounds(
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
 const RESULT_ROUNDS = statement(
   'settle_rounds',
-  `SELECT r.id, r.operator_id, r.session_id, r.outcome_side, r.demo, b.id AS bet_id, b.side, b.amount_micro, b.player_ref,
-          b.currency, b.game_code, b.bet_transaction_uuid
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, b.id AS bet_id, b.amount_micro, b.player_ref, b.currency, b.game_code,
+          b.bet_transaction_uuid, ${RECORD_COLUMNS}
    FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
    WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT'`,
 );
 
-// what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, the
-// payout terms of its snapshot, and its start: its bets', rounds' and held stakes' month
-// (D36), named in every statement so that only that month's partitions are read
+// what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, its game,
+// the payout rounding of its snapshot (D46), and its start: its bets', rounds' and held
+// stakes' month (D36), named in every statement so that only that month's partitions are
+// read. A round is priced by its game's module under the cycle's configuration (D39,
+// cycle-config.ts); the snapshot's payoutMultiplierScaled and commissionMicro are not read
+// here, and stay for the callers that build a cycle with them (flight.ts's cash-out).
 export type PricedCycle = {
   id: string;
   gameCode: string;
@@ -150,29 +166,16 @@ export type PricedCycle = {
   createdAt: Date;
 };
 
-// a winning bet's payout under the cycle's terms: gross less commission (contract 8.4), as
-// the cycle's payoutRounding books it (D46); what round_result tells and the win call pays
-const winPayout = (cycle: PricedCycle, round: { amount_micro: bigint; currency: string }): bigint =>
-  roundedPayout(
-    payout({ stakeMicro: round.amount_micro, multiplierScaled: cycle.payoutMultiplierScaled, commissionMicro: cycle.commissionMicro }).netMicro,
-    cycle.payoutRounding,
-    round.currency,
-  );
+// a round moved to RESULT, priced: what round_result tells and settlement books
+export type ResultRound = SettlementPlan;
 
-export type ResultRound = {
-  id: string;
-  operator_id: string;
-  session_id: string;
-  outcome_side: string;
-  demo: boolean;
-  bet_id: string;
-  side: string;
-  amount_micro: bigint;
-  player_ref: string;
-  currency: string;
-  game_code: string;
-  bet_transaction_uuid: string;
-};
+// D39, contract 8.4: a round priced by its game's settlement, a win's payout booked as the
+// cycle's payoutRounding says (D46); what round_result tells and the win call pays
+const priced = (cycle: PricedCycle, round: SettlingRound, result: Settlement): SettlementPlan => ({
+  round,
+  won: result.won,
+  net: result.won ? roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency) : 0n,
+});
 
 // D40: cents of a multiplier as its text, "2.37" (null for null)
 const centsSql = (column: string) => `((${column}) / 100)::text || '.' || lpad(((${column}) % 100)::text, 2, '0')`;
@@ -237,24 +240,40 @@ type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: st
 
 // a round to settle and what it pays: its payout when won (net, contract 8.4; D40), else 0
 type SettlementPlan = { round: SettlingRound; won: boolean; net: bigint };
-type SettlingRound = Pick<
-  ResultRound,
-  'id' | 'operator_id' | 'session_id' | 'demo' | 'bet_id' | 'amount_micro' | 'player_ref' | 'currency' | 'game_code' | 'bet_transaction_uuid'
->;
+type SettlingRound = {
+  id: string;
+  operator_id: string;
+  session_id: string;
+  demo: boolean;
+  bet_id: string;
+  amount_micro: bigint;
+  player_ref: string;
+  currency: string;
+  game_code: string;
+  bet_transaction_uuid: string;
+};
 
 // `rolled`: the rounds the caller just moved to RESULT, when it knows they are all the
 // cycle's rounds in RESULT (the tick that rolled the cycle); otherwise they are read. A flight
 // game's rounds (D40) are read and priced as the flight decided them (flight rounds below).
 // `roundId`: of a flight, that round only (its cash-out's settlement).
 export async function settleRounds(svc: ServiceContext, cycle: PricedCycle, rolled?: ResultRound[], roundId?: string): Promise<void> {
-  const module = gameModule(cycle.gameCode);
-  if (module?.flight) return applySettlement(svc, cycle, await flightPlans(svc, cycle, module, roundId), module.rngVersion);
-  const rounds = rolled ?? (await svc.sql.query<ResultRound>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]));
-  const plans = rounds.map((round) => {
-    const won = round.side === round.outcome_side;
-    return { round, won, net: won ? winPayout(cycle, round) : 0n };
+  const module = moduleOf(cycle.gameCode, `cycle ${cycle.id}`);
+  const plans = module.flight ? await flightPlans(svc, cycle, module, roundId) : (rolled ?? (await resultPlans(svc, cycle, module)));
+  await applySettlement(svc, cycle, plans, module.rngVersion);
+}
+
+// a rolled game's rounds in RESULT (D1), each priced by its module from its record (D39): the
+// rounds an earlier attempt rolled, for a tick resumed in RESULT and for recovery (P12)
+async function resultPlans(svc: ServiceContext, cycle: PricedCycle, module: RolledModule): Promise<SettlementPlan[]> {
+  const rounds = await svc.sql.query<SettlingRound & RecordRow>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]);
+  if (rounds.length === 0) return [];
+  const cycleConfig = await cycleConfigOf(svc, cycle.id);
+  const { roll } = module;
+  return rounds.map((round) => {
+    const record = roundRecord(round, round);
+    return priced(cycle, round, module.settle(round.amount_micro, roll.bet(record), roll.outcome(record), roll.config(cycleConfig, record)));
   });
-  await applySettlement(svc, cycle, plans, module?.rngVersion ?? DICE_RNG_VERSION);
 }
 
 // D40: a flight's rounds in RESULT, each with its crash point and, when it won, the ms of the
@@ -283,7 +302,7 @@ async function flightPlans(svc: ServiceContext, cycle: PricedCycle, module: AnyG
       config,
       round.cash_out_ms === null ? {} : { cashOutMs: round.cash_out_ms },
     );
-    return { round, won: result.won, net: result.won ? roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency) : 0n };
+    return priced(cycle, round, result);
   });
 }
 
