@@ -273,7 +273,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   // decision, committed before it is sent
   handle('cash_out', async (payload, reply, arrivedAt) => {
     if (!isCashOutRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
-    const ack = await cashOut(svc, sessionId, arrivedAt);
+    const ack = await cashOut(svc, sessionId, arrivedAt, engine);
     reply(ack);
     if (!ack.ok && isRefusal(ack.reason)) await endHere(ack.reason);
   });

@@ -55,6 +55,7 @@ const WRITERS: Writer[] = [
   { file: 'src/shared/game/rounds/settle.ts', table: 'rounds', from: ['RESULT'], to: ['SETTLED'], what: 'settlement (contract 3.1)' },
   { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a flight round’s own end: its auto cash-out or its crash (D40)' },
   { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a cash-out, decided at its arrival stamp (D40)' },
+  { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a cash-out in a flight the node knows, decided with the session’s standing in one statement (D40)' },
   { file: 'src/shared/game/rounds/settle.ts', table: 'bets', from: ['ACCEPTED'], to: ['SETTLED'], what: 'a losing bet settled with its round (contract 3.2)' },
   { file: 'src/shared/game/rounds/voids.ts', table: 'rounds', from: ['BETTING_OPEN', 'ROLLING'], to: ['VOIDED'], what: 'a void (contract 3.1, 8.6, D29)' },
   { file: 'src/shared/game/rounds/voids.ts', table: 'bets', from: ['ACCEPTED'], to: ['VOIDED'], what: 'a void’s bet (contract 3.2)' },

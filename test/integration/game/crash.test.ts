@@ -266,6 +266,48 @@ describe('the crash game (D40)', function () {
     expect(movements(seated).filter(([type]) => type === 'win')).to.deep.equal([]);
   });
 
+  it('cash-outs through one node in a flight it knows are decided in one statement each; a session that may no longer play, or has no bet, is answered as before', async () => {
+    const { serverSeed } = crashSeed(5000n, 100000n);
+    const operator = await crashOperator(h);
+    const [first, second, ended, idle] = [await seat(operator, serverSeed), await seat(operator, serverSeed), await seat(operator, serverSeed), await seat(operator, serverSeed)];
+    const cycleId = await openBetting(operator);
+    const bets = [await bet(first), await bet(second), await bet(ended)];
+    await startFlight(cycleId);
+    const statements: string[] = [];
+    const query = h.svc.sql.query;
+    h.svc.sql.query = ((sql, values) => {
+      statements.push(typeof sql === 'string' ? sql : sql.name);
+      return query(sql, values);
+    }) as typeof query;
+    try {
+      const ack = async (seated: CrashSeat) => {
+        statements.length = 0;
+        const answer = await seated.player.request('cash_out', {});
+        return { answer, statements: statements.filter((name) => name.startsWith('cash_out')) };
+      };
+      // the node learns the flight from the first cash-out's facts
+      const one = await ack(first);
+      expect(one.answer.ok, JSON.stringify(one.answer)).to.equal(true);
+      expect(one.statements).to.deep.equal(['cash_out_facts', 'cash_out_decide']);
+      const two = await ack(second);
+      expect(two.answer.ok, JSON.stringify(two.answer)).to.equal(true);
+      expect(two.statements).to.deep.equal(['cash_out_decide_known']);
+      await h.svc.db.session.update({ where: { id: ended.sessionId }, data: { expiresAt: new Date(h.svc.now().getTime() - 1000) } });
+      expect((await ack(ended)).answer).to.deep.equal({ ok: false, reason: 'session_expired' });
+      expect((await ack(idle)).answer).to.deep.equal({ ok: false, reason: 'no_active_bet' });
+      // each win is the stake at the multiplier its ack granted (D40), paid once
+      for (const [seated, answer] of [[first, one.answer], [second, two.answer]] as const) {
+        const cents = BigInt(answer.cashOutMultiplier.replace('.', ''));
+        expect(answer.payoutMicro).to.equal(((STAKE * cents) / 100n).toString());
+        await winPaid(seated, (STAKE * cents) / 100n);
+      }
+      const round = await h.svc.db.round.findUniqueOrThrow({ where: { id: bets[2]!.roundId } });
+      expect(round.cashOutCents).to.equal(null);
+    } finally {
+      h.svc.sql.query = query;
+    }
+  });
+
   it('a crash at 1.00x ends the round as the flight starts: lost, a cash-out is too_late and moves no money', async () => {
     const { serverSeed } = crashSeed(100n, 100n);
     const operator = await crashOperator(h);

@@ -8,7 +8,7 @@ import {
   crashPayout,
   type CrashConfig,
 } from '../../domain/games/crash.js';
-import { curveCents, curveTime } from '../../domain/games/crash-curve.js';
+import { CURVE_MAX_MS, curveCents, curveTime } from '../../domain/games/crash-curve.js';
 import { roundedPayout } from '../../domain/currency.js';
 import type { CashOutAck } from '../../domain/player-channel.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
@@ -16,6 +16,7 @@ import { cycleConfigOf } from './cycle-config.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
 import { voidRound } from './voids.js';
 import { standingRefusal } from '../sessions/standing.js';
+import type { EngineKey } from '../../domain/engine-key.js';
 import { settleRounds, type PricedCycle } from './settle.js';
 
 // The flight of a crash cycle (D40): its ROLLING phase. Every round has its own crash point
@@ -255,10 +256,70 @@ const TELL_END = statement(
    RETURNING crash_cents`,
 );
 
+// what a cash-out is answered here: every refusal but those of the channel itself (D28)
+type CashOutAnswer = Exclude<CashOutAck, { reason: 'rate_limited' | 'service_unavailable' }>;
+
+// The flights this process has judged a cash-out in, by engine. A flight's start and its
+// cycle's terms never change once it has started, so a later cash-out of the same engine's
+// flight is decided at once (DECIDE_IN_FLIGHT), one statement where the facts' read and the
+// decision take two. Whatever it finds otherwise (another cycle, a round no longer flying, a
+// session that may no longer play) is left to the read of the facts, which answers it.
+const KEPT_FLIGHTS = 1024;
+type KnownFlight = FlightCycle & { flightStartedAt: Date };
+const knownFlights = new Map<string, KnownFlight>();
+const engineOf = (engine: EngineKey) => `${engine.operatorId}:${engine.gameCode}:${engine.currency}`;
+
+function keepFlight(engine: EngineKey, flight: KnownFlight): void {
+  const key = engineOf(engine);
+  if (!knownFlights.has(key) && knownFlights.size >= KEPT_FLIGHTS) knownFlights.delete(knownFlights.keys().next().value!);
+  knownFlights.set(key, flight);
+}
+
+// CASH_OUT for the session's round in a known flight, with the session's standing (D4) in the
+// same statement: one that may not play decides nothing here
+const DECIDE_IN_FLIGHT = statement(
+  'cash_out_decide_known',
+  `UPDATE rounds r SET state = 'RESULT', result_at = $6, cash_out_cents = $4, cash_out_ms = $5
+   FROM sessions s, bets b
+   WHERE r.session_id = $1 AND r.cycle_id = $2 AND r.cycle_created_at = $3 AND r.state = 'ROLLING' AND r.crash_cents IS NOT NULL
+     AND $5 < r.ends_at_ms
+     AND s.id = r.session_id AND s.state = 'ACTIVE' AND s.expires_at > $6
+     AND b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at
+   RETURNING r.id, r.session_id, r.nonce, r.bet_id, r.crash_cents, r.cash_out_cents, b.amount_micro`,
+);
+
+// a cash-out's win: its result to the player at once, its settlement after, the ack's terms
+function won(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, decided: ResolvedRow, stakeMicro: bigint): CashOutAnswer {
+  tellResult(svc, cycle, config, decided, stakeMicro);
+  settleInBackground(svc, cycle, decided.id);
+  const cents = decided.cash_out_cents!;
+  return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, stakeMicro, cents).toString() };
+}
+
 // A cash_out of the session's bet, stamped `arrivedAt` by the node that received it (D40:
 // t = arrival - flightStartedAt). The decision is committed before this answers; the round's
-// result goes to its player at once and its settlement (the win job) follows.
-export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt: Date): Promise<Exclude<CashOutAck, { reason: 'rate_limited' | 'service_unavailable' }>> {
+// result goes to its player at once and its settlement (the win job) follows. `engine`: the
+// session's, when the caller knows it (the player channel does), so that a flight this process
+// knows is decided in one statement.
+export async function cashOut(
+  svc: ServiceContext,
+  sessionId: string,
+  arrivedAt: Date,
+  engine?: EngineKey,
+): Promise<CashOutAnswer> {
+  const known = engine && knownFlights.get(engineOf(engine));
+  if (known) {
+    const t = Math.max(0, arrivedAt.getTime() - known.flightStartedAt.getTime());
+    const [decided] = await svc.sql.query<ResolvedRow & { amount_micro: bigint }>(DECIDE_IN_FLIGHT, [
+      sessionId,
+      known.id,
+      known.createdAt,
+      curveCents(Math.min(t, CURVE_MAX_MS)),
+      t,
+      svc.now(),
+    ]);
+    if (decided) return won(svc, known, await flightConfig(svc, known.id), decided, decided.amount_micro);
+  }
   const [facts] = await svc.sql.query<{
     session_state: string;
     expires_at: Date;
@@ -288,6 +349,17 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
     return finished(facts.state, facts.cash_out_cents) ?? { ok: false, reason: 'not_flying' };
   }
   const config = await flightConfig(svc, facts.cycle_id);
+  const cycle: KnownFlight = {
+    id: facts.cycle_id,
+    gameCode: facts.game_code,
+    currency: facts.currency,
+    payoutRounding: facts.payout_rounding,
+    payoutMultiplierScaled: facts.payout_multiplier_scaled,
+    commissionMicro: facts.commission_micro,
+    createdAt: facts.cycle_created_at,
+    flightStartedAt: facts.flight_started_at,
+  };
+  if (engine) keepFlight(engine, cycle);
   // a cash-out stamped before the flight started (clocks apart) is judged at its start
   const t = Math.max(0, arrivedAt.getTime() - facts.flight_started_at.getTime());
   if (facts.ends_at_ms !== null && t >= facts.ends_at_ms) {
@@ -297,22 +369,8 @@ export async function cashOut(svc: ServiceContext, sessionId: string, arrivedAt:
       return { ok: false, reason: automatic <= told.crash_cents ? 'already_cashed_out' : 'too_late' };
     }
   } else {
-    const cents = curveCents(t);
-    const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, cents, t, svc.now()]);
-    if (decided) {
-      const cycle: FlightCycle = {
-        id: facts.cycle_id,
-        gameCode: facts.game_code,
-        currency: facts.currency,
-        payoutRounding: facts.payout_rounding,
-        payoutMultiplierScaled: facts.payout_multiplier_scaled,
-        commissionMicro: facts.commission_micro,
-        createdAt: facts.cycle_created_at,
-      };
-      tellResult(svc, cycle, config, decided, facts.amount_micro);
-      settleInBackground(svc, cycle, decided.id);
-      return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, facts.amount_micro, cents).toString() };
-    }
+    const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, curveCents(t), t, svc.now()]);
+    if (decided) return won(svc, cycle, config, decided, facts.amount_micro);
   }
   // the round moved meanwhile: a cash-out of another socket, its end recorded, or voided
   const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
