@@ -1,9 +1,9 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { STORABLE_TEXT, compile } from '../shared/platform/validation.js';
 import { CLIENT_SEED_PATTERN } from '../shared/domain/seeds.js';
-import { betColumns, type PlaceBetRequest } from '../shared/game/bets/place.js';
+import type { PlaceBetRequest } from '../shared/game/bets/place.js';
 import { gameModule } from '../shared/domain/games/index.js';
-import { InvalidBetError } from '../shared/domain/games/types.js';
+import { InvalidBetError, type BetColumns } from '../shared/domain/games/types.js';
 import type { BetRejectReason } from '../shared/domain/bet-rules.js';
 import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../shared/domain/money.js';
 import type { PlaceBet, RotateSeed } from '../shared/domain/player-channel.js';
@@ -61,14 +61,14 @@ export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
   // D18: a number is accepted only as a safe integer and converted at once
   const amount = parseStakeMicro(amountMicro);
   if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
-  let written: Record<string, string | null>;
+  let columns: BetColumns;
   try {
-    written = module.bet.write(module.bet.parse(parameters, module.config.defaults));
+    columns = module.bet.columns(module.bet.parse(parameters, module.config.defaults));
   } catch (err) {
     if (err instanceof InvalidBetError) return { ok: false, reason: 'invalid_payload', clientBetId };
     throw err;
   }
-  return { ok: true, request: { ...betColumns(written), amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
+  return { ok: true, request: { ...columns, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
 }
 
 type RotateSeedPayload = RotateSeed;

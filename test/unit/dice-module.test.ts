@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes, randomInt } from 'node:crypto';
 import { deriveDice } from '../../src/shared/domain/dice.js';
+import { crashModule } from '../../src/shared/domain/games/crash.js';
 import { diceModule } from '../../src/shared/domain/games/dice.js';
 import { InvalidBetError, type RoundRecord } from '../../src/shared/domain/games/types.js';
 import { decimalText, fractionText, sideRtp } from '../../src/shared/domain/par-sheet.js';
@@ -136,6 +137,14 @@ describe('a rolled dice round (D39, D1)', () => {
       const common = { roundId: 'r', cycleId: 'c', nonce: i, betId: 'b', won: true, payoutMicro: '1' };
       expect(roll.result(common, read, stored)).to.deep.equal(roll.result(common, outcome, stored));
     }
+  });
+
+  it("keeps its bet in the bets table's side column, crash's in its auto cash-out column, each reading back as the bet (D39)", () => {
+    expect(diceModule.bet.columns(diceModule.bet.parse({ side: 'HIGH' }))).to.deep.equal({ side: 'HIGH', autoCashOutCents: null });
+    expect(roll.bet({ ...rolling, ...diceModule.bet.columns({ side: 'HIGH' }) })).to.deep.equal({ side: 'HIGH' });
+    expect(crashModule.bet.columns(crashModule.bet.parse({ autoCashOut: '2.37' }, crashModule.config.defaults))).to.deep.equal({ side: null, autoCashOutCents: 237n });
+    expect(crashModule.bet.columns(crashModule.bet.parse({}, crashModule.config.defaults))).to.deep.equal({ side: null, autoCashOutCents: null });
+    expect(crashModule.rounds.betParams({ ...rolling, side: null, autoCashOutCents: 237n })).to.deep.equal({ autoCashOut: '2.37' });
   });
 
   it("reads the bet's side from its column, as bet.parse reads it, and refuses a corrupt row", () => {

@@ -564,6 +564,7 @@ export const crashModule = {
     keys: [{ key: 'autoCashOut', description: 'the multiplier at which the bet cashes out by itself, two decimals ("2.00"), 1.01 to maxMultiplier', example: '2.00' }],
     parse: crashBetParse,
     write: crashBetWrite,
+    columns: (bet) => ({ side: null, autoCashOutCents: bet.autoCashOutCents }),
   },
   derive: (h, c) => crashFromHash(h, c.commissionMicro),
   proofOutcome: crashProofOutcome,

@@ -90,6 +90,7 @@ export const diceModule = {
       return { side: input.side };
     },
     write: (bet) => ({ side: bet.side }),
+    columns: (bet) => ({ side: bet.side, autoCashOutCents: null }),
   },
   derive: (h, c) => diceFromHash(h, c.lowWeight, c.highWeight),
   proofOutcome: (outcome) => diceProofOutcome({ diceValues: outcome.diceValues, outcomeSum: outcome.outcomeSum, outcomeSide: outcome.side }),

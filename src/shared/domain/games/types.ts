@@ -38,7 +38,15 @@ export type BetSchema<Config, Bet> = {
   parse(input: Readonly<Record<string, unknown>>, config: Config): Bet;
   // the parameters as the player wrote them (the inverse of parse)
   write(bet: Bet): Record<string, string | null>;
+  // the parameters as the bets table's columns keep them, from placement to the debit and the
+  // settlement (a game fills its own and leaves the others null)
+  columns(bet: Bet): BetColumns;
 };
+
+// The bets table's columns for a bet's own parameters: `side` (its enum, LOW or HIGH) and
+// `auto_cash_out_cents` (a multiplier in cents, D40). Which of them a game uses is its module's
+// business; the placement, the debit's ticket and the settlement carry both.
+export type BetColumns = { side: 'LOW' | 'HIGH' | null; autoCashOutCents?: bigint | null };
 
 export type BetKey = {
   key: string;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/db/sql.js';
-import type { Side } from '../../domain/dice.js';
 import { prepareCall, type AuditedDebit, type PreparedCall } from '../../wallet/client.js';
 import { debitAuditRowsSql, walletTargetSql, type WalletTargetRow } from '../../wallet/audit.js';
 import { amountRefusal, rgLimitTripped, rgRefusal, sessionRefusal, type BetRejectReason, type RgState } from '../../domain/bet-rules.js';
 import type { RgLimitTrippedData } from '../../domain/events.js';
 import { outboxDedupeCte, outboxInsertSql } from '../../platform/outbox.js';
 import { debitCall } from './ticket.js';
-import { centsOf } from '../../domain/games/crash.js';
+import type { BetColumns } from '../../domain/games/types.js';
 import type { BetTicket } from '../../platform/queues.js';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
@@ -33,17 +32,10 @@ import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 // row, and that statement waits for the disk: one statement and one commit less per bet
 // than writing the audit row when the debit starts.
 
-// A bet's own parameters, as their columns hold them: dice's side; crash's auto cash-out, in
-// cents of a multiplier (D40). A game has the one, the other is null.
-export type BetColumns = { side: Side | null; autoCashOutCents?: bigint | null };
+// A bet's own parameters, as their columns hold them (its game's module fills them, D39)
+export type { BetColumns };
 
 export type PlaceBetRequest = BetColumns & { amountMicro: bigint; clientBetId?: string };
-
-// a bet's parameters as its game's module writes them (D39) → their columns
-export function betColumns(written: Readonly<Record<string, string | null>>): BetColumns {
-  const cents = typeof written.autoCashOut === 'string' ? centsOf(written.autoCashOut) : undefined;
-  return { side: written.side === 'LOW' || written.side === 'HIGH' ? written.side : null, autoCashOutCents: cents ?? null };
-}
 
 // D40: the most an auto cash-out may name in a cycle, its snapshot's maxMultiplier (written
 // with two decimals: "1000.00" is 100000 cents); a game without one, none

@@ -219,7 +219,7 @@ const CASH_OUT_FACTS = statement(
   'cash_out_facts',
   `SELECT s.state AS session_state, s.expires_at, r.id, r.state, r.nonce, r.bet_id, r.crash_cents, r.ends_at_ms, r.cash_out_cents,
           r.cycle_created_at, c.id AS cycle_id, c.phase, c.flight_started_at, c.game_code, c.currency, c.payout_rounding,
-          c.payout_multiplier_scaled, c.commission_micro, b.amount_micro, b.auto_cash_out_cents
+          b.amount_micro, b.auto_cash_out_cents
    FROM sessions s
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
    LEFT JOIN cycles c ON c.id = e.current_cycle_id
@@ -337,8 +337,6 @@ export async function cashOut(
     game_code: string;
     currency: string;
     payout_rounding: PayoutRounding;
-    payout_multiplier_scaled: bigint;
-    commission_micro: bigint;
     amount_micro: bigint;
     auto_cash_out_cents: bigint | null;
   }>(CASH_OUT_FACTS, [sessionId]);
@@ -354,8 +352,6 @@ export async function cashOut(
     gameCode: facts.game_code,
     currency: facts.currency,
     payoutRounding: facts.payout_rounding,
-    payoutMultiplierScaled: facts.payout_multiplier_scaled,
-    commissionMicro: facts.commission_micro,
     createdAt: facts.cycle_created_at,
     flightStartedAt: facts.flight_started_at,
   };

@@ -155,13 +155,10 @@ const RESULT_ROUNDS = statement(
 // the payout rounding of its snapshot (D46), and its start: its bets', rounds' and held
 // stakes' month (D36), named in every statement so that only that month's partitions are
 // read. A round is priced by its game's module under the cycle's configuration (D39,
-// cycle-config.ts); the snapshot's payoutMultiplierScaled and commissionMicro are not read
-// here, and stay for the callers that build a cycle with them (flight.ts's cash-out).
+// cycle-config.ts).
 export type PricedCycle = {
   id: string;
   gameCode: string;
-  payoutMultiplierScaled: bigint;
-  commissionMicro: bigint;
   payoutRounding: PayoutRounding;
   createdAt: Date;
 };
