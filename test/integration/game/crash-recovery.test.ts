@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { SupersededError, advanceCycle, currentTerm } from '../../../src/shared/game/rounds/clock.js';
 import { rollRounds } from '../../../src/shared/game/rounds/settle.js';
-import { recoverOnElection, takeTerm } from '../../../src/shared/game/rounds/recovery.js';
+import { recoverOnElection, recoverStaleCycles, takeTerm } from '../../../src/shared/game/rounds/recovery.js';
 import { dropDatabase, migrate } from '../../../src/shared/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { startHarness, type Harness } from '../../support/harness.js';
@@ -129,6 +129,30 @@ describe('crash recovery on election (contract 3.1)', function () {
     // the current term adopts nothing it was not handed: a crash recovery voids the round
     await recoverOnElection(h.svc, later);
     expect((await h.svc.db.round.findUniqueOrThrow({ where: { id: round.id } })).state).to.equal('VOIDED');
+    table.seats[0]!.player.close();
+  });
+
+  // D29: a tick is a queue job, Redis only the transport; one lost (Redis emptied after the
+  // election's recovery) would leave the clock stopped, its players waiting for ever
+  it('a tick whose job was lost is run by the leader\'s sweep once overdue, not before', async () => {
+    const table = await tableWithBets(h, await operatorWith(h, { bettingWindowMs: 60_000 }), 1, FUNDS);
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: table.cycleId } });
+    await h.svc.queues.engine.remove(`${table.cycleId}-BETTING_OPEN`);
+    const epoch = await currentTerm(h.svc);
+    await recoverStaleCycles(h.svc, epoch);
+    expect(await phaseOf(table.cycleId), 'before its window ended').to.equal('BETTING_OPEN');
+    const shift = cycle.phaseEndsAt!.getTime() - h.svc.now().getTime() + 6_000;
+    h.shiftClock(shift);
+    try {
+      const swept = await recoverStaleCycles(h.svc, epoch);
+      expect(swept.overdueTicks).to.be.at.least(1);
+      expect(await phaseOf(table.cycleId), 'once overdue').to.equal('ROLLING');
+      // the late job, had it come after all, moves nothing twice
+      await tick(h, { cycleId: table.cycleId, from: 'BETTING_OPEN' });
+      expect(await phaseOf(table.cycleId)).to.equal('ROLLING');
+    } finally {
+      h.shiftClock(-shift);
+    }
     table.seats[0]!.player.close();
   });
 

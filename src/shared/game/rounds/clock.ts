@@ -519,6 +519,36 @@ async function schedule(
   setTimeout(() => void job.promote().catch(() => undefined), delayMs).unref();
 }
 
+// A tick is a delayed queue job, and Redis is only the transport (D29): a job lost with Redis
+// (emptied after the leader's recovery had run, or an add that never reached it) would leave
+// its engine's clock stopped for good, its players waiting for a phase that never comes. The
+// leader's sweep finds the engines whose current cycle, under this term, is past its phase's
+// end by OVERDUE_TICK_MS (a PENDING cycle: past its creation; a flight: past its latest end)
+// and runs the tick itself. A tick is fenced on the cycle's phase and the term, so one whose
+// job was only late moves nothing twice.
+const OVERDUE_TICK_MS = 5000;
+const OVERDUE_CYCLES = statement(
+  'clock_overdue',
+  `SELECT c.id, c.game_code, c.phase
+   FROM engines e JOIN cycles c ON c.id = e.current_cycle_id
+   WHERE e.running AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
+     AND ((c.phase = 'PENDING' AND c.leader_epoch IS NULL AND c.created_at < $2)
+       OR (c.phase IN ('BETTING_OPEN', 'ROLLING', 'COOLDOWN') AND c.leader_epoch = $1::bigint AND c.phase_ends_at < $2))`,
+);
+
+export async function runOverdueTicks(svc: ServiceContext, epoch: bigint): Promise<number> {
+  const overdue = await svc.sql.query<{ id: string; game_code: string; phase: EngineJob['from'] }>(OVERDUE_CYCLES, [
+    epoch,
+    new Date(svc.now().getTime() - OVERDUE_TICK_MS),
+  ]);
+  for (const cycle of overdue) {
+    svc.logger.warn({ cycleId: cycle.id, phase: cycle.phase }, 'an overdue tick is run by the recovery sweep');
+    const flight = cycle.phase === 'ROLLING' ? gameModule(cycle.game_code)?.flight === true : undefined;
+    await advanceCycle(svc, flight === undefined ? { cycleId: cycle.id, from: cycle.phase } : { cycleId: cycle.id, from: cycle.phase, flight }, epoch);
+  }
+  return overdue.length;
+}
+
 // Re-derives every running clock from Postgres (a new leader, or Redis that lost its
 // queues): each unfinished cycle gets its next tick at its phase's end.
 export async function resumeClocks(svc: ServiceContext): Promise<number> {

@@ -5,7 +5,7 @@ import type { CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
 import { liveDebitNodes, rejectWithRollback } from '../bets/debit.js';
 import { ticketOf, type TicketedBet } from '../bets/ticket.js';
-import { SupersededError, resumeClocks, scheduleTick, stopClock } from './clock.js';
+import { SupersededError, resumeClocks, runOverdueTicks, scheduleTick, stopClock } from './clock.js';
 import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
 import { recordToldEnds } from './flight.js';
@@ -61,12 +61,16 @@ export async function recoverOnElection(svc: ServiceContext, election: Election)
 }
 
 // Run by the leader every few seconds: a tick of a deposed leader that was under way when
-// this term began can leave a cycle under the old term; it is recovered as on election.
-export async function recoverStaleCycles(svc: ServiceContext, epoch: bigint): Promise<Pick<Recovered, 'interruptedCycles' | 'settledRounds' | 'voidedRounds'>> {
+// this term began can leave a cycle under the old term; it is recovered as on election. And a
+// tick whose job was lost is run (clock.ts runOverdueTicks).
+export async function recoverStaleCycles(
+  svc: ServiceContext,
+  epoch: bigint,
+): Promise<Pick<Recovered, 'interruptedCycles' | 'settledRounds' | 'voidedRounds'> & { overdueTicks: number }> {
   const { interrupted, adopted } = await endEarlierTerms(svc, epoch, null);
   for (const cycle of adopted) await scheduleTick(svc, cycle);
-  if (interrupted === 0) return { interruptedCycles: 0, settledRounds: 0, voidedRounds: 0 };
-  return { interruptedCycles: interrupted, ...(await recoverInterrupted(svc)) };
+  const recovered = interrupted === 0 ? { interruptedCycles: 0, settledRounds: 0, voidedRounds: 0 } : { interruptedCycles: interrupted, ...(await recoverInterrupted(svc)) };
+  return { ...recovered, overdueTicks: await runOverdueTicks(svc, epoch) };
 }
 
 // Run on election and by the leader every few seconds: queue jobs whose queue entry was
