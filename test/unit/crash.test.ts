@@ -15,7 +15,7 @@ import {
   type CrashOutcome,
 } from '../../src/shared/domain/games/crash.js';
 import { curveCents, curveTime } from '../../src/shared/domain/games/crash-curve.js';
-import { InvalidBetError } from '../../src/shared/domain/games/types.js';
+import { InvalidBetError, type RoundRecord } from '../../src/shared/domain/games/types.js';
 import { roundHash } from '../../src/shared/domain/seeds.js';
 
 // The crash game's pure math (D40): the derivation from h, the exact curve and its inverse,
@@ -194,6 +194,28 @@ describe('crash settlement (D40)', () => {
     expect(settleCrash(STAKE, { autoCashOutCents: 150n }, outcome(300n), DEFAULTS, 11553)).to.deep.equal({ won: true, payoutMicro: 15000n, cashOutCents: 150n });
     // an auto cash-out above the crash point never fires: the message decides
     expect(settleCrash(STAKE, { autoCashOutCents: 400n }, outcome(300n), DEFAULTS, 11553).cashOutCents).to.equal(200n);
+  });
+
+  it('settles a stored round from its record as from its parts: the crash point, the auto cash-out and the cash-out\'s ms (D39)', () => {
+    const record: RoundRecord = {
+      state: 'RESULT',
+      side: null,
+      autoCashOutCents: 150n,
+      outcomeSide: null,
+      outcomeSum: null,
+      diceValues: [],
+      lowWeight: 1n,
+      highWeight: 1n,
+      crashCents: 300n,
+      cashOutCents: null,
+      cashOutMs: null,
+    };
+    const { settlement } = crashModule.rounds;
+    expect(settlement(STAKE, record, DEFAULTS)).to.deep.equal(settleCrash(STAKE, { autoCashOutCents: 150n }, outcome(300n), DEFAULTS));
+    const byHand = { ...record, autoCashOutCents: null, cashOutCents: 200n, cashOutMs: 11553 };
+    expect(settlement(STAKE, byHand, DEFAULTS)).to.deep.equal({ won: true, payoutMicro: 20000n, cashOutCents: 200n });
+    expect(settlement(STAKE, { ...record, autoCashOutCents: null }, DEFAULTS).won).to.equal(false);
+    expect(() => settlement(STAKE, { ...record, crashCents: null }, DEFAULTS)).to.throw(/crash point/);
   });
 
   it('refuses a stake that is not positive and a cash-out time that is not a whole ms', () => {

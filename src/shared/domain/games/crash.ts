@@ -581,5 +581,10 @@ export const crashModule = {
     verifyProof: verifyCrashProof,
     parSheet: (c, record, stakeMicro, currency) => crashParSheet(c, record.autoCashOutCents, stakeMicro, currency),
     packChecks: crashPackChecks,
+    // the crash point and the cash-out (its ms into the flight) as the flight recorded them (D40)
+    settlement(stakeMicro, record, c) {
+      if (record.crashCents === null) throw new Error('a crash round in RESULT has its crash point');
+      return settleCrash(stakeMicro, { autoCashOutCents: record.autoCashOutCents }, { crashCents: record.crashCents }, c, record.cashOutMs ?? undefined);
+    },
   },
 } as const satisfies GameModule<CrashConfig, CrashBet, CrashOutcome, CrashSettlement>;

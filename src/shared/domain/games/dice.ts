@@ -4,7 +4,7 @@ import { decimalText, parSheet, reducedFraction, rtpText, sideRtp } from '../par
 import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
 import { buildDiceProof, diceProofOutcome, verifyDiceProof } from '../proof.js';
 import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
-import { InvalidBetError, type GameModule, type RoundRecord } from './types.js';
+import { InvalidBetError, type GameModule, type RoundRecord, type Settlement } from './types.js';
 
 // Dice as a game module (D39), the first one: a wrapper of the derivation (dice.ts, D2), the
 // par sheet (par-sheet.ts) and the payout arithmetic (payout.ts, contract 8.4, D18), which
@@ -152,6 +152,8 @@ export const diceModule = {
     parSheet: (c) =>
       parSheet({ gameCode: 'dice', lowWeight: c.lowWeight, highWeight: c.highWeight, payoutMultiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }),
     packChecks: dicePackChecks,
+    settlement: (stakeMicro, record, c): Settlement =>
+      diceModule.settle(stakeMicro, diceModule.roll.bet(record), diceModule.roll.outcome(record), diceModule.roll.config(c, record)),
   },
   // D1: a dice cycle's rounds are rolled when ROLLING ends. A round is derived with its own
   // weight snapshot (D19; its cycle's, contract 8.6), which round_result also carries so that

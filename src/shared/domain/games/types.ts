@@ -140,6 +140,10 @@ export type RoundReads<Config> = {
   // D32: the checks of a pack that recompute the game: par_sheet, proof, proof_matches_round,
   // payout, win_calls
   packChecks(facts: PackFacts): PackCheck[];
+  // contract 8.4: the settlement of a round in RESULT as its record holds it (its bet's
+  // parameters, its outcome, what its player did), under the cycle's configuration; what
+  // settlement books for every game (rounds/settle.ts). Throws for a record without a result.
+  settlement(stakeMicro: bigint, record: RoundRecord, config: Config): Settlement;
 };
 
 // The rounds table's outcome columns (RoundRecord's), as a game whose rounds are rolled writes

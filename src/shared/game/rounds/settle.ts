@@ -142,14 +142,6 @@ export async function rollRounds(
 // running it twice books nothing twice. A cycle is settled by one statement, not one per
 // round.
 
-// `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
-const RESULT_ROUNDS = statement(
-  'settle_rounds',
-  `SELECT r.id, r.operator_id, r.session_id, r.demo, b.id AS bet_id, b.amount_micro, b.player_ref, b.currency, b.game_code,
-          b.bet_transaction_uuid, ${RECORD_COLUMNS}
-   FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
-   WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT'`,
-);
 
 // what rolling and settling need of a cycle (clock.ts's ClockCycle has it): its id, its game,
 // the payout rounding of its snapshot (D46), and its start: its bets', rounds' and held
@@ -256,51 +248,28 @@ type SettlingRound = {
 // `roundId`: of a flight, that round only (its cash-out's settlement).
 export async function settleRounds(svc: ServiceContext, cycle: PricedCycle, rolled?: ResultRound[], roundId?: string): Promise<void> {
   const module = moduleOf(cycle.gameCode, `cycle ${cycle.id}`);
-  const plans = module.flight ? await flightPlans(svc, cycle, module, roundId) : (rolled ?? (await resultPlans(svc, cycle, module)));
+  // a tick that rolled the cycle priced its rounds as it rolled them
+  const plans = !module.flight && rolled ? rolled : await resultPlans(svc, cycle, module, roundId);
   await applySettlement(svc, cycle, plans, module.rngVersion);
 }
 
-// a rolled game's rounds in RESULT (D1), each priced by its module from its record (D39): the
-// rounds an earlier attempt rolled, for a tick resumed in RESULT and for recovery (P12)
-async function resultPlans(svc: ServiceContext, cycle: PricedCycle, module: RolledModule): Promise<SettlementPlan[]> {
-  const rounds = await svc.sql.query<SettlingRound & RecordRow>(RESULT_ROUNDS, [cycle.id, cycle.createdAt]);
-  if (rounds.length === 0) return [];
-  const cycleConfig = await cycleConfigOf(svc, cycle.id);
-  const { roll } = module;
-  return rounds.map((round) => {
-    const record = roundRecord(round, round);
-    return priced(cycle, round, module.settle(round.amount_micro, roll.bet(record), roll.outcome(record), roll.config(cycleConfig, record)));
-  });
-}
-
-// D40: a flight's rounds in RESULT, each with its crash point and, when it won, the ms of the
-// flight it was cashed out at (by hand, or automatically at its own end)
-const FLIGHT_RESULT_ROUNDS = statement(
-  'settle_flight_rounds',
-  `SELECT r.id, r.operator_id, r.session_id, r.demo, r.crash_cents, r.cash_out_ms, b.id AS bet_id, b.amount_micro, b.auto_cash_out_cents,
-          b.player_ref, b.currency, b.game_code, b.bet_transaction_uuid
+// The cycle's rounds in RESULT (or that one round, `roundId`), each priced by its game's
+// module from its record (D39): its bet's parameters, its outcome, and what its player did (a
+// flight's cash-out, D40). For a rolled game, the rounds an earlier attempt rolled: a tick
+// resumed in RESULT, and recovery (P12).
+const RESULT_ROUNDS = statement(
+  'settle_rounds',
+  `SELECT r.id, r.operator_id, r.session_id, r.demo, b.id AS bet_id, b.amount_micro, b.player_ref, b.currency, b.game_code,
+          b.bet_transaction_uuid, ${RECORD_COLUMNS}
    FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
    WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state = 'RESULT' AND ($3::uuid IS NULL OR r.id = $3)`,
 );
 
-// each flight round priced by its game's settlement (D39): its stake, its bet's parameters,
-// its outcome and what its player did (the cash-out's ms)
-async function flightPlans(svc: ServiceContext, cycle: PricedCycle, module: AnyGameModule, roundId?: string): Promise<SettlementPlan[]> {
-  const rounds = await svc.sql.query<
-    SettlingRound & { crash_cents: bigint; cash_out_ms: number | null; auto_cash_out_cents: bigint | null }
-  >(FLIGHT_RESULT_ROUNDS, [cycle.id, cycle.createdAt, roundId ?? null]);
+async function resultPlans(svc: ServiceContext, cycle: PricedCycle, module: AnyGameModule, roundId?: string): Promise<SettlementPlan[]> {
+  const rounds = await svc.sql.query<SettlingRound & RecordRow>(RESULT_ROUNDS, [cycle.id, cycle.createdAt, roundId ?? null]);
   if (rounds.length === 0) return [];
   const config = await cycleConfigOf(svc, cycle.id);
-  return rounds.map((round) => {
-    const result = module.settle(
-      round.amount_micro,
-      { autoCashOutCents: round.auto_cash_out_cents },
-      { crashCents: round.crash_cents },
-      config,
-      round.cash_out_ms === null ? {} : { cashOutMs: round.cash_out_ms },
-    );
-    return priced(cycle, round, result);
-  });
+  return rounds.map((round) => priced(cycle, round, module.rounds.settlement(round.amount_micro, roundRecord(round, round), config)));
 }
 
 // The settlement statement for the planned rounds (see SETTLE), their win jobs queued, and a
