@@ -1910,7 +1910,10 @@ export interface operations {
                     /** @description a game GET /v1/games lists for the currency */
                     gameCode: string;
                     currency: string;
-                    /** @description each free round's stake, decimal micro-units (1.00 = 100000), positive, within the game's bounds and on its stake step for the operator and currency (D42, D46) */
+                    /**
+                     * Format: int64-string
+                     * @description each free round's stake, decimal micro-units (1.00 = 100000), positive, within the game's bounds and on its stake step for the operator and currency (D42, D46)
+                     */
                     stakeMicro: string;
                     /** @description free rounds per player, 1 to 1000 */
                     rounds: number;

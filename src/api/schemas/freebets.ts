@@ -35,6 +35,7 @@ export const freeBetCreateSchema: JSONSchemaType<CampaignTermsInput> = {
     stakeMicro: {
       type: 'string',
       pattern: STAKE_MICRO_PATTERN,
+      format: 'int64-string',
       description: "each free round's stake, decimal micro-units (1.00 = 100000), positive, within the game's bounds and on its stake step for the operator and currency (D42, D46)",
     },
     rounds: { type: 'integer', minimum: 1, maximum: MAX_ROUNDS, description: `free rounds per player, 1 to ${MAX_ROUNDS}` },

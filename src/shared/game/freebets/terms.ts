@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isPlayerRef } from '../../platform/validation.js';
 import type { ValidationDetail } from '../../platform/errors.js';
-import { STAKE_MICRO_PATTERN } from '../../domain/money.js';
+import { parseStakeMicro } from '../../domain/money.js';
 
 // D42: the terms of a free-bet campaign, as the operator writes them (POST /v1/freebets, `rgs
 // freebets create`), their bounds, and the digest that tells a retry (the same campaignRef
@@ -42,7 +42,6 @@ export type CampaignTerms = {
 };
 
 const CAMPAIGN_REF = new RegExp(CAMPAIGN_REF_PATTERN);
-const STAKE = new RegExp(STAKE_MICRO_PATTERN);
 const CURRENCY = /^[A-Z0-9]{3,10}$/;
 // RFC 3339 with a zone, as the API's date-time format reads it
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -62,8 +61,9 @@ export function readCampaignTerms(input: CampaignTermsInput): { terms: CampaignT
   if (!CAMPAIGN_REF.test(input.campaignRef)) problems.push(problem('/campaignRef', 'pattern', 'must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-"'));
   if (input.gameCode.length < 1 || input.gameCode.length > 64) problems.push(problem('/gameCode', 'maxLength', 'must be 1 to 64 characters'));
   if (!CURRENCY.test(input.currency)) problems.push(problem('/currency', 'pattern', 'must be 3 to 10 characters of A-Z and 0-9'));
-  const stake = STAKE.test(input.stakeMicro) ? BigInt(input.stakeMicro) : 0n;
-  if (stake <= 0n) problems.push(problem('/stakeMicro', 'pattern', 'must be a positive decimal integer of micro-units'));
+  // D18: a decimal string that fits a BIGINT, never a number
+  const stake = typeof input.stakeMicro === 'string' ? (parseStakeMicro(input.stakeMicro) ?? 0n) : 0n;
+  if (stake <= 0n) problems.push(problem('/stakeMicro', 'pattern', 'must be a positive decimal integer of micro-units, at most 2^63-1'));
   if (!Number.isInteger(input.rounds) || input.rounds < 1 || input.rounds > MAX_ROUNDS) problems.push(problem('/rounds', 'maximum', `must be an integer from 1 to ${MAX_ROUNDS}`));
   if (input.playerRefs.length < 1 || input.playerRefs.length > MAX_PLAYERS) problems.push(problem('/playerRefs', 'maxItems', `must hold 1 to ${MAX_PLAYERS} playerRefs`));
   const seen = new Set<string>();
