@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Database } from '../../shared/platform/db/client.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { CredentialError } from '../../shared/wallet/credentials.js';
-import { GRANT_STATUSES, cancelCampaign, createCampaign, listGrants, type GrantStatus, type GrantView } from '../../shared/game/freebets/campaigns.js';
+import { GRANT_STATUSES, cancelCampaign, requireOperator, createCampaign, listGrants, type GrantStatus, type GrantView } from '../../shared/game/freebets/campaigns.js';
 import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
 import { integerOption, required, UsageError, type Action } from '../kit.js';
 
@@ -29,10 +28,7 @@ async function asAnswer<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function operatorExists(database: Database, operatorId: string): Promise<void> {
-  const operator = await database.db.operator.findUnique({ where: { id: operatorId }, select: { id: true } });
-  if (!operator) throw new CredentialError(`operator ${operatorId} does not exist`);
-}
+const operatorExists = (database: Database, operatorId: string): Promise<void> => requireOperator(database.db, operatorId);
 
 const context = (database: Database) => ({ db: database.db, sql: database.sql, now: new Date() });
 

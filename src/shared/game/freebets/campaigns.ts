@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/client.js';
 import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
 import { AppError, betOutOfRange, conflict, featureBuyNotAvailable, gameNotAvailable, invalidRequest, notFound } from '../../platform/errors.js';
 import { gameModule } from '../../domain/games/index.js';
+import { CredentialError } from '../../wallet/credentials.js';
 import { encodeCursor, type ListingPosition } from '../reports/cursor.js';
 import { gameAvailable, loadGameConfig } from '../operators/game-config.js';
 import { readCampaignTerms, termsDigest, windowProblems, type CampaignTerms, type CampaignTermsInput } from './terms.js';
@@ -110,6 +111,13 @@ async function checkGameTerms(db: Db, operatorId: string, terms: CampaignTerms):
   if (terms.stakeMicro % config.stakeStepMicro !== 0n) {
     throw betOutOfRange(`the stake must be a multiple of ${config.stakeStepMicro} micro-units for this game and currency`);
   }
+}
+
+// `rgs freebets` names its operator (the API's is the signing one): one that does not exist is
+// refused as `rgs game config` refuses it
+export async function requireOperator(db: Db, operatorId: string): Promise<void> {
+  const operator = await db.operator.findUnique({ where: { id: operatorId }, select: { id: true } });
+  if (!operator) throw new CredentialError(`operator ${operatorId} does not exist`);
 }
 
 // --- reads ------------------------------------------------------------------------------
