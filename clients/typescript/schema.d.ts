@@ -93,7 +93,7 @@ export interface paths {
          * Grant free rounds to players (a campaign)
          * @description A free-bet campaign (D42): each player named gets `rounds` free rounds of `gameCode` at `stakeMicro` (micro-units: 1.00 = 100000) until `expiresAt`. The stake must be one the game takes from the operator in the currency (GET /v1/games). Idempotent on `campaignRef`: the same terms again answer the same 201 body and make nothing; other terms under the same ref are refused 409 `campaign_conflict`. The body may be up to 2 MiB (10,000 playerRefs). Players cannot play the grants yet: the player side follows in a later release.
          *
-         *     Rate limit: the operator's `session` bucket, burst 10, 5 per second (contract 8.1); over it, 429 with Retry-After.
+         *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
          */
         post: operations["createFreeBetCampaign"];
         delete?: never;
@@ -122,7 +122,7 @@ export interface paths {
          * Cancel a free-bet campaign
          * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.
          *
-         *     Rate limit: the operator's `session` bucket, burst 10, 5 per second (contract 8.1); over it, 429 with Retry-After.
+         *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
          */
         delete: operations["cancelFreeBetCampaign"];
         options?: never;

@@ -299,7 +299,7 @@ const OPERATIONS: Operation[] = [
       '`campaign_conflict`. The body may be up to 2 MiB (10,000 playerRefs). Players cannot play the grants yet: the player side ' +
       'follows in a later release.',
     signed: true,
-    bucket: BUCKETS.session,
+    bucket: BUCKETS.freebets,
     body: { schema: freeBetCreateSchema, required: true },
     ok: { status: 201, description: 'the campaign, made now or by an earlier call with the same terms', schema: createdCampaignSchema },
     errors: ['campaign_conflict', 'game_not_available', 'bet_out_of_range', 'feature_buy_not_available'],
@@ -339,7 +339,7 @@ const OPERATIONS: Operation[] = [
     description:
       'Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.',
     signed: true,
-    bucket: BUCKETS.session,
+    bucket: BUCKETS.freebets,
     pathParameters: { campaignId: 'the campaignId the create answered' },
     ok: { status: 200, description: 'the totals after the cancellation', schema: campaignTotalsSchema },
     errors: ['campaign_not_found'],

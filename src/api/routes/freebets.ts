@@ -14,12 +14,12 @@ import type { ApiState } from '../state.js';
 // D42: free-bet campaigns, the operator's side. Every route, after the signed-request stage:
 // rate limit, validation, handler. The create is idempotent on campaignRef itself (the same
 // terms answer the same 201 body, other terms 409 campaign_conflict), so it needs no
-// requestUuid (D17). A campaign of another operator reads as unknown (D10). The writes share
-// the session bucket (they are as rare), the reads the read bucket (contract 8.1, D10).
+// requestUuid (D17). A campaign of another operator reads as unknown (D10). The writes have
+// the freebets bucket, the reads share the read bucket (contract 8.1, D10).
 export function freeBetRoutes(svc: ServiceContext) {
   const router = new Router<ApiState>();
   const read = rateLimit(svc.redis, BUCKETS.read);
-  const write = rateLimit(svc.redis, BUCKETS.session);
+  const write = rateLimit(svc.redis, BUCKETS.freebets);
   const validCreate = compile(freeBetCreateSchema);
   const context = () => ({ db: svc.db, sql: svc.sql, now: svc.now() });
   const campaignIdOf = (id: string | undefined): string => {

@@ -53,8 +53,19 @@ describe('free-bet campaigns: the operator API (D42)', function () {
     expect(theirs.body.campaignId).to.not.equal(first.body.campaignId);
   });
 
+  it('makes one campaign of concurrent creates with the same terms, each answered the same body', async () => {
+    const operator = await h.onboard();
+    const body = campaign({ playerRefs: Array.from({ length: 500 }, (_, i) => `p-${i}`) });
+    const second = Math.floor(Date.now() / 1000);
+    // each signed at its own timestamp: the same bytes in the same second are a replay (D17)
+    const answers = await Promise.all([0, 1, 2, 3].map((i) => operator.request('POST', '/v1/freebets', body, { timestamp: second - i })));
+    expect(answers.map((answer) => answer.status), answers.map((answer) => answer.text).join('\n')).to.deep.equal([201, 201, 201, 201]);
+    for (const answer of answers) expect(answer.body).to.deep.equal({ campaignId: answers[0]!.body.campaignId, grants: 500 });
+    expect(await h.svc.db.freeBetGrant.count({ where: { operatorId: operator.operatorId } })).to.equal(500);
+  });
+
   it('refuses what it cannot grant, each with its code and never a 500', async () => {
-    // an operator per few requests: the writes share the session bucket, burst 10 (contract 8.1)
+    // an operator per few requests: the writes share the freebets bucket, burst 10 (D42)
     const configured = async () => {
       const fresh = await h.onboard();
       await setGameConfig(h.svc.db, fresh.operatorId, 'dice', 'EUR', {}, { minBetMicro: '10000', maxBetMicro: '1000000', stakeStepMicro: '5000' });
