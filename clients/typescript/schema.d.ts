@@ -74,6 +74,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/freebets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List free-bet grants
+         * @description The calling operator's grants, one per player and campaign, with what each has played and has left, oldest first, a page at a time (D10, D42).
+         *
+         *     Rate limit: the operator's `read` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        get: operations["listFreeBetGrants"];
+        put?: never;
+        /**
+         * Grant free rounds to players (a campaign)
+         * @description A free-bet campaign (D42): each player named gets `rounds` free rounds of `gameCode` at `stakeMicro` (micro-units: 1.00 = 100000) until `expiresAt`. The stake must be one the game takes from the operator in the currency (GET /v1/games). Idempotent on `campaignRef`: the same terms again answer the same 201 body and make nothing; other terms under the same ref are refused 409 `campaign_conflict`. The body may be up to 2 MiB (10,000 playerRefs). Players cannot play the grants yet: the player side follows in a later release.
+         *
+         *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        post: operations["createFreeBetCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/freebets/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A free-bet campaign's totals
+         * @description What the campaign granted, what was played and paid, what remains (D42). Another operator's campaign reads as unknown (D10).
+         *
+         *     Rate limit: the operator's `read` bucket, burst 60, 20 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        get: operations["freeBetCampaignTotals"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a free-bet campaign
+         * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.
+         *
+         *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
+         */
+        delete: operations["cancelFreeBetCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rounds": {
         parameters: {
             query?: never;
@@ -831,6 +887,13 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
+        /** @description no free-bet campaign of the calling operator has this id; another operator's campaign reads the same (D42, D10). What to do: use a campaignId that POST /v1/freebets answered to this operator. */
+        "Error.campaign_not_found": {
+            /** @constant */
+            error: "campaign_not_found";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+        };
         /** @description the calling operator has no round with this id (D2). What to do: check the roundId (the one sent to the wallet with the bet). */
         "Error.round_not_found": {
             /**
@@ -886,6 +949,13 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
+        /** @description a free-bet campaign with this campaignRef exists with other terms (game, currency, stake, rounds, players, validity or featureBuy) (D42). What to do: a retry must send the same terms; a new campaign needs a new campaignRef. */
+        "Error.campaign_conflict": {
+            /** @constant */
+            error: "campaign_conflict";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+        };
         /** @description the operator has no enabled webhook endpoint, so there is nothing to send an event to (D31). What to do: have the endpoint set with `rgs webhook set --operator ID --url URL`, then ask again. */
         "Error.webhook_not_configured": {
             /**
@@ -896,7 +966,7 @@ export interface components {
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
-        /** @description the request body is over 64 KiB (D9). What to do: send a smaller body. */
+        /** @description the request body is over 64 KiB (D9), or over 2 MiB for POST /v1/freebets (D42). What to do: send a smaller body. */
         "Error.payload_too_large": {
             /** @constant */
             error: "payload_too_large";
@@ -930,6 +1000,26 @@ export interface components {
              * @enum {string}
              */
             error: "game_not_available";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+        };
+        /** @description stakeMicro is below the game's minBetMicro, above its maxBetMicro, or not a multiple of its stakeStepMicro for the operator and currency (D42, D46). What to do: send a stake within the bounds and on the step GET /v1/games lists for the game and currency. */
+        "Error.bet_out_of_range": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error: "bet_out_of_range";
+            /** @description human-readable detail; never echoes a value of the request (D3) */
+            message: string;
+        };
+        /** @description featureBuy is true for a game that has no feature to buy: only an instant game may have one, and shared-clock games (dice, crash) have none (D42). What to do: leave featureBuy out (or false) for this game. */
+        "Error.feature_buy_not_available": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error: "feature_buy_not_available";
             /** @description human-readable detail; never echoes a value of the request (D3) */
             message: string;
         };
@@ -1629,6 +1719,543 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable`, `service_busy` */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                };
+            };
+        };
+    };
+    listFreeBetGrants: {
+        parameters: {
+            query?: {
+                /** @description only this player's grants */
+                playerRef?: string & (unknown & unknown);
+                /** @description only the grants of this campaign */
+                campaignRef?: string;
+                /** @description only the grants in this status (default: all) */
+                status?: "active" | "expired" | "cancelled" | "used";
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description grants per page, 1 to 500 (default 100) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of grants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description oldest grant first (D10) */
+                        grants: {
+                            /** Format: uuid */
+                            grantId: string;
+                            /** Format: uuid */
+                            campaignId: string;
+                            campaignRef: string;
+                            playerRef: string;
+                            gameCode: string;
+                            currency: string;
+                            /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
+                            stakeMicro: string;
+                            /** @description the rounds granted */
+                            rounds: number;
+                            /** @description the rounds played: the grant's bets the wallet accepted or that are in flight; a refused or rolled-back bet gives its round back */
+                            played: number;
+                            /** @description rounds - cancelled - played, never below 0; 0 once the campaign is cancelled */
+                            remaining: number;
+                            /** @description the rounds a cancellation took away */
+                            cancelled: number;
+                            /**
+                             * @description active; used: every round played; expired: past expiresAt with rounds left; cancelled: its campaign was cancelled with rounds left
+                             * @enum {unknown}
+                             */
+                            status: "active" | "expired" | "cancelled" | "used";
+                            /** Format: date-time */
+                            validFrom: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        }[];
+                        /** @description pass as `cursor` for the next page; null on the last page (D10) */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_request"];
+                };
+            };
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
+                };
+            };
+            /** @description `ip_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable`, `service_busy` */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                };
+            };
+        };
+    };
+    createFreeBetCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, at most 64 KiB (D9); unknown fields are ignored (D9). The signature covers the exact bytes sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the operator's name for the campaign, 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', ':', '-'; a create is idempotent on it (D42) */
+                    campaignRef: string;
+                    /** @description a game GET /v1/games lists for the currency */
+                    gameCode: string;
+                    currency: string;
+                    /**
+                     * Format: int64-string
+                     * @description each free round's stake, decimal micro-units (1.00 = 100000), positive, within the game's bounds and on its stake step for the operator and currency (D42, D46)
+                     */
+                    stakeMicro: string;
+                    /** @description free rounds per player, 1 to 1000 */
+                    rounds: number;
+                    /** @description the players granted the rounds, 1 to 10000, each once */
+                    playerRefs: (string & (unknown & unknown))[];
+                    /**
+                     * Format: date-time
+                     * @description when the grants may first be played (default: when the campaign is created)
+                     */
+                    validFrom?: string;
+                    /**
+                     * Format: date-time
+                     * @description when the unplayed rounds expire: after validFrom, at most 90 days from now (D42)
+                     */
+                    expiresAt: string;
+                    /** @description the rounds buy the game's feature; instant games only (none yet: true is refused 422 feature_buy_not_available) */
+                    featureBuy?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the campaign, made now or by an earlier call with the same terms */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        campaignId: string;
+                        /** @description the grants made: one per playerRef */
+                        grants: number;
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_request"];
+                };
+            };
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `replayed_signature`, `key_unavailable` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.replayed_signature"] | components["schemas"]["Error.key_unavailable"];
+                };
+            };
+            /** @description `ip_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `campaign_conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.campaign_conflict"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.payload_too_large"];
+                };
+            };
+            /** @description `game_not_available`, `bet_out_of_range`, `feature_buy_not_available` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.game_not_available"] | components["schemas"]["Error.bet_out_of_range"] | components["schemas"]["Error.feature_buy_not_available"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable`, `service_busy` */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                };
+            };
+        };
+    };
+    freeBetCampaignTotals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the campaignId the create answered */
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        campaignId: string;
+                        campaignRef: string;
+                        gameCode: string;
+                        currency: string;
+                        /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
+                        stakeMicro: string;
+                        /**
+                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @enum {unknown}
+                         */
+                        state: "active" | "expired" | "cancelled" | "finished";
+                        /** @description the players granted rounds */
+                        grants: number;
+                        /** @description rounds x grants */
+                        granted: number;
+                        /** @description the rounds played, across its grants */
+                        played: number;
+                        /** @description the rounds neither played nor cancelled; 0 once cancelled */
+                        remaining: number;
+                        /** @description the rounds a cancellation took away */
+                        cancelled: number;
+                        /** @description what the settled free bets paid; decimal micro-units (1.00 = 100000) */
+                        totalPaidMicro: string;
+                        /** Format: date-time */
+                        validFrom: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        cancelledAt: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_request"];
+                };
+            };
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
+                };
+            };
+            /** @description `ip_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.campaign_not_found"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (contract 8.1, D3) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.rate_limited"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.internal_error"];
+                };
+            };
+            /** @description `service_unavailable`, `service_busy` */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying, at least 1 (D37) */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.service_unavailable"] | components["schemas"]["Error.service_busy"];
+                };
+            };
+        };
+    };
+    cancelFreeBetCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the campaignId the create answered */
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the totals after the cancellation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        campaignId: string;
+                        campaignRef: string;
+                        gameCode: string;
+                        currency: string;
+                        /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
+                        stakeMicro: string;
+                        /**
+                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @enum {unknown}
+                         */
+                        state: "active" | "expired" | "cancelled" | "finished";
+                        /** @description the players granted rounds */
+                        grants: number;
+                        /** @description rounds x grants */
+                        granted: number;
+                        /** @description the rounds played, across its grants */
+                        played: number;
+                        /** @description the rounds neither played nor cancelled; 0 once cancelled */
+                        remaining: number;
+                        /** @description the rounds a cancellation took away */
+                        cancelled: number;
+                        /** @description what the settled free bets paid; decimal micro-units (1.00 = 100000) */
+                        totalPaidMicro: string;
+                        /** Format: date-time */
+                        validFrom: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        cancelledAt: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_request"];
+                };
+            };
+            /** @description `invalid_signature`, `stale_timestamp`, `unknown_key`, `key_not_valid_now`, `key_unavailable` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.invalid_signature"] | components["schemas"]["Error.stale_timestamp"] | components["schemas"]["Error.unknown_key"] | components["schemas"]["Error.key_not_valid_now"] | components["schemas"]["Error.key_unavailable"];
+                };
+            };
+            /** @description `ip_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.ip_not_allowed"];
+                };
+            };
+            /** @description `campaign_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error.campaign_not_found"];
                 };
             };
             /** @description `payload_too_large` */

@@ -22,6 +22,7 @@ import { roundRoutes } from './routes/rounds.js';
 import { sessionRoutes } from './routes/session.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { gameRoutes } from './routes/games.js';
+import { freeBetRoutes } from './routes/freebets.js';
 import type { ApiMiddleware, ApiState } from './state.js';
 
 // The operator-facing HTTP API. Everything under /v1 passes the signed-request stage
@@ -98,6 +99,7 @@ export const signedRouters = (svc: ServiceContext) => [
   reconciliationRoutes(svc),
   webhookRoutes(svc),
   gameRoutes(svc),
+  freeBetRoutes(svc),
 ];
 
 // Processes without the api role answer only /healthz, /readyz and /metrics (D20), on PORT

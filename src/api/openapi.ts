@@ -27,6 +27,7 @@ import {
 } from './schemas/reconciliation.js';
 import { launchResponseSchema, sessionCreateSchema, sessionTerminateSchema, terminateResponseSchema } from './schemas/session.js';
 import { catalogueSchema } from './schemas/games.js';
+import { campaignTotalsSchema, createdCampaignSchema, freeBetCreateSchema, grantPageSchema, grantsQuerySchema } from './schemas/freebets.js';
 import { deliveriesQuerySchema, deliveryPageSchema, eventIdSchema, webhookPostSchema } from './schemas/webhooks.js';
 import { EVENT_DATA_SCHEMAS, envelopeSchema, eventDataSchemaName } from './schemas/events.js';
 import { EVENT_TYPES, type EventType } from '../shared/domain/events.js';
@@ -187,10 +188,10 @@ function errorResponses(errors: readonly RouteError[]): Json {
 // --- operations -------------------------------------------------------------------------
 
 type Operation = {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string; // OpenAPI template; the router's `:name` is `{name}`
   operationId: string;
-  tag: 'sessions' | 'games' | 'rounds' | 'reports' | 'webhooks' | 'health' | 'documentation';
+  tag: 'sessions' | 'games' | 'freebets' | 'rounds' | 'reports' | 'webhooks' | 'health' | 'documentation';
   summary: string;
   description?: string;
   // the signed-request stage of /v1 (IP allow-list, raw body, signature; contract 5.2-5.4)
@@ -284,6 +285,64 @@ const OPERATIONS: Operation[] = [
     bucket: BUCKETS.read,
     ok: { status: 200, description: 'the catalogue', schema: catalogueSchema },
     errors: [],
+  },
+  {
+    method: 'post',
+    path: '/v1/freebets',
+    operationId: 'createFreeBetCampaign',
+    tag: 'freebets',
+    summary: 'Grant free rounds to players (a campaign)',
+    description:
+      'A free-bet campaign (D42): each player named gets `rounds` free rounds of `gameCode` at `stakeMicro` (micro-units: 1.00 = 100000) ' +
+      'until `expiresAt`. The stake must be one the game takes from the operator in the currency (GET /v1/games). Idempotent on ' +
+      '`campaignRef`: the same terms again answer the same 201 body and make nothing; other terms under the same ref are refused 409 ' +
+      '`campaign_conflict`. The body may be up to 2 MiB (10,000 playerRefs). Players cannot play the grants yet: the player side ' +
+      'follows in a later release.',
+    signed: true,
+    bucket: BUCKETS.freebets,
+    body: { schema: freeBetCreateSchema, required: true },
+    ok: { status: 201, description: 'the campaign, made now or by an earlier call with the same terms', schema: createdCampaignSchema },
+    errors: ['campaign_conflict', 'game_not_available', 'bet_out_of_range', 'feature_buy_not_available'],
+  },
+  {
+    method: 'get',
+    path: '/v1/freebets',
+    operationId: 'listFreeBetGrants',
+    tag: 'freebets',
+    summary: 'List free-bet grants',
+    description: "The calling operator's grants, one per player and campaign, with what each has played and has left, oldest first, a page at a time (D10, D42).",
+    signed: true,
+    bucket: BUCKETS.read,
+    query: grantsQuerySchema,
+    ok: { status: 200, description: 'a page of grants', schema: grantPageSchema },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/freebets/{campaignId}',
+    operationId: 'freeBetCampaignTotals',
+    tag: 'freebets',
+    summary: "A free-bet campaign's totals",
+    description: "What the campaign granted, what was played and paid, what remains (D42). Another operator's campaign reads as unknown (D10).",
+    signed: true,
+    bucket: BUCKETS.read,
+    pathParameters: { campaignId: 'the campaignId the create answered' },
+    ok: { status: 200, description: 'the totals', schema: campaignTotalsSchema },
+    errors: ['campaign_not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/v1/freebets/{campaignId}',
+    operationId: 'cancelFreeBetCampaign',
+    tag: 'freebets',
+    summary: 'Cancel a free-bet campaign',
+    description:
+      'Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.',
+    signed: true,
+    bucket: BUCKETS.freebets,
+    pathParameters: { campaignId: 'the campaignId the create answered' },
+    ok: { status: 200, description: 'the totals after the cancellation', schema: campaignTotalsSchema },
+    errors: ['campaign_not_found'],
   },
   {
     method: 'get',
@@ -718,6 +777,7 @@ export function buildOpenApi(): Json {
     tags: [
       { name: 'sessions', description: 'Launch and end player sessions' },
       { name: 'games', description: 'The games the operator may launch, and their terms (D39)' },
+      { name: 'freebets', description: 'Free-bet campaigns and their grants (D42)' },
       { name: 'rounds', description: 'Rounds, their proofs (provable fairness) and dispute packs' },
       { name: 'reports', description: 'Reconciliation reports (D10)' },
       { name: 'webhooks', description: 'Events sent to the operator\'s webhook endpoint, and their deliveries (D31)' },

@@ -7,6 +7,7 @@ import { operatorCommands } from './commands/operator.js';
 import { gameCommands } from './commands/game.js';
 import { credentialCommands } from './commands/credential.js';
 import { webhookCommands } from './commands/webhook.js';
+import { freeBetsCommands } from './commands/freebets.js';
 import { jobsCommands } from './commands/jobs.js';
 import { partitionsCommands } from './commands/partitions.js';
 import { masterKeyCommands } from './commands/master-key.js';
@@ -72,6 +73,7 @@ function buildProgram(answer: (result: unknown) => void): Command {
     gameCommands,
     credentialCommands,
     webhookCommands,
+    freeBetsCommands,
     jobsCommands,
     partitionsCommands,
     masterKeyCommands,

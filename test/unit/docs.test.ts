@@ -25,6 +25,8 @@ import {
   sessionRejected,
   sandboxOnly,
   gameNotAvailable,
+  betOutOfRange,
+  featureBuyNotAvailable,
   signatureError,
 } from '../../src/shared/platform/errors.js';
 import { sessionCreateSchema, sessionTerminateSchema } from '../../src/api/schemas/session.js';
@@ -129,6 +131,10 @@ describe('generated documents (npm run docs)', () => {
       operatorMismatch(),
       notFound(),
       gameNotAvailable('no'),
+      notFound('campaign_not_found', 'no campaign'),
+      conflict('campaign_conflict', 'other terms'),
+      betOutOfRange('no'),
+      featureBuyNotAvailable('no'),
       notFound('round_not_found', 'round not found'),
       notFound('round_not_settled', 'not settled'),
       notFound('seed_not_revealed', 'later', { revealableAfter: new Date().toISOString() }),

@@ -1,5 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import { STORABLE_TEXT } from '../../shared/platform/validation.js';
+import { STORABLE_TEXT, playerRefSchema } from '../../shared/platform/validation.js';
 import type { LaunchRequest, LaunchResponse } from '../../shared/game/sessions/launch.js';
 import type { TerminateResponse } from '../../shared/game/sessions/terminate.js';
 import { CLIENT_SEED_PATTERN, SERVER_SEED_PATTERN } from '../../shared/domain/seeds.js';
@@ -8,9 +8,6 @@ import { instant, objectSchema, sha256Hex, uuid } from './common.js';
 // contract 2.2 with the bounds of DECISIONS D9; the responses of 2.3 and D7.
 
 const NON_NEGATIVE_MICRO = '^[0-9]{1,20}$';
-// D9: playerRef must not look like an e-mail address or a phone number
-const EMAIL_LIKE = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
-const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
 // Free text fields carry STORABLE_TEXT; fields with an ASCII pattern or a format need no more.
 // ajv's JSONSchemaType needs `nullable: true` on every optional property, which would let a
 // JSON null through; null is no 2.2 field's value, so it is a wrong type (D3), not "absent"
@@ -26,14 +23,7 @@ export const sessionCreateSchema: JSONSchemaType<SessionCreateBody> = {
   required: ['operatorId', 'playerRef', 'gameCode', 'currency', 'lang', 'jurisdiction'],
   properties: {
     operatorId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, description: 'the operator that owns the signing key (contract 4.1 rule 3)' },
-    playerRef: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 128,
-      pattern: STORABLE_TEXT,
-      description: 'the operator\'s opaque player id; never an e-mail address or a phone number (contract 2.1, D9)',
-      allOf: [{ not: { type: 'string', pattern: EMAIL_LIKE } }, { not: { type: 'string', pattern: PHONE_LIKE } }],
-    },
+    playerRef: playerRefSchema,
     gameCode: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT },
     currency: { type: 'string', minLength: 3, maxLength: 10, pattern: '^[A-Z0-9]+$' },
     lang: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' },

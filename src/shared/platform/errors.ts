@@ -157,6 +157,11 @@ export const ERRORS = {
     meaning: 'no such route, or no session, round or webhook event of the calling operator with this id (another operator\'s ids read as unknown, D10)',
     action: 'check the path and the id',
   },
+  campaign_not_found: {
+    status: 404,
+    meaning: "no free-bet campaign of the calling operator has this id; another operator's campaign reads the same (D42, D10)",
+    action: 'use a campaignId that POST /v1/freebets answered to this operator',
+  },
   round_not_found: {
     status: 404,
     meaning: 'the calling operator has no round with this id (D2)',
@@ -186,6 +191,13 @@ export const ERRORS = {
     meaning: 'the session has already ended: terminated, or expired (D3, D7)',
     action: 'nothing to do: the session cannot be played any more',
   },
+  // D42: a campaignRef names one campaign of the operator; a create that reuses it with other
+  // terms is not a retry
+  campaign_conflict: {
+    status: 409,
+    meaning: 'a free-bet campaign with this campaignRef exists with other terms (game, currency, stake, rounds, players, validity or featureBuy) (D42)',
+    action: 'a retry must send the same terms; a new campaign needs a new campaignRef',
+  },
   webhook_not_configured: {
     status: 409,
     meaning: 'the operator has no enabled webhook endpoint, so there is nothing to send an event to (D31)',
@@ -193,7 +205,7 @@ export const ERRORS = {
   },
   payload_too_large: {
     status: 413,
-    meaning: 'the request body is over 64 KiB (D9)',
+    meaning: 'the request body is over 64 KiB (D9), or over 2 MiB for POST /v1/freebets (D42)',
     action: 'send a smaller body',
   },
   session_rejected: {
@@ -212,6 +224,17 @@ export const ERRORS = {
     meaning:
       'gameCode names no game of the catalogue, or one not available to the operator in this currency: dice is available to every operator, any other game once the operator has a configuration for it in the currency (D39)',
     action: 'launch a game GET /v1/games lists for the currency; a game is made available with `rgs game config --operator ID --game CODE --currency CUR`',
+  },
+  // D42: a free-bet campaign's stake is a stake the game takes from this operator in this currency
+  bet_out_of_range: {
+    status: 422,
+    meaning: "stakeMicro is below the game's minBetMicro, above its maxBetMicro, or not a multiple of its stakeStepMicro for the operator and currency (D42, D46)",
+    action: 'send a stake within the bounds and on the step GET /v1/games lists for the game and currency',
+  },
+  feature_buy_not_available: {
+    status: 422,
+    meaning: 'featureBuy is true for a game that has no feature to buy: only an instant game may have one, and shared-clock games (dice, crash) have none (D42)',
+    action: 'leave featureBuy out (or false) for this game',
   },
   sandbox_only: {
     status: 422,
@@ -332,6 +355,10 @@ export const sessionRejected = (reason: SessionRejectionReason, message: string)
 export const gameNotAvailable = (message: string) => new AppError('game_not_available', message);
 
 // D35: sandboxSeeds from an operator that may not send them
+// D42: the free-bet campaign refusals
+export const betOutOfRange = (message: string) => new AppError('bet_out_of_range', message);
+export const featureBuyNotAvailable = (message: string) => new AppError('feature_buy_not_available', message);
+
 export const sandboxOnly = (message: string) => new AppError('sandbox_only', message);
 
 export const rateLimited = (retryAfterSeconds: number) =>

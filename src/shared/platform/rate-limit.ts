@@ -18,6 +18,10 @@ export const BUCKETS = {
   // not in the contract: a test event or a redelivery sends a request to the operator's own
   // endpoint (D31), so they get a bucket of their own, smaller than the reads'
   webhooks: { name: 'webhooks', burst: 10, perSecond: 2 },
+  // not in the contract: a free-bet campaign's create writes a grant per player (up to
+  // 10,000) and its cancel updates them all (D42), so the two writes get a bucket of their own,
+  // smaller than the launches', whose tokens they would otherwise spend
+  freebets: { name: 'freebets', burst: 10, perSecond: 2 },
   // D24, D34: failed signatures of a public-key credential (RS256, EdDSA), per key id and
   // per client IP. Checked before the signature is verified, charged when it fails: whoever
   // sends signatures that do not verify, naming any kid, gets that much of the CPU

@@ -41,3 +41,26 @@ export function toInvalidRequest(errors: ErrorObject[]) {
 // no NUL (Postgres text and jsonb cannot hold it) and no lone surrogate (it would not survive
 // UTF-8 unchanged); refused at the edge, before any statement runs (D24)
 export const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';
+
+// contract 2.1, D9: a playerRef is the operator's opaque id, 1 to 128 characters of storable
+// text, never an e-mail address or a phone number. The launch (contract 2.2) and the free-bet
+// grants (D42) read it alike.
+export const PLAYER_REF_MAX_LENGTH = 128;
+export const EMAIL_LIKE = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
+export const PHONE_LIKE = '^\\+?[0-9 ()-]{7,}$';
+export const playerRefSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: PLAYER_REF_MAX_LENGTH,
+  pattern: STORABLE_TEXT,
+  description: "the operator's opaque player id; never an e-mail address or a phone number (contract 2.1, D9)",
+  allOf: [{ not: { type: 'string', pattern: EMAIL_LIKE } }, { not: { type: 'string', pattern: PHONE_LIKE } }],
+} as const;
+// as ajv reads them: patterns with the u flag, lengths in code points
+const PLAYER_REF_RULES = [new RegExp(EMAIL_LIKE, 'u'), new RegExp(PHONE_LIKE, 'u')];
+const STORABLE = new RegExp(STORABLE_TEXT, 'u');
+// the same rules as playerRefSchema, for a playerRef read elsewhere than a JSON body (a file)
+export function isPlayerRef(text: string): boolean {
+  const length = [...text].length;
+  return length >= 1 && length <= PLAYER_REF_MAX_LENGTH && STORABLE.test(text) && !PLAYER_REF_RULES.some((rule) => rule.test(text));
+}

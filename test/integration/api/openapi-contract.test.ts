@@ -299,6 +299,33 @@ describe('the API answers as docs/openapi.json describes it', function () {
     });
   });
 
+  describe('free bets (D42)', () => {
+    it('POST, GET /v1/freebets, GET and DELETE /v1/freebets/{campaignId}: 201, 200, 400, 404, 409, 422; the bodies as documented', async () => {
+      const operator = await h.onboard();
+      const terms = {
+        campaignRef: 'contract-1',
+        gameCode: 'dice',
+        currency: 'EUR',
+        stakeMicro: '100000',
+        rounds: 5,
+        playerRefs: ['p-1', 'p-2'],
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      };
+      const { campaignId } = (await statusOf(call(operator, 'POST', '/v1/freebets', terms), 201)).body;
+      await statusOf(call(operator, 'POST', '/v1/freebets', { ...terms, rounds: 6 }), 409, 'campaign_conflict');
+      await statusOf(call(operator, 'POST', '/v1/freebets', { ...terms, campaignRef: 'contract-2', gameCode: 'crash' }), 422, 'game_not_available');
+      await statusOf(call(operator, 'POST', '/v1/freebets', { ...terms, campaignRef: 'contract-2', stakeMicro: '100001' }), 422, 'bet_out_of_range');
+      await statusOf(call(operator, 'POST', '/v1/freebets', { ...terms, campaignRef: 'contract-2', featureBuy: true }), 422, 'feature_buy_not_available');
+      await statusOf(call(operator, 'POST', '/v1/freebets', { ...terms, rounds: 0 }), 400, 'invalid_request');
+      await statusOf(call(operator, 'GET', '/v1/freebets?limit=1'), 200);
+      await statusOf(call(operator, 'GET', '/v1/freebets?status=nope'), 400, 'invalid_request');
+      await statusOf(call(operator, 'GET', `/v1/freebets/${campaignId}`), 200);
+      await statusOf(call(operator, 'GET', `/v1/freebets/${randomUUID()}`), 404, 'campaign_not_found');
+      await statusOf(call(operator, 'DELETE', `/v1/freebets/${campaignId}`), 200);
+      await statusOf(call(operator, 'DELETE', `/v1/freebets/${randomUUID()}`), 404, 'campaign_not_found');
+    });
+  });
+
   describe('every route', () => {
     it('documents exactly the routes the api role serves', () => {
       const served = [...openRouters(h.svc), ...signedRouters(h.svc)].flatMap((router) =>

@@ -25,6 +25,7 @@ const GROUPS: Record<string, string[]> = {
   operator: ['create', 'update', 'show', 'list'],
   game: ['config', 'show', 'simulate'],
   credential: ['rotate', 'revoke'],
+  freebets: ['create', 'list', 'cancel'],
   jobs: ['abandoned', 'reconcile'],
   'master-key': ['rewrap'],
   partitions: ['ensure'],
