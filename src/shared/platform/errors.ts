@@ -354,11 +354,11 @@ export const sessionRejected = (reason: SessionRejectionReason, message: string)
 // D39: a launch of a game outside the catalogue or not available to the operator
 export const gameNotAvailable = (message: string) => new AppError('game_not_available', message);
 
-// D35: sandboxSeeds from an operator that may not send them
 // D42: the free-bet campaign refusals
 export const betOutOfRange = (message: string) => new AppError('bet_out_of_range', message);
 export const featureBuyNotAvailable = (message: string) => new AppError('feature_buy_not_available', message);
 
+// D35: sandboxSeeds from an operator that may not send them
 export const sandboxOnly = (message: string) => new AppError('sandbox_only', message);
 
 export const rateLimited = (retryAfterSeconds: number) =>
