@@ -119,6 +119,14 @@ describe('free-bet campaigns: the operator API (D42)', function () {
     expect(await h.svc.db.freeBetCampaign.count({ where: { operatorId: operator.operatorId } })).to.equal(1);
   });
 
+  it('refuses a campaign in a currency the operator is not permitted, as a launch would be (game_not_available)', async () => {
+    const operator = await h.onboard({ currencies: ['GBP'] });
+    const answer = await operator.request('POST', '/v1/freebets', campaign({ currency: 'EUR' }));
+    expect(answer.status, answer.text).to.equal(422);
+    expect(answer.body.error).to.equal('game_not_available');
+    expect(await h.svc.db.freeBetCampaign.count({ where: { operatorId: operator.operatorId } })).to.equal(0);
+  });
+
   it('takes 10,000 players in one body larger than the usual 64 KiB bound (D24, D42)', async () => {
     const operator = await h.onboard();
     const playerRefs = Array.from({ length: 10_000 }, (_, i) => `player-${String(i).padStart(6, '0')}-${'x'.repeat(100)}`);

@@ -95,9 +95,15 @@ export async function createCampaign(ctx: FreeBetsContext, operatorId: string, i
   return { campaignId, grants: terms.playerRefs.length, created: true };
 }
 
-// D39, D46: the game is one this operator may launch in this currency (the catalogue's rule),
-// and the stake one it takes: within the configuration's bounds and on its step
+// D39, D46: the game is one this operator may launch in this currency (the catalogue's rule,
+// and the operator's permitted currencies, which a launch checks: an empty list permits
+// every currency), and the stake one it takes: within the configuration's bounds and on its
+// step
 async function checkGameTerms(db: Db, operatorId: string, terms: CampaignTerms): Promise<void> {
+  const operator = await db.operator.findUniqueOrThrow({ where: { id: operatorId }, select: { currencies: true } });
+  if (operator.currencies.length > 0 && !operator.currencies.includes(terms.currency)) {
+    throw gameNotAvailable('the currency is not permitted for this operator, so no game is available in it');
+  }
   if (!(await gameAvailable(db, operatorId, terms.gameCode, terms.currency))) {
     throw gameNotAvailable('the game is not available to this operator in this currency');
   }
