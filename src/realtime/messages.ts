@@ -8,6 +8,8 @@ import type { BetRejectReason } from '../shared/domain/bet-rules.js';
 import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../shared/domain/money.js';
 import type { PlaceBet, RotateSeed } from '../shared/domain/player-channel.js';
 
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
 // Client messages of the player channel (D4), validated before anything else happens: the
 // schemas are typed by the channel's map (src/shared/domain/player-channel.ts), so the map and what
 // is accepted cannot drift apart.
@@ -24,13 +26,16 @@ type PlaceBetPayload = PlaceBet;
 const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   type: 'object',
   additionalProperties: false,
-  required: ['amountMicro'],
+  required: [],
+  // D42: exactly one of amountMicro and freeBetGrantId
+  oneOf: [{ required: ['amountMicro'] }, { required: ['freeBetGrantId'] }],
   properties: {
     side: { type: 'string', maxLength: 8, nullable: true },
     autoCashOut: { type: 'string', maxLength: 16, nullable: true },
     amountMicro: {
       anyOf: [{ type: 'integer' }, { type: 'string', pattern: STAKE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<PlaceBetPayload>['properties']['amountMicro'],
+    freeBetGrantId: { type: 'string', pattern: UUID_PATTERN, nullable: true },
     clientBetId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, nullable: true },
   },
 };
@@ -57,9 +62,10 @@ export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
   const clientBetId = clientBetIdOf(payload);
   const module = gameModule(gameCode);
   if (!module || !validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
-  const { amountMicro, clientBetId: _id, ...parameters } = payload;
-  // D18: a number is accepted only as a safe integer and converted at once
-  const amount = parseStakeMicro(amountMicro);
+  const { amountMicro, freeBetGrantId, clientBetId: _id, ...parameters } = payload;
+  // D18: a number is accepted only as a safe integer and converted at once; D42: a free bet's
+  // stake is its campaign's, set when it is placed
+  const amount = freeBetGrantId == null ? parseStakeMicro(amountMicro!) : 0n;
   if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
   let columns: BetColumns;
   try {
@@ -68,7 +74,15 @@ export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
     if (err instanceof InvalidBetError) return { ok: false, reason: 'invalid_payload', clientBetId };
     throw err;
   }
-  return { ok: true, request: { ...columns, amountMicro: amount, clientBetId: payload.clientBetId ?? undefined } };
+  return {
+    ok: true,
+    request: {
+      ...columns,
+      amountMicro: amount,
+      clientBetId: payload.clientBetId ?? undefined,
+      ...(freeBetGrantId == null ? {} : { freeBetGrantId: freeBetGrantId.toLowerCase() }),
+    },
+  };
 }
 
 type RotateSeedPayload = RotateSeed;

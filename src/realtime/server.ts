@@ -18,6 +18,7 @@ import type {
 } from '../shared/domain/player-channel.js';
 import { engineRoom, sessionRoom, type InterNodeEvents } from '../shared/game/players/emitter.js';
 import { connectedMessage } from '../shared/game/players/connected.js';
+import { tellFreeBets } from '../shared/game/freebets/usable.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/game/players/presence.js';
 import { admitSocket, forgetSocket, refreshSockets } from '../shared/game/players/session-sockets.js';
 import { isRefusal, sessionStanding, type Refusal } from '../shared/game/sessions/standing.js';
@@ -258,14 +259,18 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
     }
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
+    // D42: the session's grants changed (a round spent, or given back by a refusal)
+    const free = parsed.request.freeBetGrantId !== undefined;
     if (placed.ok) {
       const { betId } = placed.ticket;
       betStep(betId, 'received', receivedAt);
       reply(await verdict!);
       betStep(betId, 'acked');
+      if (free) await tellFreeBets(svc, sessionId);
       return;
     }
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
+    if (free) await tellFreeBets(svc, sessionId);
     if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
   });
 

@@ -64,7 +64,7 @@ type CommonFields = {
 
 export type WalletRequest =
   | (CommonFields & { endpoint: 'balance' })
-  | (CommonFields & { endpoint: 'bet'; transactionUuid: string; amountMicro: bigint; roundId: string })
+  | (CommonFields & { endpoint: 'bet'; transactionUuid: string; amountMicro: bigint; roundId: string; isFree?: boolean })
   | (CommonFields & {
       endpoint: 'win';
       transactionUuid: string;
@@ -216,7 +216,14 @@ export function validateWalletRequest(endpoint: WalletEndpoint, body: unknown): 
       }
       return {
         ok: true,
-        request: { endpoint, ...common, transactionUuid: field('transactionUuid'), amountMicro, roundId: field('roundId') },
+        request: {
+          endpoint,
+          ...common,
+          transactionUuid: field('transactionUuid'),
+          amountMicro,
+          roundId: field('roundId'),
+          ...(fields.isFree === true ? { isFree: true } : {}),
+        },
       };
     }
     case 'win': {
@@ -281,6 +288,8 @@ export class WalletLedger {
   private readonly responses = new Map<string, CachedResponse>();
   private readonly booked = new Map<string, LedgerEntry>();
   private readonly rolledBack = new Set<string>();
+  // D42: the free bets booked (contract 2.6 isFree): their debit moved no money
+  private readonly freeBets = new Set<string>();
   // bet transactionUuid -> transactionUuid of its standing (not rolled back) win
   private readonly winOfBet = new Map<string, string>();
   // D27: referenced transactionUuid -> when its tombstone expires, for every rollback
@@ -318,6 +327,7 @@ export class WalletLedger {
     this.responses.clear();
     this.booked.clear();
     this.rolledBack.clear();
+    this.freeBets.clear();
     this.winOfBet.clear();
     this.tombstones.clear();
     this.entries.length = 0;
@@ -417,6 +427,13 @@ export class WalletLedger {
     }
     const refusal = this.disabledRefusal(request);
     if (refusal) return refusal;
+    // contract 2.6, 8.4: a free bet debits no cash (booked with the stake, moving nothing); the
+    // balance is answered all the same
+    if (request.isFree) {
+      this.book(request, 'bet', 0n, request.amountMicro);
+      this.freeBets.add(request.transactionUuid);
+      return this.ok(request);
+    }
     if (this.balanceOf(request.playerRef, request.currency) < request.amountMicro && !this.broken.has('overdraws')) {
       return this.refuse(request, 'RS_ERROR_NOT_ENOUGH_MONEY');
     }
@@ -478,7 +495,8 @@ export class WalletLedger {
       return this.ok(request);
     }
     // rule 1 credits the stake back, rule 2 debits the payout back
-    const delta = target.type === 'bet' ? target.amountMicro : -target.amountMicro;
+    // a free bet's rollback gives back nothing: it took nothing
+    const delta = target.type === 'bet' ? (this.freeBets.has(target.transactionUuid) ? 0n : target.amountMicro) : -target.amountMicro;
     this.book(request, 'rollback', delta, target.amountMicro);
     this.rolledBack.add(target.transactionUuid);
     if (target.type === 'win' && target.referenceTransactionUuid !== undefined) {

@@ -11,6 +11,8 @@ export type BetRejectReason =
   | 'phase_not_open'
   | 'already_bet_this_round'
   | 'rg_limit_reached'
+  // D42: the free-bet grant named cannot be spent by this bet
+  | 'free_bet_unavailable'
   | 'wallet_timeout'
   | `wallet_rejected:${RsStatus}`
   | 'invalid_payload'
@@ -39,6 +41,11 @@ export const BET_REJECT_REASONS = {
   rg_limit_reached: {
     meaning: 'a responsible-gambling limit of the session would be breached; no wallet call was made (8.3, D14)',
     action: 'no further bets until the limit allows them',
+  },
+  free_bet_unavailable: {
+    meaning:
+      "the free-bet grant named is not the session's to spend now: unknown, another player's, game's or currency's, its campaign cancelled or finished, outside its validity window, no round left, or a demo session; no wallet call was made (D42)",
+    action: 'bet with amountMicro, or with a grant the latest connected or free_bets lists',
   },
   wallet_timeout: {
     meaning: 'the wallet did not answer the debit in time; a rollback of it is scheduled (8.1, D13)',

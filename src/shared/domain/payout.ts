@@ -44,3 +44,13 @@ export function formatMultiplier(scaled: bigint): string {
   const fraction = (scaled % MULTIPLIER_SCALE).toString().padStart(5, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : `${whole}`;
 }
+
+// D42, contract 8.4: what a free bet's win books and pays. Its payout (as its game settles it,
+// after the cycle's payoutRounding) less the stake that was never debited, never below 0; a
+// won free bet still gets its win call with this net, "0" included (contract 2.7). A paid
+// bet's payout is booked as it is.
+export function bookedPayout(payoutMicro: bigint, stakeMicro: bigint, isFree: boolean): bigint {
+  if (!isFree) return payoutMicro;
+  const net = payoutMicro - stakeMicro;
+  return net > 0n ? net : 0n;
+}

@@ -50,7 +50,16 @@ export type Connected = {
   mode: 'demo' | 'real';
   lang: string;
   returnUrl: string | null;
+  // D42: the session's usable free-bet grants ([] for a demo session)
+  freeBets: FreeBet[];
 };
+
+// D42: a free-bet grant the session may spend now: its campaign's stake, the rounds it has
+// left, and when it expires (ISO)
+export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string };
+
+// D42: the session's usable grants, sent after each change of them
+export type FreeBets = { freeBets: FreeBet[] };
 
 // dice: side; crash: autoCashOut ("2.00", or null without one)
 export type BetPlaced = { betId: string; roundId: string; cycleId: string; side?: Side; autoCashOut?: string | null; amountMicro: string; isFree: boolean };
@@ -120,6 +129,7 @@ export type ServerMessages = {
   session_ended: SessionEnded;
   win_failed: WinFailed;
   service_restarting: ServiceRestarting;
+  free_bets: FreeBets;
 };
 
 export type ServerEvent = keyof ServerMessages;
@@ -130,8 +140,9 @@ export type ServerToClientEvents = { [E in ServerEvent]: (message: Stamped<Serve
 // ---- player -> service ------------------------------------------------------------------
 
 // D4: amountMicro an integer or a MicroAmount string (src/realtime/messages.ts validates it);
-// dice: side; crash: an optional autoCashOut, a multiplier with two decimals (D40)
-export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro: number | string; clientBetId?: string };
+// dice: side; crash: an optional autoCashOut, a multiplier with two decimals (D40). D42: a free
+// bet names freeBetGrantId instead of amountMicro (exactly one of the two)
+export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro?: number | string; freeBetGrantId?: string; clientBetId?: string };
 
 // D40: a cash-out of the session's bet in the flight; its ack is the decision, durable before
 // it is sent

@@ -43,6 +43,8 @@ export type BetTicket = {
   autoCashOutCents: string | null;
   amountMicro: string;
   isFree: boolean;
+  // D42: a free bet's campaignRef, its debit's bonusRef (contract 2.6)
+  bonusRef?: string;
   demo: boolean;
   betTransactionUuid: string;
   clientBetId?: string;

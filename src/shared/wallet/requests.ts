@@ -12,7 +12,7 @@
 export type PlayerRef = { operatorId: string; playerRef: string; currency: string; gameCode: string };
 
 export type BalanceFields = PlayerRef;
-export type BetFields = PlayerRef & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true };
+export type BetFields = PlayerRef & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string };
 export type WinFields = PlayerRef & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string };
 export type RollbackFields = PlayerRef & { transactionUuid: string; referenceTransactionUuid: string; roundId: string };
 
@@ -24,9 +24,10 @@ export const balanceRequest = (player: PlayerRef): BalanceFields => ({
   gameCode: player.gameCode,
 });
 
-// contract 2.6: isFree is sent only for a free bet
+// contract 2.6: isFree is sent only for a free bet, and with it bonusRef, the campaignRef of
+// the grant it spends (D42)
 export const betRequest = (
-  bet: PlayerRef & { betTransactionUuid: string; amountMicro: string; roundId: string; isFree: boolean },
+  bet: PlayerRef & { betTransactionUuid: string; amountMicro: string; roundId: string; isFree: boolean; bonusRef?: string },
 ): BetFields => ({
   operatorId: bet.operatorId,
   playerRef: bet.playerRef,
@@ -36,6 +37,7 @@ export const betRequest = (
   amountMicro: bet.amountMicro,
   roundId: bet.roundId,
   ...(bet.isFree ? { isFree: true as const } : {}),
+  ...(bet.isFree && bet.bonusRef !== undefined ? { bonusRef: bet.bonusRef } : {}),
 });
 
 // contract 2.7: a win has its own transactionUuid and references the bet's

@@ -9,7 +9,7 @@ import { objectSchema, type Schema } from '../platform/json-schema.js';
 // requests to them.
 
 type Common = { requestUuid: string; operatorId: string; playerRef: string; currency: string; gameCode: string };
-type BetRequest = Common & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true };
+type BetRequest = Common & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string };
 type WinRequest = Common & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string };
 type RollbackRequest = Common & { transactionUuid: string; referenceTransactionUuid: string; roundId: string };
 
@@ -29,7 +29,7 @@ const roundId = { ...uuid, description: 'the service\'s round id, to keep for re
 export const WALLET_REQUEST_SCHEMAS: Record<WalletEndpoint, Schema> = {
   // contract 2.9
   balance: objectSchema<Common>(common),
-  // contract 2.6: the service sends no bonus or currency-conversion fields
+  // contract 2.6: the service sends no currency-conversion fields; bonusRef only with isFree (D42)
   bet: objectSchema<BetRequest>(
     {
       ...common,
@@ -37,9 +37,10 @@ export const WALLET_REQUEST_SCHEMAS: Record<WalletEndpoint, Schema> = {
       amountMicro: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'the stake in micro-units, a positive integer (contract 2.1, 8.2)' },
       roundId,
       isFree: { const: true, description: 'a free bet (contract 2.6): sent only when true' },
+      bonusRef: { type: 'string', description: 'bonus attribution (contract 2.6): the campaignRef of the free-bet grant spent; sent only with isFree (D42)' },
     },
     {},
-    ['isFree'],
+    ['isFree', 'bonusRef'],
   ),
   // contract 2.7
   win: objectSchema<WinRequest>({

@@ -35,7 +35,9 @@ import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 // A bet's own parameters, as their columns hold them (its game's module fills them, D39)
 export type { BetColumns };
 
-export type PlaceBetRequest = BetColumns & { amountMicro: bigint; clientBetId?: string };
+// D42: a free bet names the grant it spends (freeBetGrantId) and no stake of its own: its
+// amountMicro is then 0 here and becomes the campaign's stake when it is placed
+export type PlaceBetRequest = BetColumns & { amountMicro: bigint; clientBetId?: string; freeBetGrantId?: string };
 
 // D40: the most an auto cash-out may name in a cycle, its snapshot's maxMultiplier (written
 // with two decimals: "1000.00" is 100000 cents); a game without one, none
@@ -106,13 +108,14 @@ const INSERT_BETS = statement(
   'placement_insert',
   `WITH ${DEFERRED_FLUSH}
    INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, auto_cash_out_cents,
-                     amount_micro, status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
+                     amount_micro, status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at, is_free, free_bet_grant_id)
    SELECT u.id, u.operator_id, u.session_id, u.cycle_id, u.round_id, u.player_ref, u.game_code, u.currency, u.side, u.auto_cash_out_cents,
-          u.amount_micro, 'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text, c.created_at
+          u.amount_micro, 'PENDING', u.bet_transaction_uuid, u.client_bet_id, u.demo, $14::text, c.created_at, u.free_bet_grant_id IS NOT NULL,
+          u.free_bet_grant_id
    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
-               $10::bigint[], $11::uuid[], $12::text[], $13::bool[], $15::bigint[])
+               $10::bigint[], $11::uuid[], $12::text[], $13::bool[], $15::bigint[], $16::uuid[])
      AS u(id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, amount_micro,
-          bet_transaction_uuid, client_bet_id, demo, auto_cash_out_cents)
+          bet_transaction_uuid, client_bet_id, demo, auto_cash_out_cents, free_bet_grant_id)
    JOIN cycles c ON c.id = u.cycle_id
    CROSS JOIN deferred_flush
    ON CONFLICT (session_id, cycle_id, cycle_created_at) WHERE status <> 'REJECTED' DO NOTHING
@@ -191,6 +194,8 @@ export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'g
 // debitNode: the node that debits these bets itself (debit.ts); none when they go
 // to the bet queue
 export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
+  // D42: a free bet is placed on its own, under its grant's lock (placeFree); the others as before
+  if (placements.some((p) => p.freeBetGrantId !== undefined)) return placeMixed(svc, placements, debitNode);
   const now = svc.now();
   const ids = placements.map(freshIds);
   const debits = placements.map((placement, i) => (debitNode && placement.payer ? prepareDebit(placement, placement.payer, ids[i]!) : null));
@@ -239,6 +244,7 @@ const ticketFor = (
   placement: Placement,
   ids: Pick<BetTicket, 'betId' | 'roundId' | 'betTransactionUuid'>,
   bet: Pick<Written, 'cycle_id' | 'cycle_created_at' | 'operator_id' | 'player_ref' | 'game_code' | 'currency' | 'demo'>,
+  free?: { stakeMicro: bigint; campaignRef: string },
 ): BetTicket => ({
   ...ids,
   sessionId: placement.sessionId,
@@ -250,8 +256,9 @@ const ticketFor = (
   currency: bet.currency,
   side: placement.side,
   autoCashOutCents: placement.autoCashOutCents?.toString() ?? null,
-  amountMicro: placement.amountMicro.toString(),
-  isFree: false,
+  amountMicro: (free ? free.stakeMicro : placement.amountMicro).toString(),
+  isFree: free !== undefined,
+  ...(free ? { bonusRef: free.campaignRef } : {}),
   demo: bet.demo,
   ...(placement.clientBetId ? { clientBetId: placement.clientBetId } : {}),
 });
@@ -315,6 +322,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
         tickets.map((t) => t.demo),
         debitNode,
         tickets.map((t) => t.autoCashOutCents),
+        tickets.map(() => null),
       ])
     ).map((row) => row.id),
   );
@@ -341,6 +349,122 @@ function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason |
   const rg = rgState(fact);
   return rg ? rgRefusal(rg, placement.amountMicro, now) : undefined;
 }
+
+// ---- free bets (D42) -----------------------------------------------------------------------
+
+// A batch with free bets: the paid bets as any batch, each free bet in a transaction of its
+// own. A free bet's failure once other bets of the batch were written is isolated as
+// placeRest isolates one (D28).
+async function placeMixed(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, placements: Placement[], debitNode: string | null): Promise<Placed[]> {
+  const paid = placements.filter((p) => p.freeBetGrantId === undefined);
+  const paidPlaced = paid.length > 0 ? await placeBets(svc, paid, debitNode) : [];
+  const alone = placements.length === 1;
+  const freePlaced = await Promise.all(
+    placements
+      .filter((p) => p.freeBetGrantId !== undefined)
+      .map(async (placement): Promise<Placed> => {
+        try {
+          return await placeFree(svc, placement, svc.now(), debitNode);
+        } catch (err) {
+          if (alone) throw err;
+          svc.logger.warn({ err: (err as Error).message, sessionId: placement.sessionId }, 'free bet could not be placed');
+          return { ok: false, reason: 'service_unavailable' };
+        }
+      }),
+  );
+  let nextPaid = 0;
+  let nextFree = 0;
+  return placements.map((p) => (p.freeBetGrantId === undefined ? paidPlaced[nextPaid++]! : freePlaced[nextFree++]!));
+}
+
+// D42: the lock a cancellation takes on the grant's row (campaigns.ts), so that a grant's
+// rounds bound its live bets across every node; a second statement then reads the grant,
+// its campaign and its live bets under a fresh snapshot, after any holder of the lock committed
+const LOCK_GRANT = statement('free_bet_lock', `SELECT id FROM free_bet_grants WHERE id = $1 FOR UPDATE`);
+const GRANT_FACTS = statement(
+  'free_bet_grant',
+  `SELECT c.operator_id, g.player_ref, c.game_code, c.currency, c.campaign_ref, c.stake_micro, c.state, c.valid_from, c.expires_at,
+          g.rounds - g.cancelled - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ('PENDING', 'ACCEPTED', 'SETTLED'))::int
+            AS remaining
+   FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
+   WHERE g.id = $1`,
+);
+
+type GrantFacts = {
+  operator_id: string;
+  player_ref: string;
+  game_code: string;
+  currency: string;
+  campaign_ref: string;
+  stake_micro: bigint;
+  state: 'ACTIVE' | 'CANCELLED' | 'FINISHED';
+  valid_from: Date;
+  expires_at: Date;
+  remaining: number;
+};
+
+// A free bet, in one transaction: the grant's row locked, the session's facts and the grant's
+// read, the rules (8.2 rules 1 and 2, then the grant: D42), and the bet row with is_free, the
+// campaign's stake and its grant. The stake's bounds were the campaign's to check (D42); the
+// responsible-gambling limits count a free bet as 0 (8.3).
+async function placeFree(svc: Pick<ServiceContext, 'sql'>, placement: Placement, now: Date, debitNode: string | null): Promise<Placed> {
+  const grantId = placement.freeBetGrantId!;
+  return svc.sql.transaction(async (tx): Promise<Placed> => {
+    await tx.query(LOCK_GRANT, [grantId]);
+    const [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [grantId]);
+    const [fact] = await tx.query<Facts>(FACTS, [[placement.sessionId], new Date(now.getTime() - DAY_MS)]);
+    const refusal = refuseFree(placement, fact!, grant, now);
+    if (refusal) return { ok: false, reason: refusal };
+    const free = { stakeMicro: grant!.stake_micro, campaignRef: grant!.campaign_ref };
+    const ticket = ticketFor(placement, freshIds(), { ...fact!, cycle_id: fact!.cycle_id!, cycle_created_at: fact!.cycle_created_at!, demo: false }, free);
+    const written = await tx.query<{ id: string }>(INSERT_BETS, [
+      [ticket.betId],
+      [ticket.operatorId],
+      [ticket.sessionId],
+      [ticket.cycleId],
+      [ticket.roundId],
+      [ticket.playerRef],
+      [ticket.gameCode],
+      [ticket.currency],
+      [ticket.side],
+      [ticket.amountMicro],
+      [ticket.betTransactionUuid],
+      [ticket.clientBetId ?? null],
+      [false],
+      debitNode,
+      [ticket.autoCashOutCents],
+      [grantId],
+    ]);
+    // 8.2 rule 4
+    return written.length === 1 ? { ok: true, ticket } : { ok: false, reason: 'already_bet_this_round' };
+  });
+}
+
+// 8.2 rules 1 and 2, the grant (D42: the session's own, usable now, with a round left; never
+// a demo session's), the bet's parameters (D40), then 8.3 with a stake of 0
+function refuseFree(placement: Placement, fact: Facts, grant: GrantFacts | undefined, now: Date): BetRejectReason | undefined {
+  const session = fact.session_id === null ? null : { state: fact.state!, expiresAt: fact.expires_at! };
+  const refusal = sessionRefusal(session, now);
+  if (refusal) return refusal;
+  if (fact.cycle_id === null || fact.phase !== 'BETTING_OPEN' || (fact.phase_ends_at !== null && fact.phase_ends_at <= now)) {
+    return 'phase_not_open';
+  }
+  if (!grant || !grantUsable(grant, fact, now)) return 'free_bet_unavailable';
+  if (placement.autoCashOutCents != null && placement.autoCashOutCents > fact.max_cash_out_cents) return 'invalid_payload';
+  const rg = rgState(fact);
+  return rg ? rgRefusal(rg, 0n, now) : undefined;
+}
+
+const grantUsable = (grant: GrantFacts, fact: Facts, now: Date): boolean =>
+  fact.mode === 'REAL' &&
+  grant.operator_id === fact.operator_id &&
+  grant.player_ref === fact.player_ref &&
+  grant.game_code === fact.game_code &&
+  grant.currency === fact.currency &&
+  grant.state === 'ACTIVE' &&
+  grant.valid_from <= now &&
+  now < grant.expires_at &&
+  grant.remaining > 0;
 
 // 8.3: the session's limits and the player's last 24 hours, for a session with limits
 function rgState(fact: Facts): RgState | undefined {

@@ -6,7 +6,7 @@ import type { BetTicket } from '../../platform/queues.js';
 
 // the /wallet/bet call of a bet (contract 2.6)
 export const debitCall = (
-  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree'>,
+  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree' | 'bonusRef'>,
 ): WalletCallInput => ({
   operatorId: ticket.operatorId,
   endpoint: 'bet',

@@ -8,6 +8,7 @@ import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.
 import { connectBalance } from './session-sockets.js';
 import { minorUnitMicro } from '../../domain/currency.js';
 import { balanceRequest } from '../../wallet/requests.js';
+import { usableFreeBets } from '../freebets/usable.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
 // config: the cycle's snapshot, else the operator's, else the defaults; D46: the stake step's
@@ -88,6 +89,8 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     mode: row.mode === 'DEMO' ? 'demo' : 'real',
     lang: row.lang,
     returnUrl: row.return_url,
+    // D42: none for a demo session
+    freeBets: row.mode === 'DEMO' ? [] : await usableFreeBets(svc, sessionId),
   };
 }
 

@@ -8,6 +8,7 @@ import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { voidRound } from './voids.js';
 import { roundedPayout } from '../../domain/currency.js';
+import { bookedPayout } from '../../domain/payout.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
 import type { AnyGameModule, RoundRecord, Settlement, StakeTerms } from '../../domain/games/types.js';
 import { cycleConfigOf } from './cycle-config.js';
@@ -30,7 +31,7 @@ import { moduleOf, roundRecord, type RecordedRound } from './round-record.js';
 // them. Which of them a game uses is its module's business.
 const RECORD_COLUMNS = `r.state, r.outcome_side AS "outcomeSide", r.outcome_sum AS "outcomeSum", r.dice_values AS "diceValues",
           r.low_weight AS "lowWeight", r.high_weight AS "highWeight", r.crash_cents AS "crashCents", r.cash_out_cents AS "cashOutCents",
-          r.cash_out_ms AS "cashOutMs", b.side, b.auto_cash_out_cents AS "autoCashOutCents"`;
+          r.cash_out_ms AS "cashOutMs", b.side, b.auto_cash_out_cents AS "autoCashOutCents", b.is_free`;
 type RecordRow = RecordedRound & { side: string | null; autoCashOutCents: bigint | null };
 
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
@@ -159,11 +160,13 @@ export type PricedCycle = {
 export type ResultRound = SettlementPlan;
 
 // D39, contract 8.4: a round priced by its game's settlement, a win's payout booked as the
-// cycle's payoutRounding says (D46); what round_result tells and the win call pays
+// cycle's payoutRounding says (D46); what round_result tells and the win call pays. A free
+// bet's is its net, the payout less the stake (D42, 8.4): a won one with a net of 0 is still
+// won, and gets its win call with "0" (contract 2.7).
 const priced = (cycle: PricedCycle, round: SettlingRound, result: Settlement): SettlementPlan => ({
   round,
   won: result.won,
-  net: result.won ? roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency) : 0n,
+  net: result.won ? bookedPayout(roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency), round.amount_micro, round.is_free) : 0n,
 });
 
 // D40: cents of a multiplier as its text, "2.37" (null for null)
@@ -240,6 +243,8 @@ type SettlingRound = {
   currency: string;
   game_code: string;
   bet_transaction_uuid: string;
+  // D42: a free bet (its win is net of the stake)
+  is_free: boolean;
 };
 
 // `rolled`: the rounds the caller just moved to RESULT, when it knows they are all the

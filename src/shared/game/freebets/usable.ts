@@ -1,0 +1,43 @@
+import type { ServiceContext } from '../context.js';
+import { statement } from '../../platform/db/sql.js';
+import type { FreeBet } from '../../domain/player-channel.js';
+
+// D42: the free-bet grants a session may spend now, as `connected` and `free_bets` show them:
+// the session's operator, playerRef, game and currency, the campaign ACTIVE and within its
+// window, with a round left (rounds - cancelled - played, played being the grant's live
+// bets). A demo session has none. The soonest to expire first.
+const USABLE = statement(
+  'free_bets_usable',
+  `SELECT * FROM (
+     SELECT g.id, c.campaign_ref, c.stake_micro, c.expires_at,
+            g.rounds - g.cancelled - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ('PENDING', 'ACCEPTED', 'SETTLED'))::int
+              AS remaining
+     FROM sessions s
+     JOIN free_bet_grants g ON g.operator_id = s.operator_id AND g.player_ref = s.player_ref
+     JOIN free_bet_campaigns c ON c.id = g.campaign_id AND c.game_code = s.game_code AND c.currency = s.currency
+       AND c.state = 'ACTIVE' AND c.valid_from <= $2 AND c.expires_at > $2
+     WHERE s.id = $1 AND s.mode = 'REAL'
+   ) usable
+   WHERE remaining > 0
+   ORDER BY expires_at, id
+   LIMIT 100`,
+);
+
+type UsableRow = { id: string; campaign_ref: string; stake_micro: bigint; expires_at: Date; remaining: number };
+
+export async function usableFreeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string): Promise<FreeBet[]> {
+  const rows = await svc.sql.query<UsableRow>(USABLE, [sessionId, svc.now()]);
+  return rows.map((row) => ({
+    grantId: row.id,
+    campaignRef: row.campaign_ref,
+    stakeMicro: row.stake_micro.toString(),
+    remaining: row.remaining,
+    expiresAt: row.expires_at.toISOString(),
+  }));
+}
+
+// D42 `free_bets`: the session's grants after they changed (a free bet placed, refused or
+// rolled back; a cancellation)
+export async function tellFreeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter'>, sessionId: string): Promise<void> {
+  svc.emitter.toSession(sessionId, 'free_bets', { freeBets: await usableFreeBets(svc, sessionId) });
+}
