@@ -28,7 +28,10 @@ const placeBetSchema: JSONSchemaType<PlaceBetPayload> = {
   additionalProperties: false,
   required: [],
   // D42: exactly one of amountMicro and freeBetGrantId
-  oneOf: [{ required: ['amountMicro'] }, { required: ['freeBetGrantId'] }],
+  oneOf: [
+    { required: ['amountMicro'], properties: { amountMicro: true } },
+    { required: ['freeBetGrantId'], properties: { freeBetGrantId: true } },
+  ],
   properties: {
     side: { type: 'string', maxLength: 8, nullable: true },
     autoCashOut: { type: 'string', maxLength: 16, nullable: true },

@@ -1,0 +1,230 @@
+import { expect } from 'chai';
+import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
+import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
+import { Player } from '../../support/player.js';
+import { waitForQuiescence } from '../../support/invariants.js';
+
+// D42, contract 2.6 and 8.4: the player's side of free bets. A bet names freeBetGrantId
+// instead of amountMicro; its debit carries isFree and bonusRef and moves no cash at the
+// simulator; its win is net of the stake, "0" included (2.7); a grant's rounds bound its bets
+// across sessions; an unusable grant is free_bet_unavailable with no wallet call.
+describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, ROLES_WITHOUT_CLOCK);
+  });
+  after(() => h?.close());
+
+  const FUNDS = 10_000_000n;
+  const STAKE = 1_000_000n;
+  const MINUTE = 60_000;
+
+  async function campaign(operator: TestOperator, playerRefs: string[], overrides: Record<string, unknown> = {}) {
+    const campaignRef = uniqueId('camp').replace(/[^A-Za-z0-9._:-]/g, '-');
+    const created = await operator.request('POST', '/v1/freebets', {
+      campaignRef,
+      gameCode: 'dice',
+      currency: 'EUR',
+      stakeMicro: STAKE.toString(),
+      rounds: 3,
+      playerRefs,
+      expiresAt: new Date(h.svc.now().getTime() + 7 * 24 * 60 * MINUTE).toISOString(),
+      ...overrides,
+    });
+    expect(created.status, created.text).to.equal(201);
+    const campaignId = created.body.campaignId as string;
+    const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId } });
+    const grantOf = new Map(grants.map((g) => [g.playerRef, g.id]));
+    return { campaignRef, campaignId, grantOf };
+  }
+
+  // launches of one player in one second are told apart by their timestamps (D17: the same
+  // bytes in the same second are a replay)
+  let launches = 0;
+  async function seat(operator: TestOperator, playerRef: string) {
+    h.wallet.setBalance(playerRef, 'EUR', FUNDS);
+    const timestamp = Math.floor(Date.now() / 1000) - (launches++ % 30);
+    const launch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef }), { timestamp });
+    expect(launch.status, launch.text).to.equal(200);
+    const player = await Player.connect(h.baseUrl, launch.body.sessionToken as string);
+    const connected = await player.waitFor('connected');
+    return { player, playerRef, sessionId: launch.body.sessionId as string, connected };
+  }
+
+  async function openCycle(operator: TestOperator) {
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+    return pending.id;
+  }
+
+  async function settle(operator: TestOperator, cycleId: string) {
+    await tick(h, { cycleId, from: 'BETTING_OPEN' });
+    await tick(h, { cycleId, from: 'ROLLING' });
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+  }
+
+  const callsOf = (playerRef: string, endpoint: 'bet' | 'win') =>
+    h.wallet.requests.filter((r) => r.endpoint === endpoint && (r.body as { playerRef?: string } | undefined)?.playerRef === playerRef).map((r) => r.body as Record<string, unknown>);
+
+  it('a won free dice bet: debited isFree with bonusRef and the stake, credited the net, the balance never lower; connected and free_bets count down', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const freeRef = uniqueId('player');
+    const paidRef = uniqueId('player');
+    const { campaignRef, grantOf } = await campaign(operator, [freeRef]);
+    const grantId = grantOf.get(freeRef)!;
+    const free = await seat(operator, freeRef);
+    const paid = await seat(operator, paidRef);
+    expect(free.connected.freeBets).to.have.length(1);
+    expect(free.connected.freeBets[0]).to.include({ grantId, campaignRef, stakeMicro: STAKE.toString(), remaining: 3 });
+    expect(free.connected.freeBets[0].expiresAt).to.be.a('string');
+    expect(paid.connected.freeBets).to.deep.equal([]);
+    const cycleId = await openCycle(operator);
+    const told = free.player.next('free_bets');
+    const [freeAck, paidAck] = await Promise.all([
+      free.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId }),
+      paid.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() }),
+    ]);
+    expect(freeAck.ok, JSON.stringify(freeAck)).to.equal(true);
+    expect(paidAck.ok, JSON.stringify(paidAck)).to.equal(true);
+    expect((await told).freeBets[0]).to.include({ grantId, remaining: 2 });
+    const [bet] = callsOf(freeRef, 'bet');
+    expect(bet).to.include({ isFree: true, bonusRef: campaignRef, amountMicro: STAKE.toString() });
+    expect(callsOf(paidRef, 'bet')[0]).to.not.have.any.keys('isFree', 'bonusRef');
+    expect(h.wallet.balanceOf(freeRef, 'EUR')).to.equal(FUNDS);
+    const result = free.player.next('round_result');
+    await settle(operator, cycleId);
+    const paidBet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef: paidRef, cycleId } });
+    const freeBet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef: freeRef, cycleId } });
+    expect(freeBet).to.include({ isFree: true, freeBetGrantId: grantId, amountMicro: STAKE, status: 'SETTLED' });
+    const net = paidBet.payoutMicro! - STAKE;
+    expect(net > 0n).to.equal(true);
+    expect(freeBet.payoutMicro).to.equal(net);
+    expect(callsOf(freeRef, 'win').map((w) => w.amountMicro)).to.deep.equal([net.toString()]);
+    expect((await result).payoutMicro).to.equal(net.toString());
+    expect(h.wallet.balanceOf(freeRef, 'EUR')).to.equal(FUNDS + net);
+    expect(h.wallet.balanceOf(paidRef, 'EUR')).to.equal(FUNDS - STAKE + paidBet.payoutMicro!);
+    free.player.close();
+    paid.player.close();
+  });
+
+  it('a won free bet whose net is 0 gets a win call of "0"; a lost free bet gets none', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n, payoutMultiplierScaled: 100000n, commissionMicro: 0n });
+    const winner = uniqueId('player');
+    const loser = uniqueId('player');
+    const { grantOf } = await campaign(operator, [winner, loser]);
+    const won = await seat(operator, winner);
+    const lost = await seat(operator, loser);
+    const cycleId = await openCycle(operator);
+    const acks = await Promise.all([
+      won.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantOf.get(winner) }),
+      lost.player.request('place_bet', { side: 'HIGH', freeBetGrantId: grantOf.get(loser) }),
+    ]);
+    expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+    await settle(operator, cycleId);
+    expect(callsOf(winner, 'win').map((w) => w.amountMicro)).to.deep.equal(['0']);
+    expect(callsOf(loser, 'win')).to.deep.equal([]);
+    const bets = await h.svc.db.bet.findMany({ where: { cycleId }, orderBy: { playerRef: 'asc' } });
+    expect(bets.map((b) => [b.status, b.payoutMicro])).to.deep.equal([['SETTLED', 0n], ['SETTLED', 0n]]);
+    expect(h.wallet.balanceOf(winner, 'EUR')).to.equal(FUNDS);
+    expect(h.wallet.balanceOf(loser, 'EUR')).to.equal(FUNDS);
+    won.player.close();
+    lost.player.close();
+  });
+
+  it('a grant of 3 rounds spent from 4 sessions of its player at once: 3 bets accepted, the 4th free_bet_unavailable', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const seats = [];
+    for (let i = 0; i < 4; i++) seats.push(await seat(operator, playerRef));
+    await openCycle(operator);
+    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantOf.get(playerRef) })));
+    expect(acks.filter((a) => a.ok), JSON.stringify(acks)).to.have.length(3);
+    expect(acks.filter((a) => !a.ok).map((a) => a.reason)).to.deep.equal(['free_bet_unavailable']);
+    expect(callsOf(playerRef, 'bet')).to.have.length(3);
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.status, totals.text).to.equal(200);
+    expect(totals.body).to.include({ played: 3, remaining: 0 });
+    for (const s of seats) s.player.close();
+  });
+
+  it('an expired grant, a cancelled one, another player\'s and a demo session are free_bet_unavailable, with no wallet call', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const expiring = uniqueId('player');
+    const cancelled = uniqueId('player');
+    const other = uniqueId('player');
+    const soon = await campaign(operator, [expiring, other], { expiresAt: new Date(h.svc.now().getTime() + MINUTE).toISOString() });
+    const later = await campaign(operator, [cancelled]);
+    const seats = { expiring: await seat(operator, expiring), cancelled: await seat(operator, cancelled) };
+    const deleted = await operator.request('DELETE', `/v1/freebets/${later.campaignId}`);
+    expect(deleted.status, deleted.text).to.equal(200);
+    h.shiftClock(2 * MINUTE);
+    try {
+      await openCycle(operator);
+      const acks = await Promise.all([
+        seats.expiring.player.request('place_bet', { side: 'LOW', freeBetGrantId: soon.grantOf.get(expiring) }),
+        seats.cancelled.player.request('place_bet', { side: 'LOW', freeBetGrantId: later.grantOf.get(cancelled) }),
+      ]);
+      expect(acks.map((a) => a.reason), JSON.stringify(acks)).to.deep.equal(['free_bet_unavailable', 'free_bet_unavailable']);
+      expect(callsOf(expiring, 'bet')).to.deep.equal([]);
+      expect(callsOf(cancelled, 'bet')).to.deep.equal([]);
+    } finally {
+      h.shiftClock(-2 * MINUTE);
+    }
+    // another player's grant, and (in a fresh cycle) a grant named by a demo session
+    const live = await campaign(operator, [other]);
+    const cycle = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'dice', currency: 'EUR' }));
+    if (cycle.phase !== 'BETTING_OPEN') await openCycle(operator);
+    const theirs = await seats.cancelled.player.request('place_bet', { side: 'LOW', freeBetGrantId: live.grantOf.get(other) });
+    expect(theirs.reason).to.equal('free_bet_unavailable');
+    const demoLaunch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef: other, mode: 'demo' }));
+    expect(demoLaunch.status, demoLaunch.text).to.equal(200);
+    const demo = await Player.connect(h.baseUrl, demoLaunch.body.sessionToken as string);
+    const connected = await demo.waitFor('connected');
+    expect(connected.freeBets).to.deep.equal([]);
+    const ack = await demo.request('place_bet', { side: 'LOW', freeBetGrantId: live.grantOf.get(other) });
+    expect(ack.reason).to.equal('free_bet_unavailable');
+    demo.close();
+    expect(callsOf(other, 'bet')).to.deep.equal([]);
+    for (const s of Object.values(seats)) s.player.close();
+  });
+
+  it('a free bet the wallet refuses is REJECTED and gives its round back', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    h.wallet.setFault('bet', { kind: 'status', status: 'RS_ERROR_LIMIT_REACHED' }, 1);
+    const told = seated.player.next('free_bets');
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantOf.get(playerRef) });
+    h.wallet.setFault('bet', null);
+    expect(ack).to.include({ ok: false, reason: 'wallet_rejected:RS_ERROR_LIMIT_REACHED' });
+    expect((await told).freeBets[0]).to.include({ remaining: 3 });
+    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef, cycleId } });
+    expect(bet.status).to.equal('REJECTED');
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ played: 0, remaining: 3 });
+    expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(FUNDS);
+    seated.player.close();
+  });
+
+  it('place_bet names exactly one of amountMicro and freeBetGrantId, the grant as a uuid', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE });
+    const seated = await seat(operator, uniqueId('player'));
+    await openCycle(operator);
+    for (const payload of [
+      { side: 'LOW' },
+      { side: 'LOW', amountMicro: '1000000', freeBetGrantId: '00000000-0000-4000-8000-000000000000' },
+      { side: 'LOW', freeBetGrantId: 'not-a-uuid' },
+    ]) {
+      const ack = await seated.player.request('place_bet', payload);
+      expect(ack.reason, JSON.stringify(payload)).to.equal('invalid_payload');
+    }
+    const unknown = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.reason).to.equal('free_bet_unavailable');
+    seated.player.close();
+  });
+});
