@@ -4,6 +4,8 @@ import { startHarness, uniqueId, type Harness, type TestOperator } from '../../s
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { waitForQuiescence } from '../../support/invariants.js';
+import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
+import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 
 // D42, contract 2.6 and 8.4: the player's side of free bets. A bet names freeBetGrantId
 // instead of amountMicro; its debit carries isFree and bonusRef and moves no cash at the
@@ -225,6 +227,36 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     }
     const unknown = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: '00000000-0000-4000-8000-000000000000' });
     expect(unknown.reason).to.equal('free_bet_unavailable');
+    seated.player.close();
+  });
+
+  // D40 and D42: a crash cash-out of a free bet pays the net; its ack and round_result say so
+  it('crash: a free bet cashed out by hand is paid its payout less the stake, as its ack and round_result tell', async () => {
+    const { serverSeed } = crashSeed(300n, 500n);
+    const operator = await crashOperator(h);
+    const playerRef = uniqueId('player');
+    const { campaignRef, grantOf } = await campaign(operator, [playerRef], { gameCode: 'crash' });
+    const seated = await seatCrashPlayer(h, operator, serverSeed, 100_000_000n, { playerRef });
+    expect(seated.connected.freeBets.map((f: { campaignRef: string }) => f.campaignRef)).to.deep.equal([campaignRef]);
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: operator.operatorId, gameCode: 'crash', currency: 'EUR' }));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+    const ack = await seated.player.request('place_bet', { freeBetGrantId: grantOf.get(seated.playerRef) });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await tick(h, { cycleId: pending.id, from: 'BETTING_OPEN' });
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: pending.id } });
+    h.shiftClock(curveTime(200n) - (h.svc.now().getTime() - cycle.flightStartedAt!.getTime()) + 5);
+    const out = await seated.player.request('cash_out', {});
+    expect(out.ok, JSON.stringify(out)).to.equal(true);
+    const cents = BigInt(out.cashOutMultiplier.replace('.', ''));
+    const net = (STAKE * cents) / 100n - STAKE;
+    expect(net > 0n).to.equal(true);
+    expect(out.payoutMicro).to.equal(net.toString());
+    const result = await seated.player.waitFor('round_result', (p) => p.roundId === ack.roundId);
+    expect(result).to.include({ won: true, payoutMicro: net.toString() });
+    await until('the win', async () => callsOf(seated.playerRef, 'win').length > 0);
+    expect(callsOf(seated.playerRef, 'bet')[0]).to.include({ isFree: true, bonusRef: campaignRef, amountMicro: STAKE.toString() });
+    expect(callsOf(seated.playerRef, 'win').map((w) => w.amountMicro)).to.deep.equal([net.toString()]);
+    await until('the win booked', async () => h.wallet.balanceOf(seated.playerRef, 'EUR') === 100_000_000n + net);
     seated.player.close();
   });
 });

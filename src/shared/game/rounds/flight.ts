@@ -9,6 +9,7 @@ import {
   type CrashConfig,
 } from '../../domain/games/crash.js';
 import { CURVE_MAX_MS, curveCents, curveTime } from '../../domain/games/crash-curve.js';
+import { bookedPayout } from '../../domain/payout.js';
 import { roundedPayout } from '../../domain/currency.js';
 import type { CashOutAck } from '../../domain/player-channel.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
@@ -107,7 +108,7 @@ const RESOLVE_DUE = statement(
 // has not run or did not finish (a cash-out's runs right after its ack)
 const UNSETTLED = statement(
   'flight_flying',
-  `SELECT r.id, r.state, r.ends_at_ms, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
+  `SELECT r.id, r.state, r.ends_at_ms, r.crash_cents, b.amount_micro, b.is_free, b.auto_cash_out_cents
    FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = $2
    WHERE r.cycle_id = $1 AND r.cycle_created_at = $2 AND NOT r.settled AND r.state IN ('ROLLING', 'RESULT')`,
 );
@@ -143,7 +144,10 @@ export async function resolveDue(svc: ServiceContext, cycle: FlightCycle, config
 }
 
 // a flying round as recording its own end needs it
-type EndingRound = { id: string; crash_cents: bigint | null; amount_micro: bigint; auto_cash_out_cents: bigint | null };
+type EndingRound = Stake & { id: string; crash_cents: bigint | null; auto_cash_out_cents: bigint | null };
+
+// a bet's stake, and whether it is free (D42: its win is then net of the stake)
+type Stake = { amount_micro: bigint; is_free: boolean };
 
 // Records the own end of rounds whose end has come (each to RESULT: won at its automatic
 // cash-out, or lost at its crash) and tells each player whose round this call moved; a round
@@ -162,7 +166,7 @@ async function recordEnds(svc: ServiceContext, cycle: FlightCycle, config: Crash
     svc.now(),
     cycle.createdAt,
   ]);
-  const stakeOf = new Map(due.map((round) => [round.id, round.amount_micro]));
+  const stakeOf = new Map(due.map((round) => [round.id, round]));
   for (const row of resolved) tellResult(svc, cycle, config, row, stakeOf.get(row.id)!);
   return resolved;
 }
@@ -173,7 +177,7 @@ async function recordEnds(svc: ServiceContext, cycle: FlightCycle, config: Crash
 // many this moved.
 const TOLD_ENDS = statement(
   'flight_told_ends',
-  `SELECT r.id, r.cycle_id, r.crash_cents, b.amount_micro, b.auto_cash_out_cents
+  `SELECT r.id, r.cycle_id, r.crash_cents, b.amount_micro, b.is_free, b.auto_cash_out_cents
    FROM rounds r JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at JOIN cycles c ON c.id = r.cycle_id
    WHERE NOT r.settled AND r.state = 'ROLLING' AND r.end_told AND c.phase IN ('COOLDOWN', 'FINISHED')`,
 );
@@ -192,7 +196,7 @@ export async function recordToldEnds(svc: ServiceContext): Promise<number> {
 type ResolvedRow = { id: string; session_id: string; nonce: number; bet_id: string; crash_cents: bigint; cash_out_cents: bigint | null };
 
 // D40 round_result: at the round's resolution, the crash point revealed to its player
-function tellResult(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, row: ResolvedRow, stakeMicro: bigint): void {
+function tellResult(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, row: ResolvedRow, stake: Stake): void {
   const won = row.cash_out_cents !== null;
   svc.emitter.toSession(row.session_id, 'round_result', {
     roundId: row.id,
@@ -202,14 +206,14 @@ function tellResult(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig
     crashMultiplier: centsText(row.crash_cents),
     cashOutMultiplier: won ? centsText(row.cash_out_cents!) : null,
     won,
-    payoutMicro: (won ? flightPayout(cycle, config, stakeMicro, row.cash_out_cents!) : 0n).toString(),
+    payoutMicro: (won ? flightPayout(cycle, config, stake, row.cash_out_cents!) : 0n).toString(),
   });
 }
 
 // D40: a win pays floor(stake * cents / 100), at most maxPayoutMicro, booked as the cycle's
-// payoutRounding says (D46)
-export const flightPayout = (cycle: Pick<FlightCycle, 'payoutRounding' | 'currency'>, config: CrashConfig, stakeMicro: bigint, cents: bigint): bigint =>
-  roundedPayout(crashPayout(stakeMicro, cents, config.maxPayoutMicro), cycle.payoutRounding, cycle.currency);
+// payoutRounding says (D46); a free bet's, that less its stake (D42, 8.4), as settlement books it
+export const flightPayout = (cycle: Pick<FlightCycle, 'payoutRounding' | 'currency'>, config: CrashConfig, stake: Stake, cents: bigint): bigint =>
+  bookedPayout(roundedPayout(crashPayout(stake.amount_micro, cents, config.maxPayoutMicro), cycle.payoutRounding, cycle.currency), stake.amount_micro, stake.is_free);
 
 // ---- the cash-out ------------------------------------------------------------------------
 
@@ -219,7 +223,7 @@ const CASH_OUT_FACTS = statement(
   'cash_out_facts',
   `SELECT s.state AS session_state, s.expires_at, r.id, r.state, r.nonce, r.bet_id, r.crash_cents, r.ends_at_ms, r.cash_out_cents,
           r.cycle_created_at, c.id AS cycle_id, c.phase, c.flight_started_at, c.game_code, c.currency, c.payout_rounding,
-          b.amount_micro, b.auto_cash_out_cents
+          b.amount_micro, b.is_free, b.auto_cash_out_cents
    FROM sessions s
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
    LEFT JOIN cycles c ON c.id = e.current_cycle_id
@@ -285,15 +289,15 @@ const DECIDE_IN_FLIGHT = statement(
      AND $5 < r.ends_at_ms
      AND s.id = r.session_id AND s.state = 'ACTIVE' AND s.expires_at > $6
      AND b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at
-   RETURNING r.id, r.session_id, r.nonce, r.bet_id, r.crash_cents, r.cash_out_cents, b.amount_micro`,
+   RETURNING r.id, r.session_id, r.nonce, r.bet_id, r.crash_cents, r.cash_out_cents, b.amount_micro, b.is_free`,
 );
 
 // a cash-out's win: its result to the player at once, its settlement after, the ack's terms
-function won(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, decided: ResolvedRow, stakeMicro: bigint): CashOutAnswer {
-  tellResult(svc, cycle, config, decided, stakeMicro);
+function won(svc: ServiceContext, cycle: FlightCycle, config: CrashConfig, decided: ResolvedRow, stake: Stake): CashOutAnswer {
+  tellResult(svc, cycle, config, decided, stake);
   settleInBackground(svc, cycle, decided.id);
   const cents = decided.cash_out_cents!;
-  return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, stakeMicro, cents).toString() };
+  return { ok: true, cashOutMultiplier: centsText(cents), payoutMicro: flightPayout(cycle, config, stake, cents).toString() };
 }
 
 // A cash_out of the session's bet, stamped `arrivedAt` by the node that received it (D40:
@@ -310,7 +314,7 @@ export async function cashOut(
   const known = engine && knownFlights.get(engineOf(engine));
   if (known) {
     const t = Math.max(0, arrivedAt.getTime() - known.flightStartedAt.getTime());
-    const [decided] = await svc.sql.query<ResolvedRow & { amount_micro: bigint }>(DECIDE_IN_FLIGHT, [
+    const [decided] = await svc.sql.query<ResolvedRow & Stake>(DECIDE_IN_FLIGHT, [
       sessionId,
       known.id,
       known.createdAt,
@@ -318,7 +322,7 @@ export async function cashOut(
       t,
       svc.now(),
     ]);
-    if (decided) return won(svc, known, await flightConfig(svc, known.id), decided, decided.amount_micro);
+    if (decided) return won(svc, known, await flightConfig(svc, known.id), decided, decided);
   }
   const [facts] = await svc.sql.query<{
     session_state: string;
@@ -338,6 +342,7 @@ export async function cashOut(
     currency: string;
     payout_rounding: PayoutRounding;
     amount_micro: bigint;
+    is_free: boolean;
     auto_cash_out_cents: bigint | null;
   }>(CASH_OUT_FACTS, [sessionId]);
   const refusal = standingRefusal(svc, facts && { state: facts.session_state, expires_at: facts.expires_at });
@@ -366,7 +371,7 @@ export async function cashOut(
     }
   } else {
     const [decided] = await svc.sql.query<ResolvedRow>(CASH_OUT, [facts.id, facts.cycle_created_at, curveCents(t), t, svc.now()]);
-    if (decided) return won(svc, cycle, config, decided, facts.amount_micro);
+    if (decided) return won(svc, cycle, config, decided, facts);
   }
   // the round moved meanwhile: a cash-out of another socket, its end recorded, or voided
   const [after] = await svc.sql.query<{ state: string; cash_out_cents: bigint | null }>(ROUND_AFTER, [facts.id, facts.cycle_created_at]);
