@@ -5,6 +5,7 @@ import { BUCKETS } from '../../shared/platform/rate-limit.js';
 import { compile } from '../../shared/platform/validation.js';
 import { campaignTotals, cancelCampaign, createCampaign, listGrants } from '../../shared/game/freebets/campaigns.js';
 import type { CampaignTermsInput } from '../../shared/game/freebets/terms.js';
+import { tellCampaignSessions } from '../../shared/game/freebets/usable.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { validateBody } from '../middleware/validate.js';
 import { isUuid } from '../schemas/common.js';
@@ -42,7 +43,13 @@ export function freeBetRoutes(svc: ServiceContext) {
   });
 
   router.delete('/v1/freebets/:campaignId', write, async (ctx) => {
-    ctx.body = await cancelCampaign(context(), ctx.state.operator.id, campaignIdOf(ctx.params.campaignId));
+    const campaignId = campaignIdOf(ctx.params.campaignId);
+    ctx.body = await cancelCampaign(context(), ctx.state.operator.id, campaignId);
+    // D42: the players' live sessions are told their grants changed; the answer does not wait
+    const operatorId = ctx.state.operator.id;
+    void tellCampaignSessions(svc, operatorId, campaignId).catch((err: unknown) =>
+      svc.logger.warn({ err: (err as Error).message, campaignId }, 'free_bets after a cancellation not sent'),
+    );
   });
   return router;
 }

@@ -160,8 +160,12 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     const soon = await campaign(operator, [expiring, other], { expiresAt: new Date(h.svc.now().getTime() + MINUTE).toISOString() });
     const later = await campaign(operator, [cancelled]);
     const seats = { expiring: await seat(operator, expiring), cancelled: await seat(operator, cancelled) };
+    expect(seats.cancelled.connected.freeBets).to.have.length(1);
+    const toldCancelled = seats.cancelled.player.next('free_bets');
     const deleted = await operator.request('DELETE', `/v1/freebets/${later.campaignId}`);
     expect(deleted.status, deleted.text).to.equal(200);
+    // the cancellation reaches the player's live session
+    expect((await toldCancelled).freeBets).to.deep.equal([]);
     h.shiftClock(2 * MINUTE);
     try {
       await openCycle(operator);

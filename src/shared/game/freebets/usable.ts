@@ -41,3 +41,21 @@ export async function usableFreeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, s
 export async function tellFreeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter'>, sessionId: string): Promise<void> {
   svc.emitter.toSession(sessionId, 'free_bets', { freeBets: await usableFreeBets(svc, sessionId) });
 }
+
+// The live real-money sessions of a campaign's players in its game and currency: those a
+// cancellation (DELETE /v1/freebets/{campaignId}) changes the grants of
+const CAMPAIGN_SESSIONS = statement(
+  'free_bets_campaign_sessions',
+  `SELECT s.id
+   FROM free_bet_campaigns c
+   JOIN free_bet_grants g ON g.campaign_id = c.id
+   JOIN sessions s ON s.operator_id = g.operator_id AND s.player_ref = g.player_ref AND s.currency = c.currency
+   WHERE c.id = $1 AND c.operator_id = $2 AND s.game_code = c.game_code AND s.mode = 'REAL' AND s.state = 'ACTIVE' AND s.expires_at > $3`,
+);
+
+// D42: after a cancellation, `free_bets` to each live session of the campaign's players,
+// wherever it is connected (the emitter reaches every node)
+export async function tellCampaignSessions(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter'>, operatorId: string, campaignId: string): Promise<void> {
+  const sessions = await svc.sql.query<{ id: string }>(CAMPAIGN_SESSIONS, [campaignId, operatorId, svc.now()]);
+  for (const { id } of sessions) await tellFreeBets(svc, id);
+}
