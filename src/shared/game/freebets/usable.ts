@@ -48,8 +48,8 @@ const CAMPAIGN_SESSIONS = statement(
   'free_bets_campaign_sessions',
   `SELECT s.id
    FROM free_bet_campaigns c
-   JOIN free_bet_grants g ON g.campaign_id = c.id
-   JOIN sessions s ON s.operator_id = g.operator_id AND s.player_ref = g.player_ref AND s.currency = c.currency
+   JOIN free_bet_grants g ON g.campaign_id = $1
+   JOIN sessions s ON s.operator_id = $2 AND s.player_ref = g.player_ref AND s.currency = c.currency
    WHERE c.id = $1 AND c.operator_id = $2 AND s.game_code = c.game_code AND s.mode = 'REAL' AND s.state = 'ACTIVE' AND s.expires_at > $3`,
 );
 
