@@ -1137,6 +1137,8 @@ export interface components {
              * @constant
              */
             isFree?: true;
+            /** @description bonus attribution (contract 2.6): the campaignRef of the free-bet grant spent; sent only with isFree (D42) */
+            bonusRef?: string;
         };
         WalletWinRequest: {
             /**
