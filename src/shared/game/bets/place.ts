@@ -409,12 +409,16 @@ type GrantFacts = {
 // responsible-gambling limits count a free bet as 0 (8.3).
 async function placeFree(svc: Pick<ServiceContext, 'sql'>, placement: Placement, now: Date, debitNode: string | null): Promise<Placed> {
   const grantId = placement.freeBetGrantId!;
-  return svc.sql.transaction(async (tx): Promise<Placed> => {
+  let refused: { fact: Facts; verdict: Placed } | undefined;
+  const placed = await svc.sql.transaction(async (tx): Promise<Placed> => {
     await tx.query(LOCK_GRANT, [grantId]);
     const [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [grantId]);
     const [fact] = await tx.query<Facts>(FACTS, [[placement.sessionId], new Date(now.getTime() - DAY_MS)]);
     const refusal = refuseFree(placement, fact!, grant, now);
-    if (refusal) return { ok: false, reason: refusal };
+    if (refusal) {
+      refused = { fact: fact!, verdict: { ok: false, reason: refusal } };
+      return refused.verdict;
+    }
     const free = { stakeMicro: grant!.stake_micro, campaignRef: grant!.campaign_ref };
     const ticket = ticketFor(placement, freshIds(), { ...fact!, cycle_id: fact!.cycle_id!, cycle_created_at: fact!.cycle_created_at!, demo: false }, free);
     const written = await tx.query<{ id: string }>(INSERT_BETS, [
@@ -438,6 +442,10 @@ async function placeFree(svc: Pick<ServiceContext, 'sql'>, placement: Placement,
     // 8.2 rule 4
     return written.length === 1 ? { ok: true, ticket } : { ok: false, reason: 'already_bet_this_round' };
   });
+  // D31: a limit a free bet tripped (its stake counts 0, so only the session's time) is reported
+  // as a paid bet's is (the placement's amountMicro is 0)
+  if (refused) await recordRgTrips(svc, [placement], [refused.fact], [refused.verdict], now);
+  return placed;
 }
 
 // 8.2 rules 1 and 2, the grant (D42: the session's own, usable now, with a round left; never
