@@ -45,10 +45,10 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
   // launches of one player in one second are told apart by their timestamps (D17: the same
   // bytes in the same second are a replay)
   let launches = 0;
-  async function seat(operator: TestOperator, playerRef: string) {
+  async function seat(operator: TestOperator, playerRef: string, body: Record<string, unknown> = {}) {
     h.wallet.setBalance(playerRef, 'EUR', FUNDS);
     const timestamp = Math.floor(Date.now() / 1000) - (launches++ % 30);
-    const launch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef }), { timestamp });
+    const launch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef, ...body }), { timestamp });
     expect(launch.status, launch.text).to.equal(200);
     const player = await Player.connect(h.baseUrl, launch.body.sessionToken as string);
     const connected = await player.waitFor('connected');
@@ -215,6 +215,26 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     expect(totals.body).to.include({ played: 0, remaining: 3 });
     expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(FUNDS);
     seated.player.close();
+  });
+
+  // 8.3, D42: the responsible-gambling limits count a free bet's stake as 0, and a free bet
+  // goes through the same placement under limits
+  it('a free bet is taken under a daily wager limit below its stake, and adds nothing to what the limit counts', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { grantOf } = await campaign(operator, [playerRef]);
+    const seated = await seat(operator, playerRef, { rgLimits: { dailyWagerMicro: (STAKE / 2n).toString() } });
+    const cycleId = await openCycle(operator);
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantOf.get(playerRef) });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    // the player's other session, under the same limit: a paid stake that reaches the limit is
+    // still allowed: the free bet counted 0 of the player's 24 hours
+    const other = await seat(operator, playerRef, { rgLimits: { dailyWagerMicro: (STAKE / 2n).toString() } });
+    const paid = await other.player.request('place_bet', { side: 'LOW', amountMicro: (STAKE / 2n).toString() });
+    expect(paid.ok, JSON.stringify(paid)).to.equal(true);
+    await settle(operator, cycleId);
+    seated.player.close();
+    other.player.close();
   });
 
   it('place_bet names exactly one of amountMicro and freeBetGrantId, the grant as a uuid', async () => {
