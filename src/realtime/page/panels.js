@@ -113,7 +113,7 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money, cells 
       if (round.placedAt) time.title = utcTime(round.placedAt);
       const own = cells ? cells(round) : null;
       const bet = node('td', undefined, 'bet-cell');
-      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, 'stake-amount'));
+      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, round.isFree ? 'stake-amount free' : 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
       if (own) result.append(...own.result);
       else if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
