@@ -397,13 +397,20 @@ export function crashGame(shell) {
     return undefined;
   }
 
+  // a bet's own parameters from the form (a free bet's too): the auto cash-out when one is set;
+  // undefined when the field is refused (said)
+  function betParams() {
+    const auto = readAutoCashOut();
+    if (auto === undefined) return undefined;
+    return auto === null ? {} : { autoCashOut: wireMultiplier(auto) };
+  }
+
   function placeBet() {
     if (!shell.canBet()) return;
     const stake = shell.readStake();
     if (stake === null) return;
-    const auto = readAutoCashOut();
-    if (auto === undefined) return;
-    shell.placeBet(auto === null ? {} : { autoCashOut: wireMultiplier(auto) });
+    const params = betParams();
+    if (params) shell.placeBet(params);
   }
 
   // the bet form's state: the buttons, and what an auto cash-out would pay
@@ -469,7 +476,7 @@ export function crashGame(shell) {
     return cents === null ? text : multiplierInput(cents, decimal());
   };
 
-  return { configure, onRoundState, onResult, betPlacedText, render, renderBetting, historyCells, shortcut, multiplierFigures };
+  return { configure, onRoundState, onResult, betPlacedText, render, renderBetting, historyCells, shortcut, multiplierFigures, betParams };
 }
 
 // the canvas's grid: 1, 2 or 5 times a power of ten, four to eight lines over the span

@@ -8,10 +8,11 @@
 
 import { crashGame } from './crash.js';
 import { deriveCrash, deriveRound } from './fair.js';
+import { freeBetPayload, freeBetRows, readFreeBets } from './freebets.js';
 import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
-import { byId, renderCrashVerification, renderHistory, renderRevealed, renderVerification } from './panels.js';
+import { byId, renderCrashVerification, renderFreeBets, renderHistory, renderRevealed, renderVerification } from './panels.js';
 
 // The player channel's messages, as the service's map declares them (D4): a message name or
 // field the map does not have fails the type check (npm run typecheck, tsconfig.json here)
@@ -24,6 +25,7 @@ import { byId, renderCrashVerification, renderHistory, renderRevealed, renderVer
 /** @template {keyof ServerMessages} E @typedef {Parameters<ServerToClientEvents[E]>[0]} Message */
 /** @typedef {import('./panels.js').HistoryRound} HistoryRound */
 /** @typedef {import('./panels.js').RevealedSeed} RevealedSeed */
+/** @typedef {import('./freebets.js').FreeBet} FreeBet */
 
 // the session's bet limits, stake step (D46) and dice's payout (D18: the multiplier scaled by
 // 100000), as BigInt
@@ -52,6 +54,9 @@ const el = {
   betHigh: byId('bet-high', HTMLButtonElement),
   potential: byId('potential'),
   message: byId('message'),
+  freeBets: byId('free-bets'),
+  freeBetsList: byId('free-bets-list'),
+  freeBetHigh: byId('free-bet-high', HTMLInputElement),
   history: byId('history'),
   historyEmpty: byId('history-empty'),
   historyGame: byId('history-game'),
@@ -104,6 +109,7 @@ const state = {
   rounds: /** @type {HistoryRound[]} */ ([]), // the session's rounds, newest first
   revealed: /** @type {Map<string, RevealedSeed>} */ (new Map()), // by serverSeedHash (D5)
   reportedBets: /** @type {Set<string>} */ (new Set()), // clientBetIds already explained (ack and bet_rejected both arrive)
+  freeBets: /** @type {FreeBet[]} */ ([]), // the session's free bets with a round left, as the service last named them
 };
 
 const serverNow = () => Date.now() + state.clockOffsetMs;
@@ -222,6 +228,12 @@ function connect() {
     reportRejection(msg.reason, msg.clientBetId);
     renderBetting();
   });
+  // the session's free bets after each change (D42), the service's numbers. Registered by its
+  // name as a string: a channel map without the message (from before free bets) still checks.
+  on(/** @type {keyof ServerMessages} */ (/** @type {string} */ ('free_bets')), (msg) => {
+    state.freeBets = freeBetsOf(msg);
+    renderBetting();
+  });
   on('round_result', onRoundResult);
   on('round_voided', onRoundVoided);
   on('seed_rotated', (msg) => {
@@ -262,6 +274,7 @@ function onConnected(msg) {
   // this page already knows stays until the next balance_update
   if (msg.balanceMicro !== null || state.balanceMicro === null) state.balanceMicro = msg.balanceMicro;
   el.demoBadge.hidden = msg.mode !== 'demo';
+  state.freeBets = freeBetsOf(msg);
   if (firstTime) {
     el.stake.value = state.money.input(defaultStake());
     el.clientSeed.value = msg.clientSeed ?? '';
@@ -272,6 +285,11 @@ function onConnected(msg) {
   if (msg.roundState) setRound(msg.roundState);
   renderAll();
 }
+
+// the free bets a message names (connected, free_bets); none when it has no freeBets (a
+// service from before free bets)
+/** @param {object} msg */
+const freeBetsOf = (msg) => readFreeBets('freeBets' in msg ? msg.freeBets : undefined);
 
 // ---- rounds ------------------------------------------------------------------------------
 
@@ -506,8 +524,19 @@ function placeGameBet(params) {
   sendBet({ ...params, amountMicro: amountMicro.toString(), clientBetId: randomId() });
 }
 
+// a free bet (D42): the grant in place of the stake field's amount, with the game's parameters
+// (dice: the panel's side; crash: the auto cash-out field when set). The rounds left come from
+// the service's next free_bets, never counted down here.
+/** @param {string} grantId */
+function playFreeBet(grantId) {
+  if (!socket || !state.round || !canBet()) return;
+  const params = state.game === 'crash' ? crash.betParams() : { side: el.freeBetHigh.checked ? /** @type {const} */ ('HIGH') : /** @type {const} */ ('LOW') };
+  if (params === undefined) return;
+  sendBet(freeBetPayload(grantId, randomId(), params));
+}
+
 // place_bet, and its verdict (contract 8.2)
-/** @param {import('../../shared/domain/player-channel.js').PlaceBet & { clientBetId: string }} payload */
+/** @param {(import('../../shared/domain/player-channel.js').PlaceBet | ReturnType<typeof freeBetPayload>) & { clientBetId: string }} payload */
 function sendBet(payload) {
   if (!socket || !state.round) return;
   const { clientBetId } = payload;
@@ -515,7 +544,10 @@ function sendBet(payload) {
   state.placing = true;
   showMessage(t('placing'), 'info');
   renderBetting();
-  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', payload, (err, ack) => {
+  // a free bet names freeBetGrantId and no amountMicro, which a channel map from before free
+  // bets (D42) does not know: sent as it is
+  const message = /** @type {import('../../shared/domain/player-channel.js').PlaceBet} */ (/** @type {unknown} */ (payload));
+  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', message, (err, ack) => {
     state.placing = false;
     if (err) showMessage(t('no_answer'), 'error');
     else if (ack.ok) state.betCycleId ??= cycleId;
@@ -803,6 +835,7 @@ function renderBetting() {
   el.stakeHint.textContent = t('stake_hint', rangeVars());
   const stake = readStake({ quiet: true });
   for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
+  renderFreeBets(el.freeBets, el.freeBetsList, freeBetRows(state.freeBets, state.money, { now: serverNow() }), { canPlay: open, onPlay: playFreeBet });
   if (state.game === 'crash') return crash.renderBetting();
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =

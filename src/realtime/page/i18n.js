@@ -161,6 +161,8 @@ export function reasonText(reason, vars = {}) {
       return t('reason_service_unavailable');
     case 'service_busy':
       return t('reason_service_busy');
+    case 'free_bet_unavailable':
+      return t('reason_free_bet_unavailable');
     case 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY':
       return t('reason_not_enough_money');
     case 'wallet_rejected:RS_ERROR_LIMIT_REACHED':

@@ -113,7 +113,7 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money, cells 
       if (round.placedAt) time.title = utcTime(round.placedAt);
       const own = cells ? cells(round) : null;
       const bet = node('td', undefined, 'bet-cell');
-      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, 'stake-amount'));
+      bet.append(...(own ? own.bet : [sideTag(round.side, sideName)]), node('span', stake, round.isFree ? 'stake-amount free' : 'stake-amount'));
       const result = node('td', undefined, 'result-cell');
       if (own) result.append(...own.result);
       else if (round.outcome && !round.voided) result.append(node('span', String(round.outcome.face), 'face'), ' ', sideTag(round.outcome.side, sideName));
@@ -265,4 +265,40 @@ export function renderCrashVerification(container, round, seed, derived, multipl
   const verdict = node('p', matches ? t('verify_crash_match') : t('verify_crash_mismatch'), 'verdict');
   verdict.dataset.match = String(matches);
   container.replaceChildren(heading, list, verdict);
+}
+
+// Draws the rows into `list` (a <ul>), each with its button; `section` is hidden when there
+// is none. A button is enabled when `canPlay` (the bet buttons' rule) and its grant has not
+// expired on the page's clock. Rows that have not changed are kept (only their buttons'
+// state is set), so that the button a player just pressed keeps its focus.
+/**
+ * @param {HTMLElement} section
+ * @param {HTMLElement} list
+ * @param {import('./freebets.js').FreeBetRow[]} rows
+ * @param {{ canPlay: boolean, onPlay: (grantId: string) => void }} options
+ */
+export function renderFreeBets(section, list, rows, { canPlay, onPlay }) {
+  section.hidden = rows.length === 0;
+  const drawn = JSON.stringify(rows);
+  if (list.dataset.rows !== drawn) {
+    list.dataset.rows = drawn;
+    list.replaceChildren(
+      ...rows.map((row) => {
+        const item = node('li', undefined, 'free-bet');
+        item.dataset.grantId = row.grantId;
+        const details = node('div', undefined, 'free-bet-details');
+        details.append(node('span', row.stake, 'free-bet-stake'), node('span', row.remaining, 'free-bet-remaining'), node('span', row.expires, 'free-bet-expires'));
+        const button = node('button', t('free_bet_play'), 'button primary free-bet-play');
+        button.type = 'button';
+        button.setAttribute('aria-label', t('free_bet_play_label', { stake: row.stake }));
+        button.addEventListener('click', () => onPlay(row.grantId));
+        item.append(details, button);
+        return item;
+      }),
+    );
+  }
+  const buttons = /** @type {NodeListOf<HTMLButtonElement>} */ (list.querySelectorAll('button.free-bet-play'));
+  buttons.forEach((button, index) => {
+    button.disabled = !canPlay || rows[index]?.expired !== false;
+  });
 }

@@ -1,0 +1,15 @@
+// Types of freebets.js for the unit tests (the page itself is plain JavaScript, served as is).
+
+import type { MoneyFormat } from './money.js';
+
+export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string };
+export type FreeBetRow = { grantId: string; stake: string; remaining: string; expires: string; expired: boolean };
+export type GameParams = { side?: 'LOW' | 'HIGH'; autoCashOut?: string };
+
+export function readFreeBets(value: unknown): FreeBet[];
+export function freeBetRows(grants: FreeBet[], money: MoneyFormat, options: { now: number; timeZone?: string }): FreeBetRow[];
+export function freeBetPayload(
+  grantId: string,
+  clientBetId: string,
+  params: GameParams & { amountMicro?: unknown },
+): GameParams & { freeBetGrantId: string; clientBetId: string };
