@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pg from 'pg';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
@@ -214,6 +215,44 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
     expect(totals.body).to.include({ played: 0, remaining: 3 });
     expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(FUNDS);
+    seated.player.close();
+  });
+
+  // D42: a cancellation counts what each grant played under the grant's lock, which a free
+  // bet's placement holds until it commits: a bet committed while the cancellation waited is
+  // played, not cancelled too (played + remaining + cancelled = granted)
+  it('a cancellation that waits for a placement holding the grant counts the bet that placement committed', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    // a bet row naming the grant, not live (the wallet refused it), to stand for a placement
+    h.wallet.setFault('bet', { kind: 'status', status: 'RS_ERROR_LIMIT_REACHED' }, 1);
+    await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantOf.get(playerRef) });
+    h.wallet.setFault('bet', null);
+    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef, cycleId } });
+    // the placement: the grant's lock, its bet made live, not yet committed
+    const placement = new pg.Client({ connectionString: h.svc.config.databaseUrl });
+    await placement.connect();
+    try {
+      await placement.query('BEGIN');
+      await placement.query('SELECT 1 FROM free_bet_grants WHERE id = $1 FOR UPDATE', [grantOf.get(playerRef)]);
+      await placement.query("UPDATE bets SET status = 'ACCEPTED' WHERE id = $1", [bet.id]);
+      const cancel = operator.request('DELETE', `/v1/freebets/${campaignId}`);
+      await until('the cancellation to wait for the grant', async () => {
+        const [row] = (await placement.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+        )).rows;
+        return row!.n > 0;
+      });
+      await placement.query('COMMIT');
+      const cancelled = await cancel;
+      expect(cancelled.status, cancelled.text).to.equal(200);
+      expect(cancelled.body).to.include({ granted: 3, played: 1, cancelled: 2, remaining: 0 });
+    } finally {
+      await placement.end();
+    }
     seated.player.close();
   });
 

@@ -322,10 +322,14 @@ export async function campaignTotals(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, 
   return totalsView(row, ctx.now);
 }
 
-// D42: each grant keeps what it played (its live bets, counted under the grant's row lock, which
-// the UPDATE takes) and loses the rest; the campaign is CANCELLED. An already cancelled or
-// finished campaign is left as it is, so a second DELETE answers the same totals.
+// D42: each grant keeps what it played (its live bets, counted under the grant's row lock) and
+// loses the rest; the campaign is CANCELLED. An already cancelled or finished campaign is left
+// as it is, so a second DELETE answers the same totals. The grants' locks are taken by a
+// statement of their own before the count: a statement reads the rows committed when it
+// starts, so a count in the statement that waits for a lock would miss a free bet whose
+// placement held that lock and committed meanwhile, and cancel its round as well as play it.
 const LOCK_CAMPAIGN = `SELECT state FROM free_bet_campaigns WHERE id = $1 AND operator_id = $2 FOR UPDATE`;
+const LOCK_GRANTS = `SELECT id FROM free_bet_grants WHERE campaign_id = $1 ORDER BY id FOR UPDATE`;
 const CANCEL_GRANTS = `
   UPDATE free_bet_grants g
   SET cancelled = greatest(g.rounds - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE})::int, 0)
@@ -338,6 +342,7 @@ export async function cancelCampaign(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, 
     const [campaign] = await tx.query<{ state: string }>(LOCK_CAMPAIGN, [campaignId, operatorId]);
     if (!campaign) throw campaignNotFound();
     if (campaign.state !== 'ACTIVE') return;
+    await tx.query(LOCK_GRANTS, [campaignId]);
     await tx.query(CANCEL_GRANTS, [campaignId]);
     await tx.query(MARK_CANCELLED, [campaignId, ctx.now]);
   });
