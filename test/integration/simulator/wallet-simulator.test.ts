@@ -276,9 +276,10 @@ describe('wallet simulator (contract 4.2, 4.3, 5.1, 5.2)', () => {
         amountMicro: 196_000n,
       });
 
+      // contract 2.6, 8.4 (D42): a free bet debits no cash, and its win of "0" credits nothing
       const freeBet = betBody('100', { isFree: true });
-      await call(sim, 'bet', freeBet);
-      expect((await call(sim, 'win', winBody(freeBet, '0'))).json).to.include({ status: 'RS_OK', balanceMicro: '1095900' });
+      expect((await call(sim, 'bet', freeBet)).json).to.include({ status: 'RS_OK', balanceMicro: '1096000' });
+      expect((await call(sim, 'win', winBody(freeBet, '0'))).json).to.include({ status: 'RS_OK', balanceMicro: '1096000' });
       expect(sim.violations).to.deep.equal([]);
     });
 
