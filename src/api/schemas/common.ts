@@ -1,4 +1,6 @@
 import { MICRO_AMOUNT_PATTERN } from '../../shared/domain/money.js';
+import { invalidRequest } from '../../shared/platform/errors.js';
+import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
 export { objectSchema, orNull, type Schema } from '../../shared/platform/json-schema.js';
 
 // Schema pieces shared by the request and response schemas of the API (and the OpenAPI
@@ -23,3 +25,15 @@ export const uuidPathParameter = {
   description: 'a UUID (any case); any other value is answered 404 like an unknown id',
 } as const;
 
+
+// D10: a listing's `cursor` parameter, as its nextCursor gave it; absent, the first page
+export function listingCursor(cursor: string | undefined): ListingPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const after = decodeCursor(cursor);
+  if (!after) {
+    throw invalidRequest('RS_ERROR_WRONG_TYPES', 'a field has the wrong type or format', [
+      { path: '/cursor', keyword: 'format', message: 'must be a nextCursor returned by this endpoint' },
+    ]);
+  }
+  return after;
+}

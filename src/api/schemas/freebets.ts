@@ -1,7 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import { invalidRequest } from '../../shared/platform/errors.js';
 import { STORABLE_TEXT, compile, playerRefSchema, toInvalidRequest } from '../../shared/platform/validation.js';
-import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
 import {
   CAMPAIGN_STATES,
   GRANT_STATUSES,
@@ -14,7 +12,7 @@ import {
 } from '../../shared/game/freebets/campaigns.js';
 import { CAMPAIGN_REF_PATTERN, MAX_PLAYERS, MAX_ROUNDS, type CampaignTermsInput } from '../../shared/game/freebets/terms.js';
 import { STAKE_MICRO_PATTERN } from '../../shared/domain/money.js';
-import { instant, objectSchema, orNull, uuid } from './common.js';
+import { instant, listingCursor, objectSchema, orNull, uuid } from './common.js';
 
 // D42: the free-bet routes' requests and answers. D3: anything malformed is 400
 // invalid_request; unknown fields and parameters are dropped (D9). The bounds that need the
@@ -75,15 +73,7 @@ export function readGrantsQuery(query: Record<string, string | string[] | undefi
   // a copy: ajv removes the unknown parameters from what it validates
   const copy: unknown = { ...query };
   if (!validGrantsQuery(copy)) throw toInvalidRequest(validGrantsQuery.errors ?? []);
-  let after: ListingPosition | undefined;
-  if (copy.cursor !== undefined) {
-    after = decodeCursor(copy.cursor);
-    if (!after) {
-      throw invalidRequest('RS_ERROR_WRONG_TYPES', 'a field has the wrong type or format', [
-        { path: '/cursor', keyword: 'format', message: 'must be a nextCursor returned by this endpoint' },
-      ]);
-    }
-  }
+  const after = listingCursor(copy.cursor);
   return { playerRef: copy.playerRef, campaignRef: copy.campaignRef, status: copy.status, after, limit: copy.limit === undefined ? DEFAULT_LIMIT : Number(copy.limit) };
 }
 

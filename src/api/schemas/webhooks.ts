@@ -1,10 +1,9 @@
 import type { JSONSchemaType } from 'ajv';
-import { invalidRequest } from '../../shared/platform/errors.js';
 import { compile, toInvalidRequest } from '../../shared/platform/validation.js';
-import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
 import { DELIVERY_STATUSES, type DeliveryPage, type DeliveryStatus, type DeliveryView } from '../../shared/game/webhooks/deliveries.js';
 import { EVENT_TYPES } from '../../shared/domain/events.js';
-import { instant, objectSchema, orNull, uuid } from './common.js';
+import type { ListingPosition } from '../../shared/game/reports/cursor.js';
+import { instant, listingCursor, objectSchema, orNull, uuid } from './common.js';
 
 // The webhook routes' requests and answers (D31, D38). D3: anything invalid is 400
 // invalid_request; unknown parameters and fields are dropped (D9).
@@ -43,15 +42,7 @@ export function readDeliveriesQuery(query: Record<string, string | string[] | un
   // a copy: ajv removes the unknown parameters from what it validates
   const copy: unknown = { ...query };
   if (!validDeliveries(copy)) throw toInvalidRequest(validDeliveries.errors ?? []);
-  let after: ListingPosition | undefined;
-  if (copy.cursor !== undefined) {
-    after = decodeCursor(copy.cursor);
-    if (!after) {
-      throw invalidRequest('RS_ERROR_WRONG_TYPES', 'a field has the wrong type or format', [
-        { path: '/cursor', keyword: 'format', message: 'must be a nextCursor returned by this endpoint' },
-      ]);
-    }
-  }
+  const after = listingCursor(copy.cursor);
   return { status: copy.status, after, limit: copy.limit === undefined ? DEFAULT_LIMIT : Number(copy.limit) };
 }
 
