@@ -1,5 +1,6 @@
 import type { Cluster } from 'ioredis';
 import type { Logger } from './logger.js';
+import type { ShardedSubscriber } from './sharded-subscriber.js';
 
 // D36: a Redis Cluster connection with sharded subscribers resubscribes its channels when it
 // replaces a subscriber connection (a node restarted, a failover), once. If that SSUBSCRIBE
@@ -13,8 +14,9 @@ import type { Logger } from './logger.js';
 // a channel of its own and expects to hear it back. The probe channel carries the watched
 // channels' hash tag, so it is in their slot: ioredis resubscribes a slot's channels in one
 // SSUBSCRIBE, so the probe is heard exactly when they are. When probes go unheard
-// MISSES_TO_REPAIR times in a row, the subscriber reconnects, which makes ioredis subscribe
-// every channel it holds anew; if that is refused too, the next misses repeat it.
+// MISSES_TO_REPAIR times in a row, the subscriber is replaced by a new connection that
+// subscribes every channel anew (sharded-subscriber.ts says why reconnecting the same one is
+// not enough); if that is refused too, the next misses repeat it.
 
 const PROBE_EVERY_MS = 2000;
 // a turn of a busy event loop can hold a probe's echo past one tick; three in a row is a
@@ -25,23 +27,22 @@ export class SubscriptionWatch {
   private timer: NodeJS.Timeout | undefined;
   private unheard = 0;
   private heard = true;
-  private readonly onMessage = (channel: Buffer) => {
-    if (channel.toString() === this.channel) this.heard = true;
+  private readonly onMessage = () => {
+    this.heard = true;
   };
 
   // `channel` is this process's own: it must share the watched channels' hash tag
   constructor(
     private readonly pub: Cluster,
-    private readonly sub: Cluster,
+    private readonly sub: ShardedSubscriber,
     private readonly channel: string,
     private readonly logger: Logger,
   ) {}
 
   start(): void {
     if (this.timer) return;
-    this.sub.on('smessageBuffer', this.onMessage);
     // a refusal here is repaired like a lost subscription: its probes go unheard
-    this.sub.ssubscribe(this.channel).catch(() => undefined);
+    void this.sub.sSubscribe(this.channel, this.onMessage);
     this.timer = setInterval(() => this.tick(), PROBE_EVERY_MS);
     this.timer.unref();
   }
@@ -49,7 +50,7 @@ export class SubscriptionWatch {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    this.sub.off('smessageBuffer', this.onMessage);
+    void this.sub.sUnsubscribe(this.channel);
   }
 
   private tick(): void {
@@ -58,8 +59,8 @@ export class SubscriptionWatch {
     if (this.pub.status !== 'ready' || this.sub.status !== 'ready') return this.startOver();
     this.unheard = this.heard ? 0 : this.unheard + 1;
     if (this.unheard >= MISSES_TO_REPAIR) {
-      this.logger.warn({ channel: this.channel, probesUnheard: this.unheard }, 'pub/sub subscription lost: reconnecting the subscriber');
-      this.sub.disconnect(true);
+      this.logger.warn({ channel: this.channel, probesUnheard: this.unheard }, 'pub/sub subscription lost: renewing the subscriber');
+      this.sub.renew();
       return this.startOver();
     }
     this.heard = false;

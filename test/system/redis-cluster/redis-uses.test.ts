@@ -188,7 +188,36 @@ describe('Redis Cluster (D36): every Redis use', function () {
 
     // allowed again: nothing changed in the cluster's slots, so only the watch resubscribes
     await until('a verdict from the other node again', () => crossed(`bet-after-${received.length}`), 20_000);
-    expect(lines.map((line) => JSON.parse(line).msg)).to.include('pub/sub subscription lost: reconnecting the subscriber');
+    expect(lines.map((line) => JSON.parse(line).msg)).to.include('pub/sub subscription lost: renewing the subscriber');
+  });
+
+  it('the player channel: a subscriber whose client stopped resubscribing for good is replaced, and messages flow', async () => {
+    const lines: string[] = [];
+    const watched = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const own = uniqueId('cluster-wedge');
+    const [a, b] = [new PlayerEmitter(target, own, watched), new PlayerEmitter(target, own, watched)];
+    closing.push(() => a.close(), () => b.close());
+    const received: unknown[] = [];
+    b.onVerdict((betId) => received.push(betId));
+    const crossed = async (betId: string) => {
+      a.verdict(b.nodeId, betId, { ok: true } as BetVerdict);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return received.includes(betId);
+    };
+    await until('a verdict from the other node', () => crossed('bet-before'));
+
+    // b's client left as ioredis leaves it when a cluster connection is reset while one of
+    // its shard subscribers is still connecting (sharded-subscriber.ts): the shard
+    // subscribers gone, and the group's reset never finishing, so none of its later resets
+    // (a slot refresh, a reconnect) makes them again
+    const client = Reflect.get(Reflect.get(b, 'sub') as object, 'connection') as object;
+    const group = Reflect.get(client, 'shardedSubscribers') as { isResetting: boolean; stop(): void };
+    group.isResetting = true;
+    group.stop();
+    expect(await crossed('bet-while-wedged')).to.equal(false);
+
+    await until('a verdict from the other node again', () => crossed(`bet-after-${received.length}`), 20_000);
+    expect(lines.map((line) => JSON.parse(line).msg)).to.include('pub/sub subscription lost: renewing the subscriber');
   });
 
   it('removing a deployment\'s keys walks every master', async () => {

@@ -5,6 +5,7 @@ import type { Cluster } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import { createRedis, type Redis, type RedisTarget } from '../../platform/redis.js';
 import { SubscriptionWatch } from '../../platform/subscription-watch.js';
+import { ShardedSubscriber } from '../../platform/sharded-subscriber.js';
 import { connectBalanceKey } from './session-sockets.js';
 import type {
   BalanceUpdate,
@@ -56,7 +57,7 @@ export class PlayerEmitter {
   readonly nodeId = randomUUID();
   readonly io: PlayerServer;
   private readonly pub: Redis;
-  private readonly sub: Redis;
+  private readonly sub: Redis | ShardedSubscriber;
   private readonly watch: SubscriptionWatch | undefined;
   private outbox: Outgoing[] = [];
   private flushScheduled = false;
@@ -72,11 +73,14 @@ export class PlayerEmitter {
   ) {
     const cluster = Boolean(target.redisClusterNodes?.length);
     this.pub = createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.sub = createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null }, { shardedSubscribers: true });
+    // D36: on a cluster, a subscriber the watch can replace (sharded-subscriber.ts)
+    this.sub = cluster
+      ? new ShardedSubscriber(() => createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null }, { shardedSubscribers: true }) as Cluster)
+      : createRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     // the adapter's connections reconnect by themselves; a cluster's raises its errors as
     // events, which must have a listener
     this.pub.on('error', () => undefined);
-    this.sub.on('error', () => undefined);
+    if (!(this.sub instanceof ShardedSubscriber)) this.sub.on('error', () => undefined);
     this.io = new Server<ClientToServerEvents, ServerToClientEvents, InterNodeEvents>({
       path: '/socket.io',
       // the launch page loads the client from here: no request leaves the service
@@ -93,15 +97,16 @@ export class PlayerEmitter {
       // every message travels as one serverSideEmit (a channel per room would mean a
       // subscription per session). The channels share a hash tag: the adapter unsubscribes
       // them in one command, which a cluster takes only within one slot.
-      adapter: cluster
-        ? createShardedAdapter(this.pub, this.sub, { channelPrefix: `${prefix}:{socket.io}`, subscriptionMode: 'static' })
-        : createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
+      adapter:
+        this.sub instanceof ShardedSubscriber
+          ? createShardedAdapter(this.pub, this.sub, { channelPrefix: `${prefix}:{socket.io}`, subscriptionMode: 'static' })
+          : createAdapter(this.pub, this.sub, { key: `${prefix}:socket.io` }),
     });
     this.io.on(DELIVER, (batch: Outgoing[]) => this.deliverHere(batch));
     // a cluster's sharded subscription can be lost without a sign (subscription-watch.ts); a
     // single server's connection resubscribes on every reconnect
-    if (cluster) {
-      this.watch = new SubscriptionWatch(this.pub as Cluster, this.sub as Cluster, `${prefix}:{socket.io}#watch#${this.nodeId}`, logger);
+    if (this.sub instanceof ShardedSubscriber) {
+      this.watch = new SubscriptionWatch(this.pub as Cluster, this.sub, `${prefix}:{socket.io}#watch#${this.nodeId}`, logger);
       this.watch.start();
     }
   }
