@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import type { ServiceContext } from '../shared/game/context.js';
 import { BetDesk } from '../shared/game/bets/debit.js';
 import { WalletJobDesk } from '../shared/game/wallet-jobs/wallet-jobs.js';
@@ -7,6 +7,7 @@ import { QUEUES, queuePrefix, type QueueKey } from '../shared/platform/queues.js
 import { createRedis, type Redis } from '../shared/platform/redis.js';
 import { finishedInTime } from '../shared/platform/shutdown.js';
 import { POOLS, processorFor, type WorkerScope } from './registry.js';
+import { CHECK_EVERY_MS, StallWatch } from './stall-watch.js';
 
 // The bet, settle, rollback and webhooks worker pools (D12, D31): each calls the operator
 // (its wallet, or its webhook endpoint) for the Postgres row its job names, through the handler the job registry binds the job's
@@ -48,27 +49,26 @@ export function startWorker<Q extends QueueKey>(svc: ServiceContext, queue: Q, s
 }
 
 export function startBetWorkers(svc: ServiceContext): RunningWorkers {
-  const connection = workerConnection(svc);
-  return watch(svc, startWorker(svc, 'bet', { svc, desk: new BetDesk(svc) }, connection), connection, 'bet');
+  const desk = new BetDesk(svc);
+  return superviseWorker(svc, 'bet', (connection) => startWorker(svc, 'bet', { svc, desk }, connection));
 }
 
 export function startSettleWorkers(svc: ServiceContext): RunningWorkers {
-  const connection = workerConnection(svc);
-  return watch(svc, startWorker(svc, 'settle', { svc, desk: new WalletJobDesk(svc) }, connection), connection, 'settle');
+  const desk = new WalletJobDesk(svc);
+  return superviseWorker(svc, 'settle', (connection) => startWorker(svc, 'settle', { svc, desk }, connection));
 }
 
 export function startRollbackWorkers(svc: ServiceContext): RunningWorkers {
-  const connection = workerConnection(svc);
-  return watch(svc, startWorker(svc, 'rollback', { svc, desk: new WalletJobDesk(svc) }, connection), connection, 'rollback');
+  const desk = new WalletJobDesk(svc);
+  return superviseWorker(svc, 'rollback', (connection) => startWorker(svc, 'rollback', { svc, desk }, connection));
 }
 
 // D31: the webhooks pool, and its sweep: every SWEEP_INTERVAL_MS it queues a job for each
 // event due (delivery.ts), which is how events written by any process are picked up, and
 // how deliveries resume after Redis lost its jobs or a webhooks process died mid-attempt.
 export function startWebhookWorkers(svc: ServiceContext): RunningWorkers {
-  const connection = workerConnection(svc);
   const deliverer = new WebhookDeliverer(svc);
-  const workers = watch(svc, startWorker(svc, 'webhooks', { svc, deliverer }, connection), connection, 'webhooks');
+  const workers = superviseWorker(svc, 'webhooks', (connection) => startWorker(svc, 'webhooks', { svc, deliverer }, connection));
   // one sweep at a time: a slow one is not overlapped by the next
   let sweeping: Promise<unknown> | undefined;
   const timer = setInterval(() => {
@@ -87,13 +87,76 @@ export function startWebhookWorkers(svc: ServiceContext): RunningWorkers {
   };
 }
 
-function watch(svc: ServiceContext, worker: Worker, connection: Redis, pool: string): RunningWorkers {
-  worker.on('error', (err) => svc.logger.warn({ pool, err: err.message }, 'worker error'));
-  worker.on('failed', (job, err) => svc.logger.debug({ pool, jobId: job?.id, err: err.message }, 'job attempt failed'));
+// A queue's worker in this process, on a connection of its own, replaced by a new one (a new
+// connection too) when it stops taking the jobs its queue holds (stall-watch.ts). The one it
+// replaces is closed in the background: a job it still runs finishes or is handed back, and
+// every handler is fenced on its row, so two workers for a moment book nothing twice.
+export function superviseWorker(svc: ServiceContext, queue: QueueKey, make: (connection: Redis) => Worker): RunningWorkers {
+  const stalls = new StallWatch();
+  let running = new Set<string>();
+  let started = 0;
+  let startedAtCheck = 0;
+  const open = () => {
+    const connection = workerConnection(svc);
+    const worker = make(connection);
+    const mine = new Set<string>();
+    running = mine;
+    worker.on('error', (err) => svc.logger.warn({ pool: queue, err: err.message }, 'worker error'));
+    worker.on('active', (job) => {
+      started += 1;
+      if (job.id) mine.add(job.id);
+    });
+    worker.on('completed', (job) => job.id && mine.delete(job.id));
+    worker.on('failed', (job, err) => {
+      if (job?.id) mine.delete(job.id);
+      svc.logger.debug({ pool: queue, jobId: job?.id, err: err.message }, 'job attempt failed');
+    });
+    return { connection, worker };
+  };
+  let current = open();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    readyJobs(svc.queues[queue] as Queue)
+      .then((ready) => {
+        const idle = running.size === 0 && started === startedAtCheck;
+        startedAtCheck = started;
+        if (ready === undefined || !stalls.observe(ready, idle)) return;
+        svc.logger.warn({ pool: queue, jobsReady: ready.length }, 'worker took no job while jobs waited: renewing the worker');
+        const stalled = current;
+        current = open();
+        void closeWorker(stalled.worker, svc.logger).finally(() => stalled.connection.disconnect());
+      })
+      .finally(() => (checking = false));
+  }, CHECK_EVERY_MS);
+  timer.unref();
   return {
     close: async (inFlightUntil) => {
-      await closeWorker(worker, svc.logger, inFlightUntil);
-      connection.disconnect();
+      clearInterval(timer);
+      await closeWorker(current.worker, svc.logger, inFlightUntil);
+      current.connection.disconnect();
     },
   };
+}
+
+// The ids of the queue's jobs ready to run now: waiting, or delayed and due (BullMQ's own
+// clock). Undefined when Redis does not answer in time: no verdict is made on that check.
+const READ_WITHIN_MS = 2000;
+const LOOKED_AT = 50;
+async function readyJobs(queue: Queue): Promise<string[] | undefined> {
+  const read = async () => {
+    const [waiting, delayed] = await Promise.all([queue.getJobs(['wait', 'prioritized'], 0, LOOKED_AT - 1, true), queue.getJobs(['delayed'], 0, LOOKED_AT - 1, true)]);
+    const now = Date.now();
+    return [...waiting, ...delayed.filter((job) => job && job.timestamp + job.delay <= now)].flatMap((job) => (job?.id ? [job.id] : []));
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), READ_WITHIN_MS);
+  });
+  try {
+    return await Promise.race([read().catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

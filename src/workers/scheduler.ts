@@ -1,4 +1,3 @@
-import type { Worker } from 'bullmq';
 import type { ServiceContext } from '../shared/game/context.js';
 import { SupersededError } from '../shared/game/rounds/clock.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets } from '../shared/game/rounds/recovery.js';
@@ -6,7 +5,7 @@ import { finishedInTime } from '../shared/platform/shutdown.js';
 import { ensurePartitions } from '../shared/platform/db/partitions.js';
 import { dropExpiredIdempotencyKeys } from '../shared/platform/idempotency.js';
 import { LeaderLease, type LeaseOptions, type Term } from './leader.js';
-import { closeWorker, startWorker, workerConnection, type RunningWorkers } from './pools.js';
+import { startWorker, superviseWorker, type RunningWorkers } from './pools.js';
 
 // The scheduler role (D1): only the lease holder processes engine ticks. On election it
 // recovers from Postgres (recovery.ts) before it runs any tick (D29): after a crash, the
@@ -37,7 +36,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   // the epoch of this process's term once its recovery completed, until it is deposed
   let recoveredEpoch: bigint | undefined;
   // the ticks and sweeps of that term
-  let leading: { worker: Worker; sweeps: NodeJS.Timeout[] } | undefined;
+  let leading: { worker: RunningWorkers; sweeps: NodeJS.Timeout[] } | undefined;
   // each election and each deposition starts a new generation; an election's recovery
   // starts the ticks only if no other began meanwhile
   let generation = 0;
@@ -45,7 +44,6 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   let stopping = false;
   // ends the wait before a recovery's next attempt, when the term ends meanwhile
   let wake = () => {};
-  const connection = workerConnection(svc);
 
   // each sweep runs again only once its previous run is done; what it did is logged under
   // `done` when it did anything. `atOnce`: a first run now, not only after `ms`.
@@ -72,8 +70,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
   };
 
   const startTicks = (epoch: bigint) => {
-    const worker = startWorker(svc, 'engine', { svc, epoch }, connection);
-    worker.on('error', (err) => svc.logger.warn({ err: err.message }, 'scheduler worker error'));
+    const worker = superviseWorker(svc, 'engine', (connection) => startWorker(svc, 'engine', { svc, epoch }, connection));
     const sweeps = [
       every(PARTITIONS_EVERY_MS, async () => ({ partitionsMade: (await ensurePartitions(svc.sql, { now: svc.now() })).created.length }), {
         done: 'partitions made',
@@ -157,10 +154,9 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
       // never recovered hands nothing over, and its successor recovers as after a crash
       await finishedInTime(electing, inFlightUntil);
       const stopped = stopTicks();
-      if (stopped) await closeWorker(stopped.worker, svc.logger, inFlightUntil);
+      if (stopped) await stopped.worker.close(inFlightUntil);
       const epoch = recoveredEpoch;
       if (!(epoch !== undefined && (await leader.handOver(epoch)))) await leader.stop();
-      connection.disconnect();
     },
   };
 }

@@ -27,6 +27,9 @@ export type TcpProxy = {
   blackhole: (on: boolean, mode?: BlackholeMode) => void;
   // while on, a new connection is reset at once (the target is "down")
   refuse: (on: boolean) => void;
+  // the connections open now carry nothing more, in either direction, and stay open, while
+  // new ones work: a client left holding connections that look alive and are useless
+  freezeOpen: () => void;
   // RST on every open client and upstream socket: both peers see ECONNRESET
   resetAll: () => void;
   // What a router or a retransmission does to a request it delays: from the first chunk a
@@ -63,6 +66,8 @@ class Pipe {
   // holdMatching: what waits for its rule's release (apart from a black hole's)
   private readonly kept: Item[] = [];
   keeping = false;
+  // freezeOpen: this pipe drops every byte from now on
+  frozen = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -96,6 +101,7 @@ class Pipe {
   }
 
   private receive(item: Item): void {
+    if (this.frozen && item.kind === 'data') return;
     if (!this.keeping && item.kind === 'data') {
       for (const rule of this.faults.holds) {
         if (rule.released || !item.chunk.includes(rule.marker)) continue;
@@ -210,6 +216,9 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     },
     refuse: (on) => {
       refusing = on;
+    },
+    freezeOpen: () => {
+      for (const connection of open) for (const pipe of connection.pipes) pipe.frozen = true;
     },
     holdMatching: (marker) => {
       const rule: HoldRule = { marker: Buffer.from(marker), pipes: new Set(), released: false };

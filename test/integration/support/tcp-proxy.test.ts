@@ -164,6 +164,18 @@ describe('test support: TCP proxy', function () {
       expect(await redis.ping()).to.equal('PONG');
       expect(proxy.connections).to.equal(1);
     });
+
+    it('freezeOpen: the open connection carries nothing more, a new one works', async () => {
+      await redis.ping();
+      proxy.freezeOpen();
+      expect(await within(redis.ping(), 500)).to.equal('pending');
+      const fresh = new Redis(proxy.via(TEST_REDIS_URL));
+      try {
+        expect(await fresh.ping()).to.equal('PONG');
+      } finally {
+        fresh.disconnect();
+      }
+    });
   });
 
   describe('in front of HTTP', () => {
