@@ -238,6 +238,10 @@ describe('freebet.campaign_finished: a campaign\'s one event, with its final tot
     shifted += 5 * MINUTE;
     const at = { timestamp: Math.floor(h.svc.now().getTime() / 1000) };
     expect((await operator.request('GET', `/v1/freebets/${campaignId}`, undefined, at)).body.state).to.equal('expired');
+    // a cancellation after its end leaves it expired, and tells nothing
+    const late = await operator.request('DELETE', `/v1/freebets/${campaignId}`, undefined, { timestamp: at.timestamp - 1 });
+    expect(late.body).to.include({ state: 'expired', cancelled: 0, remaining: 3 });
+    expect(await eventsOf(campaignId)).to.deep.equal([]);
     const runs = await Promise.all([sweep(), sweep(), sweep(), sweep()]);
     await sweepOver(campaignId);
     expect(runs.reduce((sum, run) => sum + run.finished, 0)).to.be.at.most(1);

@@ -344,7 +344,7 @@ export async function campaignTotals(ctx: { sql: Queryable; now: Date }, operato
 // statement of their own before the count: a statement reads the rows committed when it
 // starts, so a count in the statement that waits for a lock would miss a free bet whose
 // placement held that lock and committed meanwhile, and cancel its round as well as play it.
-const LOCK_CAMPAIGN = `SELECT state FROM free_bet_campaigns WHERE id = $1 AND operator_id = $2 FOR UPDATE`;
+const LOCK_CAMPAIGN = `SELECT state, expires_at FROM free_bet_campaigns WHERE id = $1 AND operator_id = $2 FOR UPDATE`;
 const LOCK_GRANTS = `SELECT id FROM free_bet_grants WHERE campaign_id = $1 ORDER BY id FOR UPDATE`;
 const CANCEL_GRANTS = `
   UPDATE free_bet_grants g
@@ -362,12 +362,13 @@ const UNDECIDED = `
 // DELETE /v1/freebets/{campaignId}: cancels what is unplayed (played rounds stand), answers the
 // totals. D42, D31: when no bet of the campaign is undecided, its totals are final and the
 // cancellation finishes it, its event in the same transaction; else the sweep does once the
-// last one is decided. Only the first cancellation does either.
+// last one is decided. Only the first cancellation does either. A campaign past its end is
+// expired, as it reads, and stays so: nothing of it is playable to cancel.
 export async function cancelCampaign(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, operatorId: string, campaignId: string): Promise<CampaignTotals> {
   await ctx.sql.transaction(async (tx) => {
-    const [campaign] = await tx.query<{ state: string }>(LOCK_CAMPAIGN, [campaignId, operatorId]);
+    const [campaign] = await tx.query<{ state: string; expires_at: Date }>(LOCK_CAMPAIGN, [campaignId, operatorId]);
     if (!campaign) throw campaignNotFound();
-    if (campaign.state !== 'ACTIVE') return;
+    if (campaign.state !== 'ACTIVE' || campaign.expires_at.getTime() <= ctx.now.getTime()) return;
     await tx.query(LOCK_GRANTS, [campaignId]);
     await tx.query(CANCEL_GRANTS, [campaignId]);
     await tx.query(MARK_CANCELLED, [campaignId, ctx.now]);
