@@ -34,7 +34,8 @@ const PARTITIONS_EVERY_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_SWEEP_MS = 60 * 60 * 1000;
 // D42, D31: free-bet campaigns whose totals became final (every round played and settled,
 // past their end, or cancelled while a bet was undecided) are finished, each with its
-// freebet.campaign_finished event, this often: the event follows within one interval (a
+// freebet.campaign_finished event, this often, and on election (what became final during a
+// change of leader is not left a whole interval): the event follows within one interval (a
 // bounded number of campaigns a run, finishCampaigns)
 const FREE_BET_FINISH_SWEEP_MS = 15_000;
 
@@ -94,6 +95,7 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
       every(FREE_BET_FINISH_SWEEP_MS, async () => ({ freeBetCampaignsFinished: (await finishCampaigns({ sql: svc.sql, now: svc.now() })).finished }), {
         done: 'free-bet campaigns finished',
         failed: 'finishing free-bet campaigns failed',
+        atOnce: true,
       }),
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),
       every(SELF_DEBITED_SWEEP_MS, async () => ({ orphanBets: await resolveOrphanBets(svc, 'self-debited') })),

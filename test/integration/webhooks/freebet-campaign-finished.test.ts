@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { EVENT_TYPES } from '../../../src/shared/domain/events.js';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
+import { startScheduler } from '../../../src/workers/scheduler.js';
 import { finishCampaigns } from '../../../src/shared/game/freebets/campaigns.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { operatorWith, tick, until } from '../../support/game.js';
@@ -268,5 +269,28 @@ describe('freebet.campaign_finished: a campaign\'s one event, with its final tot
     const stored = await h.svc.db.freeBetCampaign.findUniqueOrThrow({ where: { id: campaignId } });
     expect(stored.finishedReason).to.equal('cancelled');
     expect(stored.finishedAt).to.not.equal(null);
+  });
+
+  // last: the scheduler's recovery on election may void the cycles the tests above left open
+  it('the scheduler\'s leader runs the sweep (on election, then every interval)', async () => {
+    const operator = await operatorWithWebhook();
+    const { campaignId } = await campaign(operator, [uniqueId('player')]);
+    // its end a day behind: as a campaign left past its end while no leader swept
+    await h.svc.sql.query(`UPDATE free_bet_campaigns SET valid_from = $2, expires_at = $3 WHERE id = $1`, [
+      campaignId,
+      new Date(h.svc.now().getTime() - 2 * 24 * 60 * MINUTE),
+      new Date(h.svc.now().getTime() - 24 * 60 * MINUTE),
+    ]);
+    const scheduler = startScheduler(h.svc);
+    try {
+      const [event] = await until('the campaign finished by the leader', async () => {
+        const events = await eventsOf(campaignId);
+        return events.length > 0 ? events : null;
+      });
+      expect(event!.data).to.include({ campaignId, reason: 'expired', played: 0, remaining: 1 });
+    } finally {
+      await scheduler.close();
+    }
+    expect(await eventsOf(campaignId)).to.have.length(1);
   });
 });
