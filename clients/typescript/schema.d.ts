@@ -120,7 +120,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a free-bet campaign
-         * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.
+         * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again, as does a call for a campaign finished or past its expiresAt. The first cancellation sends the webhook event freebet.campaign_finished (reason cancelled) once no free bet of the campaign is undecided (D31).
          *
          *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
          */
@@ -2114,7 +2114,7 @@ export interface operations {
                         /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
                         stakeMicro: string;
                         /**
-                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @description active; expired: past expiresAt with rounds left; cancelled; finished: every round played (freebet.campaign_finished follows once no bet is undecided)
                          * @enum {unknown}
                          */
                         state: "active" | "expired" | "cancelled" | "finished";
@@ -2246,7 +2246,7 @@ export interface operations {
                         /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
                         stakeMicro: string;
                         /**
-                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @description active; expired: past expiresAt with rounds left; cancelled; finished: every round played (freebet.campaign_finished follows once no bet is undecided)
                          * @enum {unknown}
                          */
                         state: "active" | "expired" | "cancelled" | "finished";
