@@ -120,7 +120,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a free-bet campaign
-         * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.
+         * @description Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again, as does a call for a campaign finished or past its expiresAt. The first cancellation sends the webhook event freebet.campaign_finished (reason cancelled) once no free bet of the campaign is undecided (D31).
          *
          *     Rate limit: the operator's `freebets` bucket, burst 10, 2 per second (contract 8.1); over it, 429 with Retry-After.
          */
@@ -701,6 +701,26 @@ export interface webhooks {
          * @description POSTed to the operator's webhook URL (`rgs webhook set`), signed with the operator's current wallet credential exactly like a wallet call (security scheme WalletKeyId + WalletTimestamp + WalletSignature over the URL's path, contract 5.1, D6): verify it the same way. A 2xx within 10 s acknowledges; the answer's body is ignored. Otherwise the same body is sent again after about 10 s, 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h, 24 h, then every 24 h, jittered, until 72 h after the event; the delivery is then failed (GET /v1/webhooks/deliveries). Delivery is at least once, in no particular order: dedupe on eventId.
          */
         post: operations["eventCredentialRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.freebet.campaign_finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST {webhook_url}: freebet.campaign_finished
+         * @description POSTed to the operator's webhook URL (`rgs webhook set`), signed with the operator's current wallet credential exactly like a wallet call (security scheme WalletKeyId + WalletTimestamp + WalletSignature over the URL's path, contract 5.1, D6): verify it the same way. A 2xx within 10 s acknowledges; the answer's body is ignored. Otherwise the same body is sent again after about 10 s, 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h, 24 h, then every 24 h, jittered, until 72 h after the event; the delivery is then failed (GET /v1/webhooks/deliveries). Delivery is at least once, in no particular order: dedupe on eventId.
+         */
+        post: operations["eventFreebetCampaignFinished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1318,6 +1338,35 @@ export interface components {
         };
         "Event.CredentialRevoked": {
             kid: string;
+        };
+        /** @description sent once per campaign, when its totals are final: no bet of it is still undecided (D42) */
+        "Event.FreebetCampaignFinished": {
+            /** Format: uuid */
+            campaignId: string;
+            campaignRef: string;
+            gameCode: string;
+            currency: string;
+            /** @description the stake of each free round */
+            stakeMicro: string;
+            /**
+             * @description played: every round played; expired: past expiresAt with rounds left; cancelled: DELETE /v1/freebets/{campaignId}
+             * @enum {unknown}
+             */
+            reason: "played" | "expired" | "cancelled";
+            /** @description the players granted rounds */
+            grants: number;
+            /** @description rounds x grants */
+            granted: number;
+            /** @description the rounds played, across its grants */
+            played: number;
+            /** @description the rounds neither played nor cancelled: 0 unless it expired */
+            remaining: number;
+            /** @description the rounds a cancellation took away */
+            cancelled: number;
+            /** @description what its settled free bets paid (net of their stakes, contract 8.4) */
+            totalPaidMicro: string;
+            /** Format: date-time */
+            finishedAt: string;
         };
         /** @description empty: sent by POST /v1/webhooks/test */
         "Event.WebhookTest": Record<string, never>;
@@ -2065,7 +2114,7 @@ export interface operations {
                         /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
                         stakeMicro: string;
                         /**
-                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @description active; expired: past expiresAt with rounds left; cancelled; finished: every round played (freebet.campaign_finished follows once no bet is undecided)
                          * @enum {unknown}
                          */
                         state: "active" | "expired" | "cancelled" | "finished";
@@ -2197,7 +2246,7 @@ export interface operations {
                         /** @description the stake of each free round; decimal micro-units (1.00 = 100000) */
                         stakeMicro: string;
                         /**
-                         * @description active; expired: past expiresAt; cancelled; finished: every round played
+                         * @description active; expired: past expiresAt with rounds left; cancelled; finished: every round played (freebet.campaign_finished follows once no bet is undecided)
                          * @enum {unknown}
                          */
                         state: "active" | "expired" | "cancelled" | "finished";
@@ -3445,7 +3494,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {unknown} */
-                            eventType: "round.settled" | "round.voided" | "session.terminated" | "session.rg_limit_tripped" | "reconciliation.discrepancy" | "credential.rotated" | "credential.revoked" | "webhook.test";
+                            eventType: "round.settled" | "round.voided" | "session.terminated" | "session.rg_limit_tripped" | "reconciliation.discrepancy" | "credential.rotated" | "credential.revoked" | "freebet.campaign_finished" | "webhook.test";
                             /** Format: date-time */
                             occurredAt: string;
                             /**
@@ -4523,6 +4572,56 @@ export interface operations {
                      */
                     dataVersion: 1;
                     data: components["schemas"]["Event.CredentialRevoked"];
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged: no further attempt */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not acknowledged (any other status, or no answer within 10 s): attempted again */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventFreebetCampaignFinished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The contract 6.1 envelope; the signature covers the exact bytes. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the event's id: the same on every attempt; dedupe on it
+                     */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "freebet.campaign_finished";
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    occurredAt: string;
+                    operatorId: string;
+                    /**
+                     * @description the version of `data`'s shape; read it before `data`
+                     * @constant
+                     */
+                    dataVersion: 1;
+                    data: components["schemas"]["Event.FreebetCampaignFinished"];
                 };
             };
         };

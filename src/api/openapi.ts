@@ -337,7 +337,9 @@ const OPERATIONS: Operation[] = [
     tag: 'freebets',
     summary: 'Cancel a free-bet campaign',
     description:
-      'Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again.',
+      'Cancels every round not played yet; rounds played stand (D42). Answers the totals; a second call changes nothing and answers them again, ' +
+      'as does a call for a campaign finished or past its expiresAt. The first cancellation sends the webhook event freebet.campaign_finished ' +
+      '(reason cancelled) once no free bet of the campaign is undecided (D31).',
     signed: true,
     bucket: BUCKETS.freebets,
     pathParameters: { campaignId: 'the campaignId the create answered' },

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../shared/game/context.js';
+import { finishCampaigns } from '../shared/game/freebets/campaigns.js';
 import { SupersededError } from '../shared/game/rounds/clock.js';
 import { recoverOnElection, recoverPendingWork, recoverStaleCycles, resolveOrphanBets } from '../shared/game/rounds/recovery.js';
 import { finishedInTime } from '../shared/platform/shutdown.js';
@@ -30,6 +31,12 @@ const PARTITIONS_EVERY_MS = 24 * 60 * 60 * 1000;
 // D17: inbound idempotency keys expire after 24 hours; the leader drops the expired ones
 // this often, so the table holds at most a day and an hour of keys
 const IDEMPOTENCY_SWEEP_MS = 60 * 60 * 1000;
+// D42, D31: free-bet campaigns whose totals became final (every round played and settled,
+// past their end, or cancelled while a bet was undecided) are finished, each with its
+// freebet.campaign_finished event, this often, and on election (what became final during a
+// change of leader is not left a whole interval): the event follows within one interval (a
+// bounded number of campaigns a run, finishCampaigns)
+const FREE_BET_FINISH_SWEEP_MS = 15_000;
 
 export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): RunningWorkers & { lease: LeaderLease } {
   const leader = new LeaderLease(svc.redis, svc.logger, lease);
@@ -80,6 +87,11 @@ export function startScheduler(svc: ServiceContext, lease: LeaseOptions = {}): R
       every(IDEMPOTENCY_SWEEP_MS, async () => ({ expiredIdempotencyKeys: await dropExpiredIdempotencyKeys(svc.sql, svc.now()) }), {
         done: 'expired idempotency keys dropped',
         failed: 'dropping expired idempotency keys failed',
+        atOnce: true,
+      }),
+      every(FREE_BET_FINISH_SWEEP_MS, async () => ({ freeBetCampaignsFinished: (await finishCampaigns({ sql: svc.sql, now: svc.now() })).finished }), {
+        done: 'free-bet campaigns finished',
+        failed: 'finishing free-bet campaigns failed',
         atOnce: true,
       }),
       every(RECOVERY_SWEEP_MS, async () => ({ ...(await recoverStaleCycles(svc, epoch)), ...(await recoverPendingWork(svc)) })),

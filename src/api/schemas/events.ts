@@ -3,6 +3,7 @@ import {
   type CredentialRevokedData,
   type CredentialRotatedData,
   type EventType,
+  type FreeBetCampaignFinishedData,
   type ReconciliationDiscrepancyData,
   type RgLimitTrippedData,
   type RoundSettledData,
@@ -82,6 +83,31 @@ const credentialRotated = objectSchema<CredentialRotatedData>({
 
 const credentialRevoked = objectSchema<CredentialRevokedData>({ kid: { type: 'string' } });
 
+const count = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
+
+// D42: the totals are those GET /v1/freebets/{campaignId} gives, final
+const campaignFinished = objectSchema<FreeBetCampaignFinishedData>(
+  {
+    campaignId: uuid,
+    campaignRef: { type: 'string' },
+    gameCode: { type: 'string' },
+    currency: { type: 'string' },
+    stakeMicro: { ...microAmount, description: 'the stake of each free round' },
+    reason: {
+      enum: ['played', 'expired', 'cancelled'],
+      description: 'played: every round played; expired: past expiresAt with rounds left; cancelled: DELETE /v1/freebets/{campaignId}',
+    },
+    grants: count('the players granted rounds'),
+    granted: count('rounds x grants'),
+    played: count('the rounds played, across its grants'),
+    remaining: count('the rounds neither played nor cancelled: 0 unless it expired'),
+    cancelled: count('the rounds a cancellation took away'),
+    totalPaidMicro: { ...microAmount, description: 'what its settled free bets paid (net of their stakes, contract 8.4)' },
+    finishedAt: instant,
+  },
+  { description: 'sent once per campaign, when its totals are final: no bet of it is still undecided (D42)' },
+);
+
 export const EVENT_DATA_SCHEMAS: { [T in EventType]: Schema } = {
   'round.settled': { ...roundSettled, description: 'contract 6.2: the fields GET /v1/rounds gives of the round' },
   'round.voided': roundVoided,
@@ -90,6 +116,7 @@ export const EVENT_DATA_SCHEMAS: { [T in EventType]: Schema } = {
   'reconciliation.discrepancy': discrepancy,
   'credential.rotated': credentialRotated,
   'credential.revoked': credentialRevoked,
+  'freebet.campaign_finished': campaignFinished,
   'webhook.test': { type: 'object', description: 'empty: sent by POST /v1/webhooks/test', maxProperties: 0 },
 };
 

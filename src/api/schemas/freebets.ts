@@ -115,7 +115,10 @@ export const campaignTotalsSchema = objectSchema<CampaignTotals>({
   gameCode: { type: 'string' },
   currency: { type: 'string' },
   stakeMicro: micro('the stake of each free round'),
-  state: { enum: CAMPAIGN_STATES, description: 'active; expired: past expiresAt; cancelled; finished: every round played' },
+  state: {
+    enum: CAMPAIGN_STATES,
+    description: 'active; expired: past expiresAt with rounds left; cancelled; finished: every round played (freebet.campaign_finished follows once no bet is undecided)',
+  },
   grants: count('the players granted rounds'),
   granted: count('rounds x grants'),
   played: count('the rounds played, across its grants'),

@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'reconciliation.discrepancy',
   'credential.rotated',
   'credential.revoked',
+  'freebet.campaign_finished',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -76,6 +77,26 @@ export type ReconciliationDiscrepancyData = {
 export type CredentialRotatedData = { kind: 'api' | 'wallet'; kid: string; previousKid: string | null; previousNotAfter: string | null };
 export type CredentialRevokedData = { kid: string };
 
+// D42: a free-bet campaign whose totals are final: every round played, the campaign
+// cancelled, or past its end, and no bet of it undecided. Its totals are those GET
+// /v1/freebets/{campaignId} gives (remaining is 0 unless it expired).
+export type FreeBetFinishReason = 'played' | 'expired' | 'cancelled';
+export type FreeBetCampaignFinishedData = {
+  campaignId: string;
+  campaignRef: string;
+  gameCode: string;
+  currency: string;
+  stakeMicro: string;
+  reason: FreeBetFinishReason;
+  grants: number;
+  granted: number;
+  played: number;
+  remaining: number;
+  cancelled: number;
+  totalPaidMicro: string;
+  finishedAt: string;
+};
+
 export type EventData = {
   'round.settled': RoundSettledData;
   'round.voided': RoundVoidedData;
@@ -84,6 +105,7 @@ export type EventData = {
   'reconciliation.discrepancy': ReconciliationDiscrepancyData;
   'credential.rotated': CredentialRotatedData;
   'credential.revoked': CredentialRevokedData;
+  'freebet.campaign_finished': FreeBetCampaignFinishedData;
   'webhook.test': Record<string, never>;
 };
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../platform/db/client.js';
-import { isUniqueViolation, type Sql } from '../../platform/db/sql.js';
+import { isUniqueViolation, type Queryable, type Sql } from '../../platform/db/sql.js';
+import type { FreeBetCampaignFinishedData, FreeBetFinishReason } from '../../domain/events.js';
+import { outboxInsertSql } from '../../platform/outbox.js';
 import { AppError, betOutOfRange, conflict, featureBuyNotAvailable, gameNotAvailable, invalidRequest, notFound } from '../../platform/errors.js';
 import { gameModule } from '../../domain/games/index.js';
 import { CredentialError } from '../../wallet/credentials.js';
@@ -16,18 +18,29 @@ import { readCampaignTerms, termsDigest, windowProblems, type CampaignTerms, typ
 // in free_bet_grant_id whose status is PENDING, ACCEPTED or SETTLED), so a free bet the wallet
 // refuses or that is rolled back gives its round back exactly once, by construction. remaining
 // = rounds - cancelled - played, never below 0, and 0 once the campaign is cancelled.
+//
+// A campaign is finished once its totals are final: every round played, the campaign
+// cancelled, or past its end, and no bet of it undecided (PENDING or ACCEPTED: such a bet may
+// yet give its round back, or be paid). Then, once, its finish is stored (finished_at,
+// finished_reason, the state FINISHED unless CANCELLED) and its freebet.campaign_finished event
+// written (D31), in one transaction: by the cancellation when its totals are final at once,
+// else by the leader's sweep (finishCampaigns, src/workers/scheduler.ts).
 
 export type FreeBetsContext = { db: Db; sql: Sql; now: Date };
 
 export type GrantStatus = 'active' | 'expired' | 'cancelled' | 'used';
 export const GRANT_STATUSES: GrantStatus[] = ['active', 'expired', 'cancelled', 'used'];
-// a campaign's state as read: its stored state, and `expired` for an active one past its end
+// a campaign's state as read: its stored state (a stored finish says why: played or expired),
+// and for an active one not yet swept, `finished` once every round is played, `expired` past
+// its end
 export type CampaignState = 'active' | 'expired' | 'cancelled' | 'finished';
 export const CAMPAIGN_STATES: CampaignState[] = ['active', 'expired', 'cancelled', 'finished'];
 
 export type CreatedCampaign = { campaignId: string; grants: number };
 
 const LIVE = `('PENDING', 'ACCEPTED', 'SETTLED')`;
+// a bet whose fate is not yet known: it may still give its round back (refused, voided) or be paid
+const UNDECIDED_STATUSES = `('PENDING', 'ACCEPTED')`;
 
 const FIND_BY_REF = `
   SELECT id, terms_digest, (SELECT count(*) FROM free_bet_grants g WHERE g.campaign_id = c.id) AS grants
@@ -251,7 +264,7 @@ export type CampaignTotals = {
 // a campaign's totals over its grants: what was granted, played, cancelled, what remains, and
 // what its settled bets paid (D18: a bigint sum, never a float)
 const TOTALS = `
-  SELECT c.id, c.campaign_ref, c.game_code, c.currency, c.stake_micro, c.state, c.valid_from, c.expires_at, c.created_at, c.cancelled_at,
+  SELECT c.id, c.campaign_ref, c.game_code, c.currency, c.stake_micro, c.state, c.finished_reason, c.valid_from, c.expires_at, c.created_at, c.cancelled_at,
          count(g.id)::bigint AS grants,
          coalesce(sum(g.rounds), 0)::bigint AS granted,
          coalesce(sum(g.cancelled), 0)::bigint AS cancelled,
@@ -275,6 +288,7 @@ type TotalsRow = {
   currency: string;
   stake_micro: bigint;
   state: 'ACTIVE' | 'CANCELLED' | 'FINISHED';
+  finished_reason: FreeBetFinishReason | null;
   valid_from: Date;
   expires_at: Date;
   created_at: Date;
@@ -289,8 +303,9 @@ type TotalsRow = {
 
 function campaignState(row: TotalsRow, now: Date): CampaignState {
   if (row.state === 'CANCELLED') return 'cancelled';
-  // every round played: finished, whether or not the player side has marked it yet
-  if (row.state === 'FINISHED' || row.remaining === 0n) return 'finished';
+  if (row.state === 'FINISHED') return row.finished_reason === 'expired' ? 'expired' : 'finished';
+  // every round played: finished, whether or not the sweep has stored it yet
+  if (row.remaining === 0n) return 'finished';
   return row.expires_at.getTime() <= now.getTime() ? 'expired' : 'active';
 }
 
@@ -316,7 +331,8 @@ const totalsView = (row: TotalsRow, now: Date): CampaignTotals => ({
 const campaignNotFound = (): AppError => notFound('campaign_not_found', 'free-bet campaign not found');
 
 // GET /v1/freebets/{campaignId}: 404 for an unknown id and for another operator's (D10)
-export async function campaignTotals(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, operatorId: string, campaignId: string): Promise<CampaignTotals> {
+// (and, with a transaction's `sql`, the totals a finish's event carries)
+export async function campaignTotals(ctx: { sql: Queryable; now: Date }, operatorId: string, campaignId: string): Promise<CampaignTotals> {
   const [row] = await ctx.sql.query<TotalsRow>(TOTALS, [campaignId, operatorId]);
   if (!row) throw campaignNotFound();
   return totalsView(row, ctx.now);
@@ -328,23 +344,137 @@ export async function campaignTotals(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, 
 // statement of their own before the count: a statement reads the rows committed when it
 // starts, so a count in the statement that waits for a lock would miss a free bet whose
 // placement held that lock and committed meanwhile, and cancel its round as well as play it.
-const LOCK_CAMPAIGN = `SELECT state FROM free_bet_campaigns WHERE id = $1 AND operator_id = $2 FOR UPDATE`;
+const LOCK_CAMPAIGN = `SELECT state, expires_at FROM free_bet_campaigns WHERE id = $1 AND operator_id = $2 FOR UPDATE`;
 const LOCK_GRANTS = `SELECT id FROM free_bet_grants WHERE campaign_id = $1 ORDER BY id FOR UPDATE`;
 const CANCEL_GRANTS = `
   UPDATE free_bet_grants g
   SET cancelled = greatest(g.rounds - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE})::int, 0)
   WHERE g.campaign_id = $1`;
-const MARK_CANCELLED = `UPDATE free_bet_campaigns SET state = 'CANCELLED', cancelled_at = $2 WHERE id = $1`;
+const MARK_CANCELLED = `UPDATE free_bet_campaigns SET state = 'CANCELLED', cancelled_at = $2, finished_reason = 'cancelled' WHERE id = $1`;
 
-// DELETE /v1/freebets/{campaignId}: cancels what is unplayed (played rounds stand), answers the totals
+// whether a bet of the campaign is undecided: its totals are not final while one is
+const UNDECIDED = `
+  SELECT EXISTS (
+    SELECT 1 FROM free_bet_grants g JOIN bets b ON b.free_bet_grant_id = g.id AND b.status IN ${UNDECIDED_STATUSES}
+    WHERE g.campaign_id = $1
+  ) AS undecided`;
+
+// DELETE /v1/freebets/{campaignId}: cancels what is unplayed (played rounds stand), answers the
+// totals. D42, D31: when no bet of the campaign is undecided, its totals are final and the
+// cancellation finishes it, its event in the same transaction; else the sweep does once the
+// last one is decided. Only the first cancellation does either. A campaign past its end is
+// expired, as it reads, and stays so: nothing of it is playable to cancel.
 export async function cancelCampaign(ctx: Pick<FreeBetsContext, 'sql' | 'now'>, operatorId: string, campaignId: string): Promise<CampaignTotals> {
   await ctx.sql.transaction(async (tx) => {
-    const [campaign] = await tx.query<{ state: string }>(LOCK_CAMPAIGN, [campaignId, operatorId]);
+    const [campaign] = await tx.query<{ state: string; expires_at: Date }>(LOCK_CAMPAIGN, [campaignId, operatorId]);
     if (!campaign) throw campaignNotFound();
-    if (campaign.state !== 'ACTIVE') return;
+    if (campaign.state !== 'ACTIVE' || campaign.expires_at.getTime() <= ctx.now.getTime()) return;
     await tx.query(LOCK_GRANTS, [campaignId]);
     await tx.query(CANCEL_GRANTS, [campaignId]);
     await tx.query(MARK_CANCELLED, [campaignId, ctx.now]);
+    const [bets] = await tx.query<{ undecided: boolean }>(UNDECIDED, [campaignId]);
+    if (!bets!.undecided) await finishCampaign(tx, operatorId, campaignId, 'cancelled', ctx.now);
   });
   return campaignTotals(ctx, operatorId, campaignId);
+}
+
+// --- finishing (D42, D31) ---------------------------------------------------------------
+
+// The finish, once: the conditional update (finished_at IS NULL) lets one writer through,
+// the cancellation or one sweep, and only that one writes the event. A cancelled campaign
+// keeps its state and its reason; another is FINISHED, played or expired.
+const FINISH = `
+  UPDATE free_bet_campaigns
+  SET finished_at = $3, finished_reason = coalesce(finished_reason, $4),
+      state = CASE WHEN state = 'CANCELLED' THEN state ELSE 'FINISHED'::free_bet_campaign_state END
+  WHERE id = $1 AND operator_id = $2 AND finished_at IS NULL
+  RETURNING finished_reason`;
+
+const FINISHED_EVENT = `
+  WITH input AS (SELECT $1::text AS operator_id, $2::timestamptz AS occurred_at, $3::jsonb AS data)
+  ${outboxInsertSql('freebet.campaign_finished', 'input')}`;
+
+// Stores the campaign's finish and writes its event, in the caller's transaction `tx`, which
+// has decided that its totals are final. Returns false when it was finished already.
+async function finishCampaign(tx: Queryable, operatorId: string, campaignId: string, reason: FreeBetFinishReason, now: Date): Promise<boolean> {
+  const [finished] = await tx.query<{ finished_reason: FreeBetFinishReason }>(FINISH, [campaignId, operatorId, now, reason]);
+  if (!finished) return false;
+  // the totals as GET /v1/freebets/{campaignId} gives them, read in this transaction
+  const totals = await campaignTotals({ sql: tx, now }, operatorId, campaignId);
+  const data: FreeBetCampaignFinishedData = {
+    campaignId: totals.campaignId,
+    campaignRef: totals.campaignRef,
+    gameCode: totals.gameCode,
+    currency: totals.currency,
+    stakeMicro: totals.stakeMicro,
+    reason: finished.finished_reason,
+    grants: totals.grants,
+    granted: totals.granted,
+    played: totals.played,
+    remaining: totals.remaining,
+    cancelled: totals.cancelled,
+    totalPaidMicro: totals.totalPaidMicro,
+    finishedAt: now.toISOString(),
+  };
+  await tx.query(FINISHED_EVENT, [operatorId, now, JSON.stringify(data)]);
+  return true;
+}
+
+// D42: how many unfinished campaigns one sweep looks at, least recently looked at first
+// (free_bet_campaigns_unfinished_idx): a run's work is bounded whatever the number of live
+// campaigns, and every one is looked at in turn.
+export const FINISH_SWEEP_LIMIT = 50;
+// D42: a campaign past its end is finished as expired only this long after it: a placement
+// that read the campaign as live just before its end has committed its bet (PENDING, which the
+// sweep then waits for) long before, so an expired campaign's totals cannot gain a round after
+// its event. Its GET reads `expired` from its end on.
+export const EXPIRY_SETTLE_MS = 60_000;
+
+// The unfinished campaigns a sweep looks at, locked (a cancellation, or a concurrent sweep,
+// holding one is skipped: SKIP LOCKED), marked looked at, each with what is left of it and
+// whether a bet of it is undecided.
+const SWEEP = `
+  WITH looked AS (
+    UPDATE free_bet_campaigns c SET swept_at = $2
+    WHERE c.id IN (
+      SELECT id FROM free_bet_campaigns WHERE finished_at IS NULL
+      ORDER BY swept_at ASC NULLS FIRST, id LIMIT $1 FOR UPDATE SKIP LOCKED
+    )
+    RETURNING c.id, c.operator_id, c.state, c.expires_at
+  )
+  SELECT l.id, l.operator_id, l.state, l.expires_at,
+         coalesce(sum(CASE WHEN l.state = 'CANCELLED' THEN 0 ELSE greatest(g.rounds - g.cancelled - p.played, 0) END), 0)::bigint AS remaining,
+         coalesce(sum(p.undecided), 0)::bigint AS undecided
+  FROM looked l
+  LEFT JOIN free_bet_grants g ON g.campaign_id = l.id
+  LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE b.status IN ${LIVE}) AS played,
+           count(*) FILTER (WHERE b.status IN ${UNDECIDED_STATUSES}) AS undecided
+    FROM bets b WHERE b.free_bet_grant_id = g.id
+  ) p ON true
+  GROUP BY l.id, l.operator_id, l.state, l.expires_at`;
+
+type SweptRow = { id: string; operator_id: string; state: 'ACTIVE' | 'CANCELLED' | 'FINISHED'; expires_at: Date; remaining: bigint; undecided: bigint };
+
+// why a campaign the sweep looked at is finished, or null while it is not
+function finishReason(row: SweptRow, now: Date): FreeBetFinishReason | null {
+  if (row.undecided > 0n) return null;
+  if (row.state === 'CANCELLED') return 'cancelled';
+  if (row.remaining === 0n) return 'played';
+  return row.expires_at.getTime() + EXPIRY_SETTLE_MS <= now.getTime() ? 'expired' : null;
+}
+
+// D42, D31: the leader's sweep (src/workers/scheduler.ts): finishes, each with its event, the
+// campaigns among those it looks at whose totals are final, in one transaction. Safe to run
+// concurrently: each run locks the campaigns it looks at, and a finish is a conditional update.
+export async function finishCampaigns(ctx: { sql: Sql; now: Date }, limit = FINISH_SWEEP_LIMIT): Promise<{ finished: number }> {
+  return ctx.sql.transaction(async (tx) => {
+    const rows = await tx.query<SweptRow>(SWEEP, [limit, ctx.now]);
+    let finished = 0;
+    for (const row of rows) {
+      const reason = finishReason(row, ctx.now);
+      if (reason && (await finishCampaign(tx, row.operator_id, row.id, reason, ctx.now))) finished++;
+    }
+    return { finished };
+  });
 }
