@@ -1,8 +1,9 @@
 // Types of freebets.js for the unit tests (the page itself is plain JavaScript, served as is).
 
+import type { FreeBet } from '../../shared/domain/player-channel.js';
 import type { MoneyFormat } from './money.js';
 
-export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string };
+export type { FreeBet };
 export type FreeBetRow = { grantId: string; stake: string; remaining: string; expires: string; expired: boolean };
 export type GameParams = { side?: 'LOW' | 'HIGH'; autoCashOut?: string };
 

@@ -8,8 +8,9 @@ import { t } from './i18n.js';
 
 /** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
 
-// a grant as the service sends it: its stake in micro-units, the rounds left, its expiry (ISO)
-/** @typedef {{ grantId: string, campaignRef: string, stakeMicro: string, remaining: number, expiresAt: string }} FreeBet */
+// a grant as the service sends it (the player channel's map): its stake in micro-units, the
+// rounds left, its expiry (ISO)
+/** @typedef {import('../../shared/domain/player-channel.js').FreeBet} FreeBet */
 
 // a grant's row of the panel, in words
 /** @typedef {{ grantId: string, stake: string, remaining: string, expires: string, expired: boolean }} FreeBetRow */

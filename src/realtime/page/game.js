@@ -228,9 +228,8 @@ function connect() {
     reportRejection(msg.reason, msg.clientBetId);
     renderBetting();
   });
-  // the session's free bets after each change (D42), the service's numbers. Registered by its
-  // name as a string: a channel map without the message (from before free bets) still checks.
-  on(/** @type {keyof ServerMessages} */ (/** @type {string} */ ('free_bets')), (msg) => {
+  // the session's free bets after each change (D42), the service's numbers
+  on('free_bets', (msg) => {
     state.freeBets = freeBetsOf(msg);
     renderBetting();
   });
@@ -286,10 +285,10 @@ function onConnected(msg) {
   renderAll();
 }
 
-// the free bets a message names (connected, free_bets); none when it has no freeBets (a
-// service from before free bets)
-/** @param {object} msg */
-const freeBetsOf = (msg) => readFreeBets('freeBets' in msg ? msg.freeBets : undefined);
+// the free bets a message names (connected, free_bets, D42), read as the panel shows them:
+// those with a round left, an entry that is not a grant left out (readFreeBets)
+/** @param {Message<'connected'> | Message<'free_bets'>} msg */
+const freeBetsOf = (msg) => readFreeBets(msg.freeBets);
 
 // ---- rounds ------------------------------------------------------------------------------
 
@@ -536,7 +535,7 @@ function playFreeBet(grantId) {
 }
 
 // place_bet, and its verdict (contract 8.2)
-/** @param {(import('../../shared/domain/player-channel.js').PlaceBet | ReturnType<typeof freeBetPayload>) & { clientBetId: string }} payload */
+/** @param {import('../../shared/domain/player-channel.js').PlaceBet & { clientBetId: string }} payload */
 function sendBet(payload) {
   if (!socket || !state.round) return;
   const { clientBetId } = payload;
@@ -544,10 +543,7 @@ function sendBet(payload) {
   state.placing = true;
   showMessage(t('placing'), 'info');
   renderBetting();
-  // a free bet names freeBetGrantId and no amountMicro, which a channel map from before free
-  // bets (D42) does not know: sent as it is
-  const message = /** @type {import('../../shared/domain/player-channel.js').PlaceBet} */ (/** @type {unknown} */ (payload));
-  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', message, (err, ack) => {
+  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', payload, (err, ack) => {
     state.placing = false;
     if (err) showMessage(t('no_answer'), 'error');
     else if (ack.ok) state.betCycleId ??= cycleId;
