@@ -4,7 +4,7 @@ import type { FreeBet } from '../../shared/domain/player-channel.js';
 import type { MoneyFormat } from './money.js';
 
 export type { FreeBet };
-export type FreeBetRow = { grantId: string; stake: string; remaining: string; expires: string; expired: boolean };
+export type FreeBetRow = { grantId: string; campaign: string; stake: string; remaining: string; expires: string; expired: boolean };
 export type GameParams = { side?: 'LOW' | 'HIGH'; autoCashOut?: string };
 
 export function readFreeBets(value: unknown): FreeBet[];
@@ -14,3 +14,7 @@ export function freeBetPayload(
   clientBetId: string,
   params: GameParams & { amountMicro?: unknown },
 ): GameParams & { freeBetGrantId: string; clientBetId: string };
+export function freeBetSideCaption(side: 'LOW' | 'HIGH'): string;
+export function freeBetCashOutCaption(multiplier: string | null): string;
+export function goneFreeBets(previous: FreeBet[], next: FreeBet[], spent: string | null): FreeBet[];
+export function freeBetAnnouncement(rows: FreeBetRow[]): string;
