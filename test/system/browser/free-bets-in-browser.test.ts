@@ -5,6 +5,7 @@ import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { uniqueId, type Harness } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
+import { crashOperator } from '../../support/crash.js';
 
 // Free bets (D42) on the dice page in a real headless Chromium, against a service in this
 // process whose clock the test moves by hand (no scheduler: a round opens, rolls and settles
@@ -15,7 +16,9 @@ import { waitForQuiescence } from '../../support/invariants.js';
 // the service says (and a screen reader is told), no cash moves, and the history marks the
 // bet as free. The operator then cancels the campaign, and the page takes the grant away and
 // says it is no longer available rather than dropping it in silence. No request leaves the
-// service. Leaves the free-bets screenshot in docs/.
+// service. Leaves the free-bets screenshot in docs/. On the crash page, a free bet takes the
+// auto cash-out field's multiplier, which the panel's caption says, and the bet is placed
+// with it.
 const MINUTE = 60_000;
 const FUNDS_MICRO = 10_000_000n; // €100.00 (D18: 100000 micro-units to the euro)
 const STAKE_MICRO = 100_000n; // €1.00
@@ -42,7 +45,8 @@ describe('free bets on the game page in a browser (D42)', function () {
     // make LOW win, so that the screenshot is the same each time (the checks hold either way)
     const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
     const playerRef = uniqueId('player');
-    const campaignRef = uniqueId('welcome-spins');
+    // a campaignRef is the operator's own, and each test's operator is new
+    const campaignRef = 'welcome-spins-2026';
     const created = await operator.request('POST', '/v1/freebets', {
       campaignRef,
       gameCode: 'dice',
@@ -131,6 +135,49 @@ describe('free bets on the game page in a browser (D42)', function () {
     expect(totals.status, totals.text).to.equal(200);
     expect(totals.body).to.include({ played: 1, remaining: 0 });
 
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it("crash: the caption follows the auto cash-out field, and a tapped free bet is placed with that cash-out", async () => {
+    const operator = await crashOperator(h, { bettingWindowMs: MINUTE });
+    const playerRef = uniqueId('player');
+    const campaignRef = 'crash-spins-2026';
+    const created = await operator.request('POST', '/v1/freebets', {
+      campaignRef,
+      gameCode: 'crash',
+      currency: 'EUR',
+      stakeMicro: STAKE_MICRO.toString(),
+      rounds: 3,
+      playerRefs: [playerRef],
+      expiresAt: new Date(h.svc.now().getTime() + 7 * 24 * 60 * MINUTE).toISOString(),
+    });
+    expect(created.status, created.text).to.equal(201);
+    h.wallet.setBalance(playerRef, 'EUR', FUNDS_MICRO);
+    const launch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef, gameCode: 'crash' }));
+    expect(launch.status, launch.text).to.equal(200);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(`${h.baseUrl}/play/crash?token=${launch.body.sessionToken as string}`);
+    const panel = page.locator('#free-bets');
+    await panel.waitFor({ state: 'visible', timeout: 20_000 });
+    // crash has no side: the panel's side chooser is dice's alone
+    expect(await panel.getByRole('radiogroup').isHidden()).to.equal(true);
+    const caption = page.locator('#free-bet-caption');
+    expect(await caption.innerText()).to.equal('Free bets have no auto cash-out: cash them out by hand.');
+    await page.fill('#auto-cash-out', '2.00');
+    expect(await caption.innerText()).to.equal('Free bets cash out automatically at 2.00×.');
+
+    const table = { operatorId: operator.operatorId, gameCode: 'crash', currency: 'EUR' };
+    const pending = await until('the first cycle', () => currentCycle(h.svc, table));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+    const play = panel.getByRole('button', { name: `Play a free bet of €1.00 (${campaignRef})` });
+    await page.locator('.free-bet-play:enabled').waitFor({ timeout: 10_000 });
+    await play.click();
+    await page.locator('#message').filter({ hasText: 'Bet accepted: free bet, auto cash-out at 2.00×. Good luck!' }).waitFor({ timeout: 15_000 });
+    await panel.locator('.free-bet-remaining').filter({ hasText: '2 rounds left' }).waitFor({ timeout: 10_000 });
+    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef, cycleId: pending.id } });
+    expect(bet).to.include({ isFree: true, amountMicro: STAKE_MICRO, autoCashOutCents: 200n });
     await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
