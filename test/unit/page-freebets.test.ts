@@ -1,6 +1,15 @@
 import { expect } from 'chai';
-import { freeBetPayload, freeBetRows, readFreeBets, type FreeBet } from '../../src/realtime/page/freebets.js';
-import { LANGUAGES, reasonText } from '../../src/realtime/page/i18n.js';
+import {
+  freeBetAnnouncement,
+  freeBetCashOutCaption,
+  freeBetPayload,
+  freeBetRows,
+  freeBetSideCaption,
+  goneFreeBets,
+  readFreeBets,
+  type FreeBet,
+} from '../../src/realtime/page/freebets.js';
+import { LANGUAGES, reasonText, setLanguage } from '../../src/realtime/page/i18n.js';
 import { moneyFormat } from '../../src/realtime/page/money.js';
 
 // The game page's free bets (src/realtime/page/freebets.js, D42): the grants the service names
@@ -42,7 +51,7 @@ describe('the game page shows and plays free bets (D42)', () => {
 
   it("shows each grant's stake in the currency's own digits, its rounds left and its expiry", () => {
     const [eur] = freeBetRows([grant()], moneyFormat('en', 'EUR'), { now: NOW, timeZone: 'UTC' });
-    expect(eur).to.include({ grantId: 'g-1', stake: '€2.50', remaining: '3 rounds left', expired: false });
+    expect(eur).to.include({ grantId: 'g-1', campaign: 'welcome-2026', stake: '€2.50', remaining: '3 rounds left', expired: false });
     expect(eur!.expires).to.match(/^Expires Dec 5, 2026, 6:30\sPM$/);
     // a yen has no decimals; one round left is said in the singular
     const [jpy] = freeBetRows([grant({ stakeMicro: '10000000', remaining: 1 })], moneyFormat('en', 'JPY'), { now: NOW, timeZone: 'UTC' });
@@ -78,5 +87,67 @@ describe('the game page shows and plays free bets (D42)', () => {
       expect(text, language).to.be.a('string').and.not.match(/free_bet_unavailable|\bD\d{1,2}\b/);
       if (language !== 'en') expect(text, language).to.not.equal(english);
     }
+  });
+
+  it('says what a free bet is played on: dice\'s side chosen in the panel, crash\'s auto cash-out or none', () => {
+    expect(freeBetSideCaption('LOW')).to.equal('Free bets are played on LOW (Die 1 – 3).');
+    expect(freeBetSideCaption('HIGH')).to.equal('Free bets are played on HIGH (Die 4 – 6).');
+    expect(freeBetCashOutCaption('×2.00')).to.equal('Free bets cash out automatically at ×2.00.');
+    expect(freeBetCashOutCaption(null)).to.equal('Free bets have no auto cash-out: cash them out by hand.');
+  });
+
+  describe("in the page's every language", () => {
+    // setLanguage() puts the language on the document too: the little of it that it touches
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'document');
+    before(() => {
+      Object.defineProperty(globalThis, 'document', {
+        configurable: true,
+        value: { documentElement: { lang: 'en' }, querySelectorAll: () => [], title: '', body: undefined },
+      });
+    });
+    after(async () => {
+      await setLanguage('en');
+      if (saved) Object.defineProperty(globalThis, 'document', saved);
+      else Reflect.deleteProperty(globalThis, 'document');
+    });
+
+    it("names the free bet's side and its faces, or its auto cash-out, in the language's own words", async () => {
+      const english = await load('en');
+      for (const language of LANGUAGES) {
+        expect(await setLanguage(language), language).to.equal(language);
+        const words = await load(language);
+        const low = freeBetSideCaption('LOW');
+        const high = freeBetSideCaption('HIGH');
+        expect(low, language).to.include(words.low).and.include(words.low_range).and.not.include(words.high!);
+        expect(high, language).to.include(words.high).and.include(words.high_range);
+        expect(freeBetCashOutCaption('×2.00'), language).to.include('×2.00');
+        for (const text of [low, high, freeBetCashOutCaption('×2.00'), freeBetCashOutCaption(null)]) expect(text, language).to.not.match(/[{}]|free_bet_/);
+        if (language !== 'en') {
+          expect(low, language).to.not.equal(english.free_bet_plays_side!.replace('{side}', english.low!).replace('{range}', english.low_range!));
+          expect(freeBetCashOutCaption(null), language).to.not.equal(english.free_bet_plays_manual);
+        }
+      }
+    });
+  });
+
+  it('finds the grants that left the list, but for the last round the page spent itself', () => {
+    const welcome = grant({ grantId: 'welcome', remaining: 2 });
+    const last = grant({ grantId: 'last', remaining: 1 });
+    // a cancelled campaign's grant leaves the list with rounds left
+    expect(goneFreeBets([welcome, last], [last], null)).to.deep.equal([welcome]);
+    // the page's own free bet spent the grant's last round: expected, not said
+    expect(goneFreeBets([welcome, last], [welcome], 'last')).to.deep.equal([]);
+    // the page's free bet spent a round of two, yet the grant is gone: withdrawn meanwhile
+    expect(goneFreeBets([welcome], [], 'welcome')).to.deep.equal([welcome]);
+    // a last round spent elsewhere (another tab of the session)
+    expect(goneFreeBets([last], [], null)).to.deep.equal([last]);
+    // counted down, still there
+    expect(goneFreeBets([welcome], [grant({ grantId: 'welcome', remaining: 1 })], 'welcome')).to.deep.equal([]);
+  });
+
+  it("tells a screen reader each grant's campaign and rounds left", () => {
+    const rows = freeBetRows([grant({ remaining: 2 }), grant({ grantId: 'g-2', campaignRef: 'vip:nov', remaining: 1 })], moneyFormat('en', 'EUR'), { now: NOW });
+    expect(freeBetAnnouncement(rows)).to.equal('welcome-2026: 2 rounds left. vip:nov: 1 round left');
+    expect(freeBetAnnouncement([])).to.equal('');
   });
 });

@@ -10,6 +10,7 @@
 // same for all, so the page runs it until the phase ends or until its player's round_result
 // names that player's crash point.
 
+import { freeBetCashOutCaption } from './freebets.js';
 import { reasonText, t } from './i18n.js';
 import { byId } from './panels.js';
 import {
@@ -69,6 +70,7 @@ export function crashGame(shell) {
     cashOutLabel: byId('cash-out-label'),
     cashOutDetail: byId('cash-out-detail'),
     potential: byId('potential'),
+    freeBetCaption: byId('free-bet-caption'),
   };
 
   // the session's terms (connected.config): the highest multiplier and the payout cap
@@ -424,6 +426,8 @@ export function crashGame(shell) {
     if (stake === null || auto === undefined) el.potential.textContent = '';
     else if (auto === null) el.potential.textContent = t('crash_potential_manual');
     else el.potential.textContent = t('crash_potential_auto', { multiplier: shown(auto), amount: money().amount(crashPayout(stake, auto, terms.maxPayoutMicro)) });
+    // what a free bet is played with (D42): this field's auto cash-out, or none
+    el.freeBetCaption.textContent = auto === undefined ? '' : freeBetCashOutCaption(auto === null ? null : shown(auto));
     renderCashOut(position());
   }
 

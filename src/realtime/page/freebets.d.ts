@@ -1,9 +1,10 @@
 // Types of freebets.js for the unit tests (the page itself is plain JavaScript, served as is).
 
+import type { FreeBet } from '../../shared/domain/player-channel.js';
 import type { MoneyFormat } from './money.js';
 
-export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string };
-export type FreeBetRow = { grantId: string; stake: string; remaining: string; expires: string; expired: boolean };
+export type { FreeBet };
+export type FreeBetRow = { grantId: string; campaign: string; stake: string; remaining: string; expires: string; expired: boolean };
 export type GameParams = { side?: 'LOW' | 'HIGH'; autoCashOut?: string };
 
 export function readFreeBets(value: unknown): FreeBet[];
@@ -13,3 +14,7 @@ export function freeBetPayload(
   clientBetId: string,
   params: GameParams & { amountMicro?: unknown },
 ): GameParams & { freeBetGrantId: string; clientBetId: string };
+export function freeBetSideCaption(side: 'LOW' | 'HIGH'): string;
+export function freeBetCashOutCaption(multiplier: string | null): string;
+export function goneFreeBets(previous: FreeBet[], next: FreeBet[], spent: string | null): FreeBet[];
+export function freeBetAnnouncement(rows: FreeBetRow[]): string;

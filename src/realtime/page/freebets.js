@@ -8,11 +8,12 @@ import { t } from './i18n.js';
 
 /** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
 
-// a grant as the service sends it: its stake in micro-units, the rounds left, its expiry (ISO)
-/** @typedef {{ grantId: string, campaignRef: string, stakeMicro: string, remaining: number, expiresAt: string }} FreeBet */
+// a grant as the service sends it (the player channel's map): its stake in micro-units, the
+// rounds left, its expiry (ISO)
+/** @typedef {import('../../shared/domain/player-channel.js').FreeBet} FreeBet */
 
-// a grant's row of the panel, in words
-/** @typedef {{ grantId: string, stake: string, remaining: string, expires: string, expired: boolean }} FreeBetRow */
+// a grant's row of the panel, in words: its campaign as the operator named it (campaignRef)
+/** @typedef {{ grantId: string, campaign: string, stake: string, remaining: string, expires: string, expired: boolean }} FreeBetRow */
 
 // the game's own parameters of a bet: dice's side, crash's auto cash-out ("2.00")
 /** @typedef {{ side?: 'LOW' | 'HIGH', autoCashOut?: string }} GameParams */
@@ -65,6 +66,7 @@ export function freeBetRows(grants, money, { now, timeZone }) {
     const known = Number.isFinite(expiresAt);
     return {
       grantId: grant.grantId,
+      campaign: grant.campaignRef,
       stake: money.amount(grant.stakeMicro),
       remaining: grant.remaining === 1 ? t('free_bet_round_one', { count: grant.remaining }) : t('free_bet_rounds', { count: grant.remaining }),
       expires: known ? t('free_bet_expires', { at: when.format(expiresAt) }) : '',
@@ -83,4 +85,41 @@ export function freeBetRows(grants, money, { now, timeZone }) {
 export function freeBetPayload(grantId, clientBetId, params) {
   const { amountMicro: _ignored, ...game } = params;
   return { ...game, freeBetGrantId: grantId, clientBetId };
+}
+
+// What a free bet is played on, said under the panel's choice (D42: a free bet has the game's
+// own parameters, and the panel's are the ones it takes). Dice: the side chosen in the panel,
+// with its faces.
+/** @param {'LOW' | 'HIGH'} side */
+export function freeBetSideCaption(side) {
+  return side === 'HIGH' ? t('free_bet_plays_side', { side: t('high'), range: t('high_range') }) : t('free_bet_plays_side', { side: t('low'), range: t('low_range') });
+}
+
+// Crash: the auto cash-out field's multiplier as the page shows it ("×2.00"), or null when the
+// field is empty (cashed out by hand)
+/** @param {string | null} multiplier */
+export function freeBetCashOutCaption(multiplier) {
+  return multiplier === null ? t('free_bet_plays_manual') : t('free_bet_plays_auto', { multiplier });
+}
+
+// The grants of the panel's last list that a new one no longer names, which the page says
+// are no longer available (withdrawn by the operator, expired, or spent in another tab of the
+// session): all of them but the grant whose last round the page itself just spent (`spent`,
+// the grant of its last accepted free bet).
+/**
+ * @param {FreeBet[]} previous
+ * @param {FreeBet[]} next
+ * @param {string | null} spent
+ * @returns {FreeBet[]}
+ */
+export function goneFreeBets(previous, next, spent) {
+  const named = new Set(next.map((grant) => grant.grantId));
+  return previous.filter((grant) => !named.has(grant.grantId) && !(grant.grantId === spent && grant.remaining === 1));
+}
+
+// What a screen reader is told when the panel's counts change (its live region): each grant's
+// campaign and rounds left
+/** @param {FreeBetRow[]} rows */
+export function freeBetAnnouncement(rows) {
+  return rows.map((row) => `${row.campaign}: ${row.remaining}`).join('. ');
 }

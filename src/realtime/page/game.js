@@ -8,7 +8,7 @@
 
 import { crashGame } from './crash.js';
 import { deriveCrash, deriveRound } from './fair.js';
-import { freeBetPayload, freeBetRows, readFreeBets } from './freebets.js';
+import { freeBetAnnouncement, freeBetPayload, freeBetRows, freeBetSideCaption, goneFreeBets, readFreeBets } from './freebets.js';
 import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
 import { MICRO_PER_UNIT, moneyFormat, netPayout, parseScaled } from './money.js';
@@ -56,7 +56,10 @@ const el = {
   message: byId('message'),
   freeBets: byId('free-bets'),
   freeBetsList: byId('free-bets-list'),
+  freeBetLow: byId('free-bet-low', HTMLInputElement),
   freeBetHigh: byId('free-bet-high', HTMLInputElement),
+  freeBetCaption: byId('free-bet-caption'),
+  freeBetsLive: byId('free-bets-live'),
   history: byId('history'),
   historyEmpty: byId('history-empty'),
   historyGame: byId('history-game'),
@@ -110,6 +113,7 @@ const state = {
   revealed: /** @type {Map<string, RevealedSeed>} */ (new Map()), // by serverSeedHash (D5)
   reportedBets: /** @type {Set<string>} */ (new Set()), // clientBetIds already explained (ack and bet_rejected both arrive)
   freeBets: /** @type {FreeBet[]} */ ([]), // the session's free bets with a round left, as the service last named them
+  spentGrantId: /** @type {string | null} */ (null), // the grant of the page's last accepted free bet, until the next list
 };
 
 const serverNow = () => Date.now() + state.clockOffsetMs;
@@ -228,10 +232,9 @@ function connect() {
     reportRejection(msg.reason, msg.clientBetId);
     renderBetting();
   });
-  // the session's free bets after each change (D42), the service's numbers. Registered by its
-  // name as a string: a channel map without the message (from before free bets) still checks.
-  on(/** @type {keyof ServerMessages} */ (/** @type {string} */ ('free_bets')), (msg) => {
-    state.freeBets = freeBetsOf(msg);
+  // the session's free bets after each change (D42), the service's numbers
+  on('free_bets', (msg) => {
+    setFreeBets(freeBetsOf(msg), true);
     renderBetting();
   });
   on('round_result', onRoundResult);
@@ -274,7 +277,7 @@ function onConnected(msg) {
   // this page already knows stays until the next balance_update
   if (msg.balanceMicro !== null || state.balanceMicro === null) state.balanceMicro = msg.balanceMicro;
   el.demoBadge.hidden = msg.mode !== 'demo';
-  state.freeBets = freeBetsOf(msg);
+  setFreeBets(freeBetsOf(msg), !firstTime);
   if (firstTime) {
     el.stake.value = state.money.input(defaultStake());
     el.clientSeed.value = msg.clientSeed ?? '';
@@ -286,10 +289,28 @@ function onConnected(msg) {
   renderAll();
 }
 
-// the free bets a message names (connected, free_bets); none when it has no freeBets (a
-// service from before free bets)
-/** @param {object} msg */
-const freeBetsOf = (msg) => readFreeBets('freeBets' in msg ? msg.freeBets : undefined);
+// the free bets a message names (connected, free_bets, D42), read as the panel shows them:
+// those with a round left, an entry that is not a grant left out (readFreeBets)
+/** @param {Message<'connected'> | Message<'free_bets'>} msg */
+const freeBetsOf = (msg) => readFreeBets(msg.freeBets);
+
+// The service's new list of the session's grants (D42). A grant that leaves it with rounds
+// the page did not spend itself (a campaign cancelled, expired, or played out in another tab)
+// is said to be no longer available, never dropped in silence; a change of the rounds left is
+// told to a screen reader.
+/**
+ * @param {FreeBet[]} grants
+ * @param {boolean} announce false for the session's first list
+ */
+function setFreeBets(grants, announce) {
+  const gone = goneFreeBets(state.freeBets, grants, state.spentGrantId);
+  const counts = (/** @type {FreeBet[]} */ list) => JSON.stringify(list.map((grant) => [grant.grantId, grant.remaining]));
+  const changed = counts(grants) !== counts(state.freeBets);
+  state.freeBets = grants;
+  state.spentGrantId = null;
+  if (gone.length > 0) showMessage(t('reason_free_bet_unavailable'), 'error');
+  if (changed && announce) el.freeBetsLive.textContent = freeBetAnnouncement(freeBetRows(grants, state.money, { now: serverNow() }));
+}
 
 // ---- rounds ------------------------------------------------------------------------------
 
@@ -524,19 +545,22 @@ function placeGameBet(params) {
   sendBet({ ...params, amountMicro: amountMicro.toString(), clientBetId: randomId() });
 }
 
+// dice: the side chosen in the free-bet panel (D42)
+const freeBetSide = () => (el.freeBetHigh.checked ? /** @type {const} */ ('HIGH') : /** @type {const} */ ('LOW'));
+
 // a free bet (D42): the grant in place of the stake field's amount, with the game's parameters
 // (dice: the panel's side; crash: the auto cash-out field when set). The rounds left come from
 // the service's next free_bets, never counted down here.
 /** @param {string} grantId */
 function playFreeBet(grantId) {
   if (!socket || !state.round || !canBet()) return;
-  const params = state.game === 'crash' ? crash.betParams() : { side: el.freeBetHigh.checked ? /** @type {const} */ ('HIGH') : /** @type {const} */ ('LOW') };
+  const params = state.game === 'crash' ? crash.betParams() : { side: freeBetSide() };
   if (params === undefined) return;
   sendBet(freeBetPayload(grantId, randomId(), params));
 }
 
 // place_bet, and its verdict (contract 8.2)
-/** @param {(import('../../shared/domain/player-channel.js').PlaceBet | ReturnType<typeof freeBetPayload>) & { clientBetId: string }} payload */
+/** @param {import('../../shared/domain/player-channel.js').PlaceBet & { clientBetId: string }} payload */
 function sendBet(payload) {
   if (!socket || !state.round) return;
   const { clientBetId } = payload;
@@ -544,14 +568,14 @@ function sendBet(payload) {
   state.placing = true;
   showMessage(t('placing'), 'info');
   renderBetting();
-  // a free bet names freeBetGrantId and no amountMicro, which a channel map from before free
-  // bets (D42) does not know: sent as it is
-  const message = /** @type {import('../../shared/domain/player-channel.js').PlaceBet} */ (/** @type {unknown} */ (payload));
-  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', message, (err, ack) => {
+  socket.timeout(PLACE_BET_ACK_MS).emit('place_bet', payload, (err, ack) => {
     state.placing = false;
     if (err) showMessage(t('no_answer'), 'error');
-    else if (ack.ok) state.betCycleId ??= cycleId;
-    else {
+    else if (ack.ok) {
+      state.betCycleId ??= cycleId;
+      // D42: the service's next free_bets counts this round as spent
+      if (payload.freeBetGrantId !== undefined) state.spentGrantId = payload.freeBetGrantId;
+    } else {
       const { reason } = ack;
       if (reason === 'already_bet_this_round') state.betCycleId = cycleId;
       reportRejection(reason, clientBetId);
@@ -837,6 +861,7 @@ function renderBetting() {
   for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
   renderFreeBets(el.freeBets, el.freeBetsList, freeBetRows(state.freeBets, state.money, { now: serverNow() }), { canPlay: open, onPlay: playFreeBet });
   if (state.game === 'crash') return crash.renderBetting();
+  el.freeBetCaption.textContent = freeBetSideCaption(freeBetSide());
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
     stake === null
@@ -870,6 +895,7 @@ function renderFair() {
 
 el.betLow.addEventListener('click', () => placeBet('LOW'));
 el.betHigh.addEventListener('click', () => placeBet('HIGH'));
+for (const side of [el.freeBetLow, el.freeBetHigh]) side.addEventListener('change', renderBetting);
 el.rotateSeed.addEventListener('click', rotateSeed);
 el.stake.addEventListener('input', () => {
   el.stake.removeAttribute('aria-invalid');

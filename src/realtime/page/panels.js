@@ -287,10 +287,15 @@ export function renderFreeBets(section, list, rows, { canPlay, onPlay }) {
         const item = node('li', undefined, 'free-bet');
         item.dataset.grantId = row.grantId;
         const details = node('div', undefined, 'free-bet-details');
-        details.append(node('span', row.stake, 'free-bet-stake'), node('span', row.remaining, 'free-bet-remaining'), node('span', row.expires, 'free-bet-expires'));
+        details.append(
+          node('span', row.campaign, 'free-bet-campaign'),
+          node('span', row.stake, 'free-bet-stake'),
+          node('span', row.remaining, 'free-bet-remaining'),
+          node('span', row.expires, 'free-bet-expires'),
+        );
         const button = node('button', t('free_bet_play'), 'button primary free-bet-play');
         button.type = 'button';
-        button.setAttribute('aria-label', t('free_bet_play_label', { stake: row.stake }));
+        button.setAttribute('aria-label', t('free_bet_play_label', { stake: row.stake, campaign: row.campaign }));
         button.addEventListener('click', () => onPlay(row.grantId));
         item.append(details, button);
         return item;
