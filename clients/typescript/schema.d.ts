@@ -2772,6 +2772,11 @@ export interface operations {
                             payoutMicro: string;
                             /** @description the round was voided and its stake refunded: nothing is paid */
                             voided: boolean;
+                            /**
+                             * @description present for a free bet only (contract 2.6, D42): its stake was not debited and payoutMicro is its net, max(payout - stake, 0) (contract 8.4)
+                             * @constant
+                             */
+                            isFree?: true;
                         };
                         /** Format: uuid */
                         sessionId: string;

@@ -1,17 +1,22 @@
 import { expect } from 'chai';
+import { unzipSync } from 'fflate';
 import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { recallRound } from '../../../src/shared/game/reports/recall.js';
+import { verifyPack, type Jwks } from '../../../src/shared/domain/dispute-pack.js';
+import { verifyCrashProof } from '../../../src/shared/domain/games/crash.js';
+import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { waitForQuiescence } from '../../support/invariants.js';
+import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
 
 // D42: a free bet in the evidence and the reports (contract 8.4: no stake was debited). The
 // round view, the rounds listing and the round's detail mark it free with its campaign
-// (bonusRef) and count its stake 0; the recall says so; GGR counts its stake 0 and its net
-// payout. Exact amounts:
+// (bonusRef) and count its stake 0; the recall says so; its dispute pack and its crash proof
+// verify with its payout booked net; GGR counts its stake 0 and its net payout. Exact amounts:
 // dice at x2.5 without commission, LOW always wins, stakes of 1.00.
-describe('free bets in the round view, recall and GGR (D42, contract 8.4)', function () {
+describe('free bets in the round view, recall, dispute pack and GGR (D42, contract 8.4)', function () {
   this.timeout(90_000);
   let h: Harness;
   let operator: TestOperator;
@@ -49,6 +54,15 @@ describe('free bets in the round view, recall and GGR (D42, contract 8.4)', func
     const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId: created.body.campaignId as string } });
     return { campaignRef: ref, grantOf: new Map(grants.map((g) => [g.playerRef, g.id])) };
   };
+
+  const keys = async (): Promise<Jwks> => (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as Jwks;
+  const packOf = async (as: TestOperator, roundId: string) => {
+    const response = await as.request('GET', `/v1/rounds/${roundId}/dispute-pack`);
+    expect(response.status, response.text).to.equal(200);
+    const files = unzipSync(response.bytes);
+    return { files: new Map(Object.entries(files)), json: (name: string) => JSON.parse(Buffer.from(files[name]!).toString('utf8')) };
+  };
+  const failed = (verdict: { checks: { name: string; ok: boolean; detail?: unknown }[] }) => verdict.checks.filter((c) => !c.ok);
 
   before(async () => {
     h = await startHarness({}, ROLES_WITHOUT_CLOCK);
@@ -137,5 +151,63 @@ describe('free bets in the round view, recall and GGR (D42, contract 8.4)', func
     expect(recalled.balanceAfter).to.deep.equal({ micro: (FUNDS + NET).toString(), gap: null });
     const paid = (await recallRound(h.svc, operator.operatorId, seats.paid.roundId!))!;
     expect(paid).to.include({ isFree: false, bonusRef: null });
+  });
+
+  it('the dispute pack of a won and of a lost free dice bet verifies: the payout booked net, the debit isFree with the campaign', async () => {
+    const jwks = await keys();
+    for (const roundId of [seats.freeWon.roundId!, seats.freeLost.roundId!, seats.paid.roundId!]) {
+      const { files } = await packOf(operator, roundId);
+      const verdict = verifyPack(files, jwks);
+      expect(failed(verdict), roundId).to.deep.equal([]);
+      expect(verdict.valid).to.equal(true);
+    }
+    const { files, json } = await packOf(operator, seats.freeWon.roundId!);
+    expect(json('round.json')).to.include({ isFree: true, bonusRef: campaignRef, totalBetsMicro: '0', totalPayoutsMicro: NET.toString() });
+    expect(json('bets.json')[0]).to.include({ isFree: true, bonusRef: campaignRef, payoutMicro: NET.toString() });
+    const verdict = verifyPack(files, jwks);
+    expect(verdict.checks.find((c) => c.name === 'payout')).to.deep.include({ ok: true });
+    expect(verdict.checks.find((c) => c.name === 'free_bet')).to.deep.include({ ok: true });
+
+    // a pack whose bet claims to be free when its debit was not, or the reverse, fails
+    const paid = await packOf(operator, seats.paid.roundId!);
+    const forged = new Map(paid.files);
+    const bets = paid.json('bets.json');
+    bets[0].isFree = true;
+    forged.set('bets.json', Buffer.from(`${JSON.stringify(bets, null, 2)}\n`));
+    expect(failed(verifyPack(forged, jwks)).map((c) => c.name)).to.include('free_bet');
+  });
+
+  it('crash: a free bet cashed out by hand has a proof and a dispute pack that verify, the payout booked net', async () => {
+    const { serverSeed } = crashSeed(300n, 500n);
+    const crash = await crashOperator(h);
+    const playerRef = uniqueId('player');
+    const made = await campaign(crash, [playerRef], 'crash');
+    const seated = await seatCrashPlayer(h, crash, serverSeed, 100_000_000n, { playerRef });
+    const pending = await until('the cycle', () => currentCycle(h.svc, { operatorId: crash.operatorId, gameCode: 'crash', currency: 'EUR' }));
+    await tick(h, { cycleId: pending.id, from: 'PENDING' });
+    const ack = await seated.player.request('place_bet', { freeBetGrantId: made.grantOf.get(playerRef) });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await tick(h, { cycleId: pending.id, from: 'BETTING_OPEN' });
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: pending.id } });
+    h.shiftClock(curveTime(200n) - (h.svc.now().getTime() - cycle.flightStartedAt!.getTime()) + 5);
+    const out = await seated.player.request('cash_out', {});
+    expect(out.ok, JSON.stringify(out)).to.equal(true);
+    const cents = BigInt(out.cashOutMultiplier.replace('.', ''));
+    const net = (STAKE * cents) / 100n - STAKE;
+    await until('the round settled', async () => (await h.svc.db.round.findUnique({ where: { id: ack.roundId } }))?.state === 'SETTLED', 20_000);
+    await waitForQuiescence(h.svc.db, { operatorIds: [crash.operatorId], timeoutMs: 20_000 });
+    expect((await crash.request('POST', `/v1/session/${seated.sessionId}/terminate`)).status).to.equal(200);
+    seated.player.close();
+
+    const proof = await crash.request('GET', `/v1/rounds/${ack.roundId}/proof`);
+    expect(proof.status, proof.text).to.equal(200);
+    expect(proof.body.bet).to.include({ amountMicro: STAKE.toString(), payoutMicro: net.toString(), isFree: true });
+    const verdict = verifyCrashProof(proof.body);
+    expect(failed(verdict)).to.deep.equal([]);
+
+    const { files, json } = await packOf(crash, ack.roundId);
+    expect(json('round.json')).to.include({ isFree: true, bonusRef: made.campaignRef, totalBetsMicro: '0', totalPayoutsMicro: net.toString() });
+    const pack = verifyPack(files, await keys());
+    expect(failed(pack)).to.deep.equal([]);
   });
 });
