@@ -24,6 +24,7 @@ export const BROKEN_RULES = [
   'rollback_unknown_refused', // 4.2: a rollback of an unknown transaction is answered RS_ERROR_UNKNOWN
   'no_tombstones', // D27: a debit arriving after its own rollback is booked
   'overdraws', // 4.2: a bet above the balance is booked (no RS_ERROR_NOT_ENOUGH_MONEY)
+  'free_bet_debits_cash', // 2.6, 8.4 (D42): a free bet (isFree) debits its stake as a paid bet does
   'numeric_amounts', // 2.10: balanceMicro is sent as a JSON number
   'no_request_uuid_echo', // 2.10: answers carry no requestUuid
 ] as const;
@@ -429,7 +430,7 @@ export class WalletLedger {
     if (refusal) return refusal;
     // contract 2.6, 8.4: a free bet debits no cash (booked with the stake, moving nothing); the
     // balance is answered all the same
-    if (request.isFree) {
+    if (request.isFree && !this.broken.has('free_bet_debits_cash')) {
       this.book(request, 'bet', 0n, request.amountMicro);
       this.freeBets.add(request.transactionUuid);
       return this.ok(request);
