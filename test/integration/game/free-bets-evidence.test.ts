@@ -15,7 +15,7 @@ import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.j
 // round view, the rounds listing and the round's detail mark it free with its campaign
 // (bonusRef) and count its stake 0; the recall says so; its dispute pack and its crash proof
 // verify with its payout booked net; GGR counts its stake 0 and its net payout. Exact amounts:
-// dice at x2.5 without commission, LOW always wins, stakes of 1.00.
+// dice at x2.5 without commission, LOW always wins, stakes of 1000000 micro-units (10.00).
 describe('free bets in the round view, recall, dispute pack and GGR (D42, contract 8.4)', function () {
   this.timeout(90_000);
   let h: Harness;
@@ -25,7 +25,7 @@ describe('free bets in the round view, recall, dispute pack and GGR (D42, contra
   const FUNDS = 10_000_000n;
   const STAKE = 1_000_000n;
   const MINUTE = 60_000;
-  // x2.5, no commission: a won paid bet is paid 2.50, a won free bet its net 1.50
+  // x2.5, no commission: a won paid bet is paid 2500000, a won free bet its net 1500000
   const GROSS = 2_500_000n;
   const NET = GROSS - STAKE;
   const seats: Record<'freeWon' | 'freeLost' | 'paid', { player: Player; playerRef: string; sessionId: string; roundId?: string }> = {} as never;
@@ -128,7 +128,7 @@ describe('free bets in the round view, recall, dispute pack and GGR (D42, contra
     const to = new Date(h.svc.now().getTime() + 60 * MINUTE).toISOString();
     const report = await operator.request('GET', `/v1/reports/ggr?from=${from}&to=${to}`);
     expect(report.status, report.text).to.equal(200);
-    // stakes: the paid 1.00 only; payouts: the paid 2.50 and the free net 1.50
+    // stakes: the paid bet's only; payouts: the paid bet's gross and the free bet's net
     expect(report.body.games).to.deep.equal([
       {
         gameCode: 'dice',
