@@ -2409,9 +2409,13 @@ export interface operations {
                             cashOutMs?: number | null;
                             /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
                             won?: boolean | null;
+                            /** @description the round's bet was a free bet: its stake was not debited, it counts 0 here, in GGR and towards limits (contract 8.4, D42) */
+                            isFree: boolean;
+                            /** @description a free bet's campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet */
+                            bonusRef: string | null;
                             /** @description the stake of the round's bet; 0 for a free bet (D18, contract 8.4) */
                             totalBetsMicro: string;
-                            /** @description the payout credited; 0 for a lost or voided round (D18) */
+                            /** @description the payout credited; 0 for a lost or voided round (D18); a free bet's is its net, max(payout - stake, 0) (D42) */
                             totalPayoutsMicro: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -2548,9 +2552,13 @@ export interface operations {
                         cashOutMs?: number | null;
                         /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
                         won?: boolean | null;
+                        /** @description the round's bet was a free bet: its stake was not debited, it counts 0 here, in GGR and towards limits (contract 8.4, D42) */
+                        isFree: boolean;
+                        /** @description a free bet's campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet */
+                        bonusRef: string | null;
                         /** @description the stake of the round's bet; 0 for a free bet (D18, contract 8.4) */
                         totalBetsMicro: string;
-                        /** @description the payout credited; 0 for a lost or voided round (D18) */
+                        /** @description the payout credited; 0 for a lost or voided round (D18); a free bet's is its net, max(payout - stake, 0) (D42) */
                         totalPayoutsMicro: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -2580,8 +2588,16 @@ export interface operations {
                             autoCashOut?: string | null;
                             /** @description decimal integer micro-units (contract 2.1) */
                             amountMicro: string;
+                            /** @description a free bet: amountMicro is its campaign's stake, sent with isFree and not debited (contract 2.6, 8.4, D42) */
                             isFree: boolean;
-                            /** @description decimal integer micro-units (contract 2.1) */
+                            /**
+                             * Format: uuid
+                             * @description the free-bet grant the bet spent a round of (D42); null for a paid bet
+                             */
+                            freeBetGrantId: string | null;
+                            /** @description a free bet's campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet */
+                            bonusRef: string | null;
+                            /** @description what the bet was paid; a free bet's is its net, max(payout - stake, 0) (contract 8.4, D42) */
                             payoutMicro: string | null;
                             /**
                              * Format: uuid
@@ -2805,6 +2821,11 @@ export interface operations {
                             payoutMicro: string;
                             /** @description the round was voided and its stake refunded: nothing is paid */
                             voided: boolean;
+                            /**
+                             * @description present for a free bet only (contract 2.6, D42): its stake was not debited and payoutMicro is its net, max(payout - stake, 0) (contract 8.4)
+                             * @constant
+                             */
+                            isFree?: true;
                         };
                         /** Format: uuid */
                         sessionId: string;

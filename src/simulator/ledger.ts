@@ -24,6 +24,7 @@ export const BROKEN_RULES = [
   'rollback_unknown_refused', // 4.2: a rollback of an unknown transaction is answered RS_ERROR_UNKNOWN
   'no_tombstones', // D27: a debit arriving after its own rollback is booked
   'overdraws', // 4.2: a bet above the balance is booked (no RS_ERROR_NOT_ENOUGH_MONEY)
+  'free_bet_debits_cash', // 2.6, 8.4 (D42): a free bet (isFree) debits its stake as a paid bet does
   'numeric_amounts', // 2.10: balanceMicro is sent as a JSON number
   'no_request_uuid_echo', // 2.10: answers carry no requestUuid
 ] as const;
@@ -52,6 +53,10 @@ export type LedgerEntry = {
   balanceAfterMicro: bigint;
   requestUuid: string;
   at: Date;
+  // D42: a free bet (contract 2.6 isFree), booked with its stake and moving no cash, and the
+  // bonusRef (the campaignRef) it came with; absent for every other entry
+  isFree?: true;
+  bonusRef?: string;
 };
 
 type CommonFields = {
@@ -64,7 +69,7 @@ type CommonFields = {
 
 export type WalletRequest =
   | (CommonFields & { endpoint: 'balance' })
-  | (CommonFields & { endpoint: 'bet'; transactionUuid: string; amountMicro: bigint; roundId: string; isFree?: boolean })
+  | (CommonFields & { endpoint: 'bet'; transactionUuid: string; amountMicro: bigint; roundId: string; isFree?: boolean; bonusRef?: string })
   | (CommonFields & {
       endpoint: 'win';
       transactionUuid: string;
@@ -223,6 +228,7 @@ export function validateWalletRequest(endpoint: WalletEndpoint, body: unknown): 
           amountMicro,
           roundId: field('roundId'),
           ...(fields.isFree === true ? { isFree: true } : {}),
+          ...(fields.isFree === true && typeof fields.bonusRef === 'string' ? { bonusRef: fields.bonusRef } : {}),
         },
       };
     }
@@ -429,8 +435,8 @@ export class WalletLedger {
     if (refusal) return refusal;
     // contract 2.6, 8.4: a free bet debits no cash (booked with the stake, moving nothing); the
     // balance is answered all the same
-    if (request.isFree) {
-      this.book(request, 'bet', 0n, request.amountMicro);
+    if (request.isFree && !this.broken.has('free_bet_debits_cash')) {
+      this.book(request, 'bet', 0n, request.amountMicro, { isFree: true, ...(request.bonusRef === undefined ? {} : { bonusRef: request.bonusRef }) });
       this.freeBets.add(request.transactionUuid);
       return this.ok(request);
     }
@@ -540,7 +546,7 @@ export class WalletLedger {
     return undefined;
   }
 
-  private book(request: MovementRequest, type: LedgerEntry['type'], deltaMicro: bigint, amountMicro: bigint): void {
+  private book(request: MovementRequest, type: LedgerEntry['type'], deltaMicro: bigint, amountMicro: bigint, free: Pick<LedgerEntry, 'isFree' | 'bonusRef'> = {}): void {
     const key = accountKey(request.playerRef, request.currency);
     const balanceAfterMicro = (this.balances.get(key) ?? 0n) + deltaMicro;
     this.balances.set(key, balanceAfterMicro);
@@ -556,6 +562,7 @@ export class WalletLedger {
       balanceAfterMicro,
       requestUuid: request.requestUuid,
       at: new Date(),
+      ...free,
     };
     this.booked.set(entry.transactionUuid, entry);
     this.entries.push(entry);

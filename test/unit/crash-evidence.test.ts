@@ -55,6 +55,7 @@ function proofOf(config: CrashConfig, play: { autoCashOutCents: bigint | null; c
     config,
     stakeMicro: STAKE,
     payoutMicro: payoutMicro ?? settled.payoutMicro,
+    isFree: false,
   });
 }
 
@@ -147,6 +148,7 @@ describe('a crash round\'s dispute pack (D32, D40)', () => {
       config,
       stakeMicro: stake,
       payoutMicro: paid,
+      isFree: false,
     });
     const bet = { betId: randomUUID(), status: 'SETTLED', side: null, amountMicro: stake.toString(), isFree: false, payoutMicro: paid.toString(), autoCashOut: proof.bet.autoCashOut };
     return {

@@ -82,6 +82,13 @@ function conformingRun(change: Partial<Record<WalletCheckStep, (c: WalletCheckCa
   );
   money(call('bet-after-rollback', 'bet', { status: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST' }, { ...late, amountMicro: STAKE, deltaMicro: 0n }));
   money(call('bet-over-balance', 'bet', { status: 'RS_ERROR_NOT_ENOUGH_MONEY' }, { transactionUuid: randomUUID(), amountMicro: START + 1n, deltaMicro: 0n }));
+  // D42: free bets move no cash; the first is won "0", the second rolled back
+  const free = { transactionUuid: randomUUID(), roundId: randomUUID() };
+  const freeAgain = { transactionUuid: randomUUID(), roundId: randomUUID() };
+  money(call('free-bet', 'bet', {}, { ...free, amountMicro: STAKE, deltaMicro: 0n }));
+  money(call('free-win', 'win', {}, { transactionUuid: randomUUID(), referenceTransactionUuid: free.transactionUuid, roundId: free.roundId, amountMicro: 0n, deltaMicro: 0n }));
+  money(call('free-bet-2', 'bet', {}, { ...freeAgain, amountMicro: STAKE, deltaMicro: 0n }));
+  money(call('free-rollback', 'rollback', {}, { transactionUuid: randomUUID(), referenceTransactionUuid: freeAgain.transactionUuid, roundId: freeAgain.roundId, deltaMicro: 0n }));
   return { stakeMicro: STAKE, calls, startBalanceMicro: START, endBalanceMicro: balance };
 }
 
@@ -229,6 +236,23 @@ describe('wallet conformance check, pure rules (D38)', () => {
         expect(failing(run), step).to.include(name);
         expect(failing(run).filter((failed) => failed !== 'balance-restored'), step).to.deep.equal([name]);
       }
+    });
+
+    // contract 2.6, 8.4, D42
+    it('free-bet, free-bet-rollback: a free bet that debits cash, a "0" win refused or crediting, a rollback that credits: each fails alone', () => {
+      const cases: [WalletCheckStep, WalletCheckName, (c: WalletCheckCall) => WalletCheckCall][] = [
+        ['free-bet', 'free-bet', (c) => ({ ...c, deltaMicro: -STAKE })],
+        ['free-win', 'free-bet', (c) => answered(c, { status: 'RS_ERROR_WRONG_TYPES' })],
+        ['free-win', 'free-bet', (c) => ({ ...c, deltaMicro: STAKE })],
+        ['free-bet-2', 'free-bet-rollback', (c) => ({ ...c, deltaMicro: -STAKE })],
+        ['free-rollback', 'free-bet-rollback', (c) => ({ ...c, deltaMicro: STAKE })],
+      ];
+      for (const [step, name, change] of cases) {
+        const run = conformingRun({ [step]: change });
+        expect(failing(run).filter((failed) => failed !== 'balance-restored'), step).to.deep.equal([name]);
+      }
+      const cash = conformingRun({ 'free-bet': (c) => ({ ...c, deltaMicro: -STAKE }) });
+      expect(detailOf(cash, 'free-bet')).to.match(/^a free bet of 10000 \(isFree: true, bonusRef\) was answered RS_OK and debited 10000; .*debit no cash/);
     });
 
     it('amounts-as-strings: a JSON number anywhere fails, naming the endpoint', () => {

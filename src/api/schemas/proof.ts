@@ -56,7 +56,8 @@ export const crashProofSchema = objectSchema<CrashProof>({
     cashOutMs: orNull({ type: 'integer', minimum: 0, description: 'the ms of the flight the cash-out was decided at' }),
     payoutMicro: { ...microAmount, description: 'what the bet was paid: 0 when lost or voided' },
     voided: { type: 'boolean', description: 'the round was voided and its stake refunded: nothing is paid' },
-  }),
+    isFree: { const: true, description: 'present for a free bet only (contract 2.6, D42): its stake was not debited and payoutMicro is its net, max(payout - stake, 0) (contract 8.4)' },
+  }, {}, ['isFree']),
   sessionId: uuid,
 });
 

@@ -13,7 +13,8 @@ const CREATE_NOTES = `
 --players-file is a text file with one playerRef per line (a CSV of one column); blank lines
 are skipped. The stake is decimal micro-units: 1.00 = 100000. The same --campaign-ref with the
 same terms prints the campaign it made before; with other terms it is refused
-campaign_conflict. Players cannot play the grants yet: the player side is the next step.`;
+campaign_conflict. A player sees the grants of a session's game and currency in connected and
+plays one with place_bet's freeBetGrantId (D42).`;
 
 // a refusal of the shared rules, printed {error: code, message, details?} as the API answers it
 async function asAnswer<T>(work: () => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { WalletEndpoint } from '../../shared/domain/wallet-status.js';
 import {
   WALLET_CHECKS,
+  WALLET_CHECK_BONUS_REF,
   WALLET_CHECK_STAKE_MICRO,
   balanceOf,
   evaluate,
@@ -95,7 +96,8 @@ export async function runWalletCheck(options: WalletCheckOptions): Promise<Walle
   }
 }
 
-type Fields = Record<string, string>;
+// contract 2.6: isFree is the one field that is not a string
+type Fields = Record<string, string | true>;
 
 class Run {
   private readonly calls: WalletCheckCall[] = [];
@@ -143,6 +145,13 @@ class Run {
       if ('problem' in over) stopped = over.problem;
       else await this.moving('bet-over-balance', 'bet', { ...this.bet(), amountMicro: over.amountMicro.toString() });
     }
+    // contract 2.6, 8.4, D42: a free bet and its win of "0", then a free bet and its rollback
+    const free = { ...this.bet(), isFree: true as const, bonusRef: WALLET_CHECK_BONUS_REF };
+    await this.moving('free-bet', 'bet', free);
+    await this.moving('free-win', 'win', { ...this.movement(free.roundId), referenceTransactionUuid: free.transactionUuid, amountMicro: '0' });
+    const freeAgain = { ...this.bet(), isFree: true as const, bonusRef: WALLET_CHECK_BONUS_REF };
+    await this.moving('free-bet-2', 'bet', freeAgain);
+    await this.moving('free-rollback', 'rollback', { ...this.movement(freeAgain.roundId), referenceTransactionUuid: freeAgain.transactionUuid });
     // give back whatever is still moved
     for (const reversal of reversals(this.calls)) {
       await this.moving('restore', 'rollback', {
@@ -210,10 +219,10 @@ class Run {
       step,
       endpoint,
       requestUuid,
-      ...(fields.transactionUuid === undefined ? {} : { transactionUuid: fields.transactionUuid }),
-      ...(fields.referenceTransactionUuid === undefined ? {} : { referenceTransactionUuid: fields.referenceTransactionUuid }),
-      ...(fields.roundId === undefined ? {} : { roundId: fields.roundId }),
-      ...(fields.amountMicro === undefined ? {} : { amountMicro: BigInt(fields.amountMicro) }),
+      ...(typeof fields.transactionUuid === 'string' ? { transactionUuid: fields.transactionUuid } : {}),
+      ...(typeof fields.referenceTransactionUuid === 'string' ? { referenceTransactionUuid: fields.referenceTransactionUuid } : {}),
+      ...(typeof fields.roundId === 'string' ? { roundId: fields.roundId } : {}),
+      ...(typeof fields.amountMicro === 'string' ? { amountMicro: BigInt(fields.amountMicro) } : {}),
       outcome,
       latencyMs,
     };
@@ -281,10 +290,11 @@ credential the operator's wallet knows (its walletKeyId and walletSignatureSecre
 30000 micro-units and no other activity: the check moves stakes of 10000, gives every one
 back (a win or a rollback), and judges each call by the balance before and after it. One
 bet is the balance plus one micro-unit, which the wallet must refuse; if it books it, it is
-rolled back at once. Checks: signature-refused, bet-idempotent-request,
-bet-duplicate-transaction, win-with-reference, rollback-known, rollback-unknown,
-debit-after-rollback, not-enough-money, amounts-as-strings, request-uuid-echo,
-balance-restored (docs/wallet-api.md, "Wallet conformance check"). Latency is shown against
+rolled back at once. Two free bets (isFree, bonusRef ${WALLET_CHECK_BONUS_REF}) must debit no
+cash, with a win of "0" and a rollback that credit nothing. Checks: signature-refused,
+bet-idempotent-request, bet-duplicate-transaction, win-with-reference, rollback-known,
+rollback-unknown, debit-after-rollback, not-enough-money, free-bet, free-bet-rollback,
+amounts-as-strings, request-uuid-echo, balance-restored (docs/wallet-api.md, "Wallet conformance check"). Latency is shown against
 contract 8.5, not judged. Exit 0: every check passed; 1: one failed; 2: the command line.
 
 Example:

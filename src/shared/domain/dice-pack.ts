@@ -1,7 +1,7 @@
 import { isSide } from './dice.js';
 import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from './pack-checks.js';
 import { parSheet, type ParSheet } from './par-sheet.js';
-import { multiplierScaledOf, payout } from './payout.js';
+import { bookedPayout, multiplierScaledOf, payout } from './payout.js';
 import { verifyDiceProof } from './proof.js';
 
 // Dice's checks of a dispute pack's content (D32), which the dice module hands the verifier
@@ -66,7 +66,8 @@ function parSheetConfig(sheet: unknown): SheetConfig | undefined {
 }
 
 // contract 8.4: a winning bet is credited the net of its stake; a losing one nothing; a voided
-// round pays nothing (its stake is refunded by the rollback)
+// round pays nothing (its stake is refunded by the rollback). D42: a free bet (bets.json's
+// isFree, which the free_bet check holds to its debit) is booked max(payout - stake, 0).
 function payoutChecks(
   round: Record<string, unknown>,
   bet: Record<string, unknown>,
@@ -85,8 +86,9 @@ function payoutChecks(
   }
   if (!isSide(outcomeSide)) return [{ name: 'payout', ok: false, detail: 'a settled round must have an outcome side' }];
   const won = bet.side === outcomeSide;
+  const stakeMicro = BigInt(bet.amountMicro);
   const expected = won
-    ? payout({ stakeMicro: BigInt(bet.amountMicro), multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro.toString()
+    ? bookedPayout(payout({ stakeMicro, multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro, stakeMicro, bet.isFree === true).toString()
     : '0';
   const recorded = bet.payoutMicro ?? '0';
   const ok = recorded === expected && round.totalPayoutsMicro === expected;

@@ -214,6 +214,29 @@ export function verifyPack(files: ReadonlyMap<string, Uint8Array>, jwks: Jwks): 
   return { valid: checks.every((c) => c.ok), roundId, signingKeyId: kid, checks };
 }
 
+// D42: whether the bet was free, as bets.json says (isFree, bonusRef), is what its debits said
+// (contract 2.6: isFree, and bonusRef only with it), and the round counts its stake as the
+// reports do: 0 for a free bet, whose stake was not debited (contract 8.4). The payout checks
+// read isFree from bets.json: this check is what holds it to the wallet calls.
+export function freeBetCheck(round: Record<string, unknown>, bet: Record<string, unknown>, walletCalls: unknown): PackCheck {
+  const free = bet.isFree === true;
+  const problems: string[] = [];
+  if (typeof bet.isFree !== 'boolean') problems.push('bets.json\'s bet must say isFree');
+  const bonusRef = bet.bonusRef ?? null;
+  if (free ? typeof bonusRef !== 'string' : bonusRef !== null) problems.push('bets.json\'s bonusRef must be the campaignRef of a free bet, null for a paid one');
+  const stake = free ? '0' : bet.amountMicro;
+  if (round.totalBetsMicro !== stake) problems.push(`round.json's totalBetsMicro must be ${free ? '0 for a free bet' : 'the bet\'s amountMicro'}`);
+  const debits = Array.isArray(walletCalls) ? walletCalls.filter((c) => isRecord(c) && c.endpoint === 'bet') : [];
+  for (const call of debits) {
+    const parsed = parseJson(Buffer.from(String((call as Record<string, unknown>).requestBody ?? ''), 'utf8'));
+    const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
+    const sentFree = body.isFree === true;
+    if (sentFree !== free) problems.push(`a debit was sent ${sentFree ? 'with' : 'without'} isFree, the bet says it was ${free ? 'free' : 'paid'}`);
+    else if ((body.bonusRef ?? null) !== bonusRef) problems.push('a debit\'s bonusRef differs from the bet\'s');
+  }
+  return problems.length ? { name: 'free_bet', ok: false, detail: problems } : { name: 'free_bet', ok: true, detail: free ? `free: bonusRef ${String(bonusRef)}, stake counted 0` : 'paid' };
+}
+
 // What the files say, checked against one another and recomputed: the round and its bet here,
 // the game's content by its module (D39), named by round.json or, failing that, the par sheet.
 function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string | null): PackCheck[] {
@@ -235,6 +258,7 @@ function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string |
   if (!isRecord(round)) return checks;
   const bet = Array.isArray(bets) && bets.length === 1 && isRecord(bets[0]) ? bets[0] : undefined;
   check('bets', bet !== undefined, bet ? undefined : 'bets.json must hold the round\'s one bet (D1)');
+  if (bet) checks.push(freeBetCheck(round, bet, read('wallet-calls.json')));
 
   const gameCode = typeof round.gameCode === 'string' ? round.gameCode : isRecord(sheet) ? sheet.gameCode : undefined;
   const module = typeof gameCode === 'string' ? gameModule(gameCode) : undefined;

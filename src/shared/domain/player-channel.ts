@@ -196,8 +196,11 @@ export type RecalledRound = {
   rejectReason: string | null;
   // dice: the side bet on; null for crash (D40)
   side: string | null;
+  // contract 8.4, D42: a free bet's amountMicro is its campaign's stake, which was not debited;
+  // bonusRef is its campaignRef (the debit's bonusRef, contract 2.6), null for a paid bet
   amountMicro: string;
   isFree: boolean;
+  bonusRef: string | null;
   // dice: the die; null for crash, whose outcome is its crash point (below)
   outcome: { side: string; face: number } | null;
   // crash only (D40): the bet's auto cash-out, the crash point (once the round's result is

@@ -66,6 +66,9 @@ export type CrashProofBet = {
   cashOutMs: number | null;
   payoutMicro: string;
   voided: boolean;
+  // D42: present, and true, for a free bet (contract 2.6): its payoutMicro is the net booked,
+  // max(payout - stake, 0) (contract 8.4); absent for a paid bet
+  isFree?: true;
 };
 
 export type CrashProof = {

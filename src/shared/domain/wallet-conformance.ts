@@ -1,6 +1,6 @@
 // The wallet conformance check (`rgs wallet-check`, D38) as pure rules: the checks, how a
-// wallet's answer is read, what each recorded call says about a rule of contract 2.10, 4.2,
-// 4.3, 5.2 and D27, which reversals give the player back the balance found at the start,
+// wallet's answer is read, what each recorded call says about a rule of contract 2.6, 2.10,
+// 4.2, 4.3, 5.2, 8.4, D27 and D42, which reversals give the player back the balance found at the start,
 // and the latency percentiles against contract 8.5. The calls themselves are made by
 // src/cli/commands/wallet-check.ts, which records each one as a WalletCheckCall.
 //
@@ -22,6 +22,8 @@ export const WALLET_CHECKS = [
   'rollback-unknown',
   'debit-after-rollback',
   'not-enough-money',
+  'free-bet',
+  'free-bet-rollback',
   'amounts-as-strings',
   'request-uuid-echo',
   'balance-restored',
@@ -43,7 +45,14 @@ export type WalletCheckStep =
   | 'rollback-unknown' // a rollback of a transaction the wallet never saw
   | 'bet-after-rollback' // the debit of that very transactionUuid, after its rollback (D27)
   | 'bet-over-balance' // a bet of the balance plus one micro-unit
+  | 'free-bet' // a free bet of the stake: isFree with a bonusRef (contract 2.6, D42)
+  | 'free-win' // its win of "0", the zero net payout of a free bet (contract 2.7, 8.4)
+  | 'free-bet-2' // a second free bet of the stake
+  | 'free-rollback' // its rollback
   | 'restore';
+
+// D42: the bonusRef (a campaignRef) of the check's free bets
+export const WALLET_CHECK_BONUS_REF = 'rgs-wallet-check';
 
 // the smallest stake a game takes by default (game-config.ts minBetMicro): the check moves
 // no more than this, except the one bet above the balance that a wallet must refuse
@@ -374,6 +383,48 @@ export function evaluate(run: WalletCheckRun): WalletCheckResult[] {
         name: 'not-enough-money',
         passed: ok,
         detail: ok ? said : `${said}; contract 4.2: refuse it RS_ERROR_NOT_ENOUGH_MONEY (HTTP 200) and debit nothing`,
+      });
+    }
+  }
+
+  // contract 2.6, 8.4, D42: a free bet (isFree, with its bonusRef) is booked with the stake
+  // and debits no cash; a winning free bet whose net is 0 gets a win of "0", which the
+  // wallet takes and which credits nothing
+  {
+    const bet = step('free-bet');
+    const win = step('free-win');
+    if (!bet || !win) results.push(notRun('free-bet'));
+    else {
+      const booked = expect(bet, ['RS_OK'], 0n, `a free bet of ${stake} (isFree: true, bonusRef)`);
+      const zero = expect(win, SUCCESS, 0n, 'its win of "0"');
+      const ok = booked.ok && zero.ok;
+      const said = `${booked.said}; ${zero.said}`;
+      results.push({
+        name: 'free-bet',
+        passed: ok,
+        detail: ok
+          ? said
+          : `${said}; contract 2.6, 8.4 (D42): book a bet with isFree: true as the free bet it is, answer RS_OK and debit no cash (its stake is the operator's); take a win of "0" (a winning free bet's zero net) and credit nothing`,
+      });
+    }
+  }
+
+  // contract 4.2, 8.4, D42: a rollback of a free bet gives back what it took: nothing
+  {
+    const bet = step('free-bet-2');
+    const rollback = step('free-rollback');
+    if (!bet || !rollback) results.push(notRun('free-bet-rollback'));
+    else {
+      const booked = expect(bet, ['RS_OK'], 0n, `a second free bet of ${stake}`);
+      const reversed = expect(rollback, SUCCESS, 0n, 'its rollback');
+      const ok = booked.ok && reversed.ok;
+      const said = `${booked.said}; ${reversed.said}`;
+      results.push({
+        name: 'free-bet-rollback',
+        passed: ok,
+        detail: ok
+          ? said
+          : `${said}; contract 4.2, 8.4 (D42): a free bet debits no cash, so its rollback answers RS_OK and credits nothing`,
       });
     }
   }

@@ -82,6 +82,8 @@ describe('reconciliation reads (D10)', () => {
         gameCode: 'dice',
         currency: 'EUR',
         nonce: round.nonce,
+        isFree: false,
+        bonusRef: null,
         createdAt: new Date(T0 + minute * MINUTE - 20_000).toISOString(),
         settledAt: null,
         voidedAt: null,
@@ -94,9 +96,9 @@ describe('reconciliation reads (D10)', () => {
         row(lost, 2, { state: 'SETTLED', outcomeSide: 'LOW', outcomeSum: 2, totalBetsMicro: '500000', totalPayoutsMicro: '0', settledAt: settledAt(2) }),
         // D18: a voided round reports its stake and no payout
         row(voided, 3, { state: 'VOIDED', outcomeSide: null, outcomeSum: null, totalBetsMicro: '2000000', totalPayoutsMicro: '0', voidedAt: iso(at(3)) }),
-        // 8.4: a free bet debited no stake
-        row(freeWon, 4, { state: 'SETTLED', outcomeSide: 'LOW', outcomeSum: 2, totalBetsMicro: '0', totalPayoutsMicro: '582000', settledAt: settledAt(4) }),
-        row(freeLost, 5, { state: 'SETTLED', outcomeSide: 'HIGH', outcomeSum: 5, totalBetsMicro: '0', totalPayoutsMicro: '0', settledAt: settledAt(5) }),
+        // 8.4: a free bet debited no stake (these rows name no grant, so no campaign: bonusRef null)
+        row(freeWon, 4, { state: 'SETTLED', outcomeSide: 'LOW', outcomeSum: 2, isFree: true, totalBetsMicro: '0', totalPayoutsMicro: '582000', settledAt: settledAt(4) }),
+        row(freeLost, 5, { state: 'SETTLED', outcomeSide: 'HIGH', outcomeSum: 5, isFree: true, totalBetsMicro: '0', totalPayoutsMicro: '0', settledAt: settledAt(5) }),
       ]);
       expect(response.body.rounds.map((r: { nonce: number }) => r.nonce)).to.deep.equal([0, 1, 2, 3, 4]);
     });
@@ -294,6 +296,8 @@ describe('reconciliation reads (D10)', () => {
         nonce: 0,
         outcomeSide: 'HIGH',
         outcomeSum: 5,
+        isFree: false,
+        bonusRef: null,
         totalBetsMicro: '2500000',
         totalPayoutsMicro: '4850000',
         createdAt: iso(new Date(T0 + MINUTE - 20_000)),
@@ -310,6 +314,8 @@ describe('reconciliation reads (D10)', () => {
             side: 'HIGH',
             amountMicro: '2500000',
             isFree: false,
+            freeBetGrantId: null,
+            bonusRef: null,
             payoutMicro: '4850000',
             betTransactionUuid: round.bet.betTransactionUuid,
             winTransactionUuid: round.bet.winTransactionUuid,

@@ -8,7 +8,8 @@ import { runRgs, type CliResult } from '../../support/rgs-cli.js';
 // (their URLs point at nothing), against the project's wallet simulator: as it is, every
 // check passes and the player's balance is back where it was with only the listed
 // movements in the ledger; with each rule of the contract broken in turn, the check of that
-// rule fails and the run exits 1.
+// rule fails and the run exits 1. Its free bets (contract 2.6, 8.4; D42) are booked by the
+// simulator without moving money, so the ledger entries that moved money are what it lists.
 
 const KID = 'wallet-kid-check';
 const SECRET = randomBytes(64).toString('hex');
@@ -26,6 +27,7 @@ const CAUGHT_BY: Record<BrokenRule, WalletCheckName> = {
   rollback_unknown_refused: 'rollback-unknown',
   no_tombstones: 'debit-after-rollback',
   overdraws: 'not-enough-money',
+  free_bet_debits_cash: 'free-bet',
   numeric_amounts: 'amounts-as-strings',
   no_request_uuid_echo: 'request-uuid-echo',
 };
@@ -44,6 +46,17 @@ const NOWHERE = { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere', REDIS
 describe('rgs wallet-check (D38)', function () {
   this.timeout(120_000);
   let simulator: WalletSimulator;
+
+  // the ledger entries that changed the player's balance (a free bet, its win of "0" and its
+  // rollback are booked and move nothing)
+  const moving = () => {
+    let last = START;
+    return simulator.transactions.filter((entry) => {
+      const moved = entry.balanceAfterMicro !== last;
+      last = entry.balanceAfterMicro;
+      return moved;
+    });
+  };
 
   before(async () => {
     simulator = await WalletSimulator.start();
@@ -75,8 +88,20 @@ describe('rgs wallet-check (D38)', function () {
     expect(simulator.balanceOf(PLAYER, 'EUR')).to.equal(START);
     // what the check says it moved is exactly what the wallet booked
     expect(body.moved.map((m) => `${m.endpoint} ${m.transactionUuid} ${m.amountMicro}`)).to.deep.equal(
-      simulator.transactions.map((entry) => `${entry.type} ${entry.transactionUuid} ${entry.amountMicro}`),
+      moving().map((entry) => `${entry.type} ${entry.transactionUuid} ${entry.amountMicro}`),
     );
+    // D42: two free bets, isFree with the check's bonusRef, booked without moving money; the
+    // first one's win of "0", the second one's rollback
+    const free = simulator.requests.map((request) => request.body as Record<string, unknown>).filter((b) => b.isFree === true);
+    expect(free.map((b) => [b.bonusRef, b.amountMicro])).to.deep.equal([
+      ['rgs-wallet-check', '10000'],
+      ['rgs-wallet-check', '10000'],
+    ]);
+    const freeUuids = free.map((b) => b.transactionUuid);
+    const following = simulator.requests
+      .map((request) => ({ path: request.path, body: request.body as Record<string, unknown> }))
+      .filter(({ body: b }) => freeUuids.includes(b.referenceTransactionUuid));
+    expect(following.map(({ path, body: b }) => `${path} ${String(b.amountMicro)}`)).to.deep.equal(['/wallet/win 0', '/wallet/rollback undefined']);
     expect(body.moved.map((m) => `${m.endpoint} ${m.direction} ${m.amountMicro}`)).to.deep.equal([
       'bet debit 10000',
       'win credit 10000',
@@ -101,7 +126,7 @@ describe('rgs wallet-check (D38)', function () {
     expect(result.stdout).to.include('Money moved (4 calls)').and.include(`Balance: ${START} at the start, ${START} at the end`);
     expect(result.stdout).to.match(/^Latency over \d+ answered calls: p50 \d+ ms, p99 \d+ ms$/m);
     expect(result.stdout).to.include('objective under 300 ms (contract 8.5)');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).to.equal('PASSED: all 11 checks');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).to.equal('PASSED: all 13 checks');
   });
 
   it('takes --player and --currency', async () => {
@@ -122,7 +147,7 @@ describe('rgs wallet-check (D38)', function () {
       // the check gave back whatever the broken wallet kept, unless what is broken is the refund itself
       if (rule !== 'rollback_does_not_refund') expect(simulator.balanceOf(PLAYER, 'EUR'), rule).to.equal(START);
       // every movement the wallet booked is listed
-      expect(body.moved.length, rule).to.equal(simulator.transactions.length);
+      expect(body.moved.length, rule).to.equal(moving().length);
     });
   }
 
@@ -150,7 +175,22 @@ describe('rgs wallet-check (D38)', function () {
     expect(result.code, result.stderr).to.equal(1);
     expect(result.stdout).to.match(/^rollback-known +FAIL +/m);
     expect(result.stdout).to.match(/^balance-restored +FAIL +the balance was 1000000 at the start and 990000 at the end \(-10000\)/m);
-    expect(result.stdout.trimEnd().split('\n').at(-1)).to.equal('FAILED: 2 of 11 checks');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).to.equal('FAILED: 2 of 13 checks');
+  });
+
+  // contract 2.6, 8.4, D42: a wallet that takes a free bet's stake in cash
+  it('a wallet that debits cash for a free bet fails free-bet and free-bet-rollback, naming the debit; the stake is given back', async () => {
+    simulator.breakRule('free_bet_debits_cash');
+    const body = report(await check(['--json']), 1);
+    expect(failed(body)).to.deep.equal(['free-bet', 'free-bet-rollback']);
+    const detail = (name: string) => body.checks.find((c) => c.name === name)!.detail;
+    expect(detail('free-bet')).to.match(/^a free bet of 10000 \(isFree: true, bonusRef\) was answered RS_OK and debited 10000; its win of "0" was answered RS_OK and moved no money; contract 2\.6, 8\.4 \(D42\): .*debit no cash/);
+    expect(detail('free-bet-rollback')).to.match(/^a second free bet of 10000 was answered RS_OK and debited 10000; its rollback was answered RS_OK and credited 10000; /);
+    // the free bet the wallet kept in cash is rolled back at the end
+    expect(body.balanceMicro).to.deep.equal({ start: START.toString(), end: START.toString() });
+    expect(simulator.balanceOf(PLAYER, 'EUR')).to.equal(START);
+    const table = await check();
+    expect(table.stdout).to.match(/^free-bet +FAIL +a free bet of 10000/m);
   });
 
   it('a balance too low for the checks fails clearly and moves nothing', async () => {

@@ -2,6 +2,7 @@ import { minorUnitMicro, roundedPayout } from '../currency.js';
 import { MAX_MICRO } from '../money.js';
 import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from '../pack-checks.js';
 import { reducedFraction, rtpText, type Rtp } from '../par-sheet.js';
+import { bookedPayout } from '../payout.js';
 import { commonShapeProblems, type CrashProof, type CrashProofOutcome, type ProofCheck, type ProofVerdict } from '../proof.js';
 import { roundHash, serverSeedHash } from '../seeds.js';
 import {
@@ -263,6 +264,8 @@ export function buildCrashProof(input: ProofInput<CrashConfig>): CrashProof {
       cashOutMs: record.cashOutMs,
       payoutMicro: voided ? '0' : input.payoutMicro.toString(),
       voided,
+      // D42: a free bet is paid its net (contract 8.4); a paid bet's proof is as it always was
+      ...(input.isFree ? { isFree: true as const } : {}),
     },
     sessionId: input.sessionId,
   };
@@ -321,6 +324,7 @@ function crashShapeProblems(body: Record<string, unknown>): string[] {
   if (bet.cashOutMs !== null && (!Number.isSafeInteger(bet.cashOutMs) || (bet.cashOutMs as number) < 0)) problems.push('bet.cashOutMs must be null or an integer, minimum 0');
   if (typeof bet.payoutMicro !== 'string' || !MICRO.test(bet.payoutMicro)) problems.push('bet.payoutMicro must be a decimal string');
   if (typeof bet.voided !== 'boolean') problems.push('bet.voided must be a boolean');
+  if (bet.isFree !== undefined && bet.isFree !== true) problems.push('bet.isFree must be true or absent');
   return problems;
 }
 
@@ -379,7 +383,9 @@ export function verifyCrashProof(body: unknown): ProofVerdict<CrashDerivation> {
     settled = { cashOutMultiplier: bet.cashOutMultiplier, won: null, payoutMicro: '0' };
   } else {
     const booked = bookedSettlement(BigInt(bet.amountMicro), centsOf(bet.autoCashOut) ?? null, derived.crashCents, c, proof.currency, bet.cashOutMs);
-    settled = { cashOutMultiplier: textOrNull(booked.cashOutCents), won: booked.won, payoutMicro: booked.payoutMicro.toString() };
+    // D42: a free bet is booked its net, max(payout - stake, 0) (contract 8.4)
+    const paid = bookedPayout(booked.payoutMicro, BigInt(bet.amountMicro), bet.isFree === true);
+    settled = { cashOutMultiplier: textOrNull(booked.cashOutCents), won: booked.won, payoutMicro: paid.toString() };
     checks.push({ name: 'cash_out', ok: settled.cashOutMultiplier === bet.cashOutMultiplier, expected: settled.cashOutMultiplier, actual: bet.cashOutMultiplier });
   }
   checks.push({ name: 'payout', ok: settled.payoutMicro === bet.payoutMicro, expected: settled.payoutMicro, actual: bet.payoutMicro });
@@ -484,7 +490,8 @@ function crashPackChecks({ roundId, round, bet, proof, sheet, walletCalls }: Pac
         (!bet || (p.bet.amountMicro === bet.amountMicro && p.bet.autoCashOut === bet.autoCashOut)) &&
         p.bet.cashOutMultiplier === round.cashOutMultiplier &&
         p.bet.cashOutMs === round.cashOutMs &&
-        p.bet.payoutMicro === round.totalPayoutsMicro;
+        p.bet.payoutMicro === round.totalPayoutsMicro &&
+        (!bet || (p.bet.isFree === true) === (bet.isFree === true));
       check('proof_matches_round', same, same ? undefined : 'the proof\'s round, crash point, terms or bet differ from round.json, bets.json and par-sheet.json');
       crashCents = centsOf(verdict.derived!.crashMultiplier);
       proven = true;
@@ -515,7 +522,8 @@ function crashPayoutChecks(
   const cashOutMs = round.cashOutMs === null ? null : Number.isSafeInteger(round.cashOutMs) && (round.cashOutMs as number) >= 0 ? (round.cashOutMs as number) : undefined;
   if (cashOutMs === undefined || typeof round.currency !== 'string') return [{ name: 'payout', ok: false, detail: 'round.json must carry currency and cashOutMs (null or ms)' }];
   const booked = bookedSettlement(BigInt(bet.amountMicro), autoCashOutCents, crashCents, c, round.currency, cashOutMs);
-  const expected = booked.payoutMicro.toString();
+  // D42: a free bet's payout is booked net of its stake (contract 8.4)
+  const expected = bookedPayout(booked.payoutMicro, BigInt(bet.amountMicro), bet.isFree === true).toString();
   const cashOutMultiplier = textOrNull(booked.cashOutCents);
   const recorded = bet.payoutMicro ?? '0';
   const ok = recorded === expected && round.totalPayoutsMicro === expected && round.cashOutMultiplier === cashOutMultiplier;

@@ -109,8 +109,10 @@ export type ProofInput<Config> = {
   record: RoundRecord;
   config: Config;
   stakeMicro: bigint;
-  // what the round paid (0 when lost; 0 when voided, its stake refunded)
+  // what the round paid (0 when lost; 0 when voided, its stake refunded; a free bet's net, D42)
   payoutMicro: bigint;
+  // contract 2.6, D42: a free bet, whose payout is booked net of its stake (contract 8.4)
+  isFree: boolean;
 };
 
 // A game's part of the reads of its rounds (D39: they ask the module, never name the game).

@@ -47,6 +47,7 @@ export function roundProof(masterKey: Buffer, now: Date, round: ProvableRound): 
       config: cycleConfig(round.cycle),
       stakeMicro: round.bet.amountMicro,
       payoutMicro: roundTotals(round.state, round.bet).totalPayoutsMicro,
+      isFree: round.bet.isFree,
     }),
   };
 }

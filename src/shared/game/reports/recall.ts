@@ -34,6 +34,7 @@ type RecallRow = {
   auto_cash_out_cents: bigint | null;
   amount_micro: bigint;
   is_free: boolean;
+  bonus_ref: string | null;
   payout_micro: bigint | null;
   bet_status: string;
   reject_reason: string | null;
@@ -66,7 +67,7 @@ type RecallRow = {
 
 // One bet with its session, its round (none for a bet refused at the wallet, D22), its seed,
 // the answers to its debit, win and rollback calls in the order they were made, and whether
-// its win and rollback jobs are done.
+// its win and rollback jobs are done, and a free bet's campaignRef (D42: its debit's bonusRef).
 const RECALL_COLUMNS = `
   b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.auto_cash_out_cents, b.amount_micro, b.is_free, b.payout_micro,
   b.status AS bet_status, b.reject_reason, b.created_at AS placed_at, s.mode, s.expires_at,
@@ -80,7 +81,8 @@ const RECALL_COLUMNS = `
    WHERE w.transaction_uuid IN (b.bet_transaction_uuid, b.win_transaction_uuid, b.rollback_transaction_uuid)
      AND w.operator_id = b.operator_id) AS calls,
   (SELECT j.completed_at IS NOT NULL FROM wallet_jobs j WHERE j.transaction_uuid = b.win_transaction_uuid) AS win_done,
-  (SELECT j.completed_at IS NOT NULL FROM wallet_jobs j WHERE j.transaction_uuid = b.rollback_transaction_uuid) AS rollback_done`;
+  (SELECT j.completed_at IS NOT NULL FROM wallet_jobs j WHERE j.transaction_uuid = b.rollback_transaction_uuid) AS rollback_done,
+  (SELECT fc.campaign_ref FROM free_bet_grants g JOIN free_bet_campaigns fc ON fc.id = g.campaign_id WHERE g.id = b.free_bet_grant_id) AS bonus_ref`;
 
 // a round of the operator, or the roundId of its bet that the wallet refused or left
 // uncertain (D22: such a roundId went out with the debit; one whose debit was never sent is
@@ -179,6 +181,7 @@ function recalled(reader: RecallReader, row: RecallRow): RecalledRound {
     side: row.side,
     amountMicro: row.amount_micro.toString(),
     isFree: row.is_free,
+    bonusRef: row.bonus_ref,
     outcome,
     // the game's own fields (crash: the auto cash-out and the flight, D40; dice: none)
     ...module.rounds.betParams(record),

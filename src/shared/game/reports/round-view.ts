@@ -25,7 +25,10 @@ const iso = (at: Date | null) => (at === null ? null : at.toISOString());
 // multiplier and ms, and whether it won, D40; dice: nothing, its side and outcome are here)
 const playOf = (round: RoundRecord) => moduleOfRound(round.gameCode, round.id).rounds.view(roundRecord(round, round.bet));
 
-export function roundView(round: RoundRecord) {
+// D42: a free bet's campaignRef, sent as the debit's bonusRef (contract 2.6); null for a paid bet
+export type BonusRef = string | null;
+
+export function roundView(round: RoundRecord, bonusRef: BonusRef) {
   const totals = roundTotals(round.state, round.bet);
   return {
     roundId: round.id,
@@ -39,6 +42,9 @@ export function roundView(round: RoundRecord) {
     outcomeSide: round.outcomeSide,
     outcomeSum: round.outcomeSum,
     ...playOf(round),
+    // contract 8.4, D42: a free bet's round counts its stake 0 and its payout is the net paid
+    isFree: round.bet.isFree,
+    bonusRef,
     totalBetsMicro: totals.totalBetsMicro.toString(),
     totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
     createdAt: round.createdAt.toISOString(),
@@ -53,7 +59,7 @@ export function roundView(round: RoundRecord) {
 // out with the debit (contract 2.6): it reads as a round VOIDED for bet_rejected, in the
 // fields of roundView. It has no nonce nor outcome; it was decided (voidedAt) when the
 // wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
-export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean) {
+export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean, bonusRef: BonusRef) {
   const totals = roundTotals('VOIDED', bet);
   const play = moduleOfRound(bet.gameCode, bet.roundId).rounds.view(roundRecord({ ...NEVER_PLAYED, state: 'VOIDED' }, bet));
   return {
@@ -68,6 +74,8 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean
     outcomeSide: null,
     outcomeSum: null,
     ...play,
+    isFree: bet.isFree,
+    bonusRef,
     totalBetsMicro: totals.totalBetsMicro.toString(),
     totalPayoutsMicro: totals.totalPayoutsMicro.toString(),
     createdAt: bet.createdAt.toISOString(),
@@ -84,7 +92,7 @@ const NEVER_PLAYED = { outcomeSide: null, outcomeSum: null, diceValues: [], lowW
 
 // The bet's own parameters come last, as its game writes them (D39): dice's side is the column
 // already shown, crash adds its autoCashOut (D40), and `side` is null for it.
-export function betView(bet: Bet) {
+export function betView(bet: Bet, bonusRef: BonusRef) {
   const params = moduleOfRound(bet.gameCode, bet.roundId).rounds.betParams(roundRecord({ ...NEVER_PLAYED, state: 'VOIDED' }, bet));
   return {
     betId: bet.id,
@@ -93,7 +101,11 @@ export function betView(bet: Bet) {
     reason: bet.rejectReason,
     side: bet.side,
     amountMicro: bet.amountMicro.toString(),
+    // contract 2.6, D42: a free bet: the grant it spent and its campaign (the debit's bonusRef);
+    // its amountMicro is the campaign's stake, not debited, and its payoutMicro the net paid
     isFree: bet.isFree,
+    freeBetGrantId: bet.freeBetGrantId,
+    bonusRef,
     payoutMicro: bet.payoutMicro === null ? null : bet.payoutMicro.toString(),
     betTransactionUuid: bet.betTransactionUuid,
     winTransactionUuid: bet.winTransactionUuid,

@@ -24,9 +24,13 @@ export async function listFinishedRounds(db: Db, operatorId: string, range: Time
   const shown = page.slice(0, limit);
   const rows = await db.round.findMany({ where: { id: { in: shown.map((r) => r.id) } }, include: withPlayerAndBet });
   const byId = new Map(rows.map((row) => [row.id, row]));
+  const bonusRefs = await bonusRefsOf(db, rows.map((row) => row.bet));
   const last = shown.at(-1);
   return {
-    rounds: shown.map((r) => roundView(byId.get(r.id)!)),
+    rounds: shown.map((r) => {
+      const round = byId.get(r.id)!;
+      return roundView(round, bonusRefOf(bonusRefs, round.bet));
+    }),
     nextCursor: page.length > limit && last ? encodeCursor({ at: last.finishedAt, id: last.id }) : null,
   };
 }
@@ -39,16 +43,18 @@ export async function findRound(db: Db, operatorId: string, roundId: string) {
   const round = await db.round.findFirst({ where: { id: roundId, operatorId }, include: withPlayerAndBet });
   if (!round) return findRejectedBetRound(db, operatorId, roundId);
   const { bet } = round;
-  const [walletCalls, winJob] = await Promise.all([
+  const [walletCalls, winJob, bonusRefs] = await Promise.all([
     walletCallsOf(db, operatorId, bet),
     db.walletJob.findFirst({ where: { betId: bet.id, endpoint: 'win' } }),
+    bonusRefsOf(db, [bet]),
   ]);
+  const bonusRef = bonusRefOf(bonusRefs, bet);
   return {
-    ...roundView(round),
+    ...roundView(round, bonusRef),
     voidReason: round.voidReason,
     demo: round.demo,
     // D23: where the bet's win call stands
-    bets: [{ ...betView(bet), winCall: winCallView(winJob) }],
+    bets: [{ ...betView(bet, bonusRef), winCall: winCallView(winJob) }],
     walletCalls: walletCalls.map(walletCallView),
   };
 }
@@ -59,18 +65,30 @@ export async function findRound(db: Db, operatorId: string, roundId: string) {
 export async function findRejectedBetRound(db: Db, operatorId: string, roundId: string) {
   const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' }, include: { session: { select: { sandbox: true } } } });
   if (!bet) return undefined;
-  const calls = await walletCallsOf(db, operatorId, bet);
+  const [calls, bonusRefs] = await Promise.all([walletCallsOf(db, operatorId, bet), bonusRefsOf(db, [bet])]);
   const debit = calls.filter((call) => call.endpoint === 'bet' && call.transactionUuid === bet.betTransactionUuid).at(-1);
   if (!debit) return undefined;
+  const bonusRef = bonusRefOf(bonusRefs, bet);
   return {
-    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt, bet.session.sandbox),
+    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt, bet.session.sandbox, bonusRef),
     voidReason: BET_REJECTED,
     demo: bet.demo,
     // a refused debit is never followed by a win
-    bets: [{ ...betView(bet), winCall: null }],
+    bets: [{ ...betView(bet, bonusRef), winCall: null }],
     walletCalls: calls.map(walletCallView),
   };
 }
+
+// D42: the campaignRef of each free bet's grant (the bonusRef its debit carried, contract 2.6),
+// by grant id; one read for a page of rounds, none when no bet is free
+async function bonusRefsOf(db: Db, bets: Pick<Bet, 'freeBetGrantId'>[]): Promise<Map<string, string>> {
+  const grantIds = [...new Set(bets.map((bet) => bet.freeBetGrantId).filter((id): id is string => id !== null))];
+  if (grantIds.length === 0) return new Map();
+  const grants = await db.freeBetGrant.findMany({ where: { id: { in: grantIds } }, select: { id: true, campaign: { select: { campaignRef: true } } } });
+  return new Map(grants.map((grant) => [grant.id, grant.campaign.campaignRef]));
+}
+
+const bonusRefOf = (refs: Map<string, string>, bet: Pick<Bet, 'freeBetGrantId'>) => (bet.freeBetGrantId === null ? null : (refs.get(bet.freeBetGrantId) ?? null));
 
 function walletCallsOf(db: Db, operatorId: string, bet: Pick<Bet, 'betTransactionUuid' | 'winTransactionUuid' | 'rollbackTransactionUuid'>) {
   const transactionUuids = [bet.betTransactionUuid, bet.winTransactionUuid, bet.rollbackTransactionUuid].filter(
