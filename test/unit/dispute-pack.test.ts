@@ -144,6 +144,27 @@ describe('the dispute pack: manifest, signature and verification (D32)', () => {
     expect(failed(verifyPack(asMap(wrongOutcome.files), jwks))).to.include('proof_matches_round');
   });
 
+  it('a minor_unit configuration (D46): the payout is checked as booked, in whole minor units', () => {
+    // a won LOW bet of 12.3456 EUR pays 23.95047 (1.94 times, its commission rounded up), booked
+    // 23.95 under minor_unit
+    let content: PackContent;
+    do content = settledContent(randomUUID());
+    while ((content['round.json'] as { outcomeSide: string }).outcomeSide !== 'LOW');
+    const bet = { ...(content['bets.json'] as Record<string, unknown>[])[0]!, amountMicro: '1234560', payoutMicro: '2395000' };
+    const rounded = (sheetRounding: string, paid: string) => ({
+      ...content,
+      'round.json': { ...(content['round.json'] as object), totalBetsMicro: '1234560', totalPayoutsMicro: paid, bets: [{ ...bet, payoutMicro: paid }] },
+      'bets.json': [{ ...bet, payoutMicro: paid }],
+      'wallet-calls.json': [{ endpoint: 'win', requestBody: JSON.stringify({ amountMicro: paid }), responseBody: '{"status":"RS_OK"}' }],
+      'par-sheet.json': { ...(content['par-sheet.json'] as object), payoutRounding: sheetRounding, currency: 'EUR' },
+    });
+    const packRoundId = (content['round.json'] as { roundId: string }).roundId;
+    const verdict = (c: PackContent) => failed(verifyPack(asMap(signedPack({ roundId: packRoundId, operatorId: 'op-1', createdAt }, c, key).files), jwks));
+    expect(verdict(rounded('minor_unit', '2395000'))).to.deep.equal([]);
+    expect(verdict(rounded('exact', '2395047'))).to.deep.equal([]);
+    expect(verdict(rounded('minor_unit', '2395047'))).to.include('payout');
+  });
+
   it('a seed not yet revealed: the hashes and the signature hold, the outcome is not recomputed', () => {
     const content = settledContent(roundId);
     const proof = content['proof.json'] as { serverSeedHash: string };

@@ -1,3 +1,4 @@
+import { roundedPayout } from './currency.js';
 import { isSide } from './dice.js';
 import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from './pack-checks.js';
 import { parSheet, type ParSheet } from './par-sheet.js';
@@ -47,7 +48,17 @@ export function dicePackChecks({ roundId, round, bet, proof, sheet, walletCalls 
   return checks;
 }
 
-type SheetConfig = { gameCode: string; lowWeight: bigint; highWeight: bigint; payoutMultiplierScaled: bigint; commissionMicro: bigint };
+// D46: how the cycle booked a win (payoutRounding, with the round's currency); a pack made
+// before the par sheet carried it was booked exact
+type SheetConfig = {
+  gameCode: string;
+  lowWeight: bigint;
+  highWeight: bigint;
+  payoutMultiplierScaled: bigint;
+  commissionMicro: bigint;
+  payoutRounding: 'exact' | 'minor_unit';
+  currency: string | undefined;
+};
 
 function parSheetConfig(sheet: unknown): SheetConfig | undefined {
   if (!isRecord(sheet) || !isRecord(sheet.rtp) || typeof sheet.gameCode !== 'string') return undefined;
@@ -60,14 +71,18 @@ function parSheetConfig(sheet: unknown): SheetConfig | undefined {
     highWeight: BigInt(highWeight as string),
     payoutMultiplierScaled: payoutMultiplierScaled ?? 0n,
     commissionMicro: BigInt(commissionMicro as string),
+    payoutRounding: sheet.payoutRounding === 'minor_unit' ? ('minor_unit' as const) : ('exact' as const),
+    currency: typeof sheet.currency === 'string' ? sheet.currency : undefined,
   };
-  const sane = payoutMultiplierScaled !== undefined && config.lowWeight + config.highWeight > 0n && config.commissionMicro <= 100000n;
+  const rounding = sheet.payoutRounding === undefined || sheet.payoutRounding === 'exact' || (sheet.payoutRounding === 'minor_unit' && config.currency !== undefined);
+  const sane = rounding && payoutMultiplierScaled !== undefined && config.lowWeight + config.highWeight > 0n && config.commissionMicro <= 100000n;
   return sane ? config : undefined;
 }
 
 // contract 8.4: a winning bet is credited the net of its stake; a losing one nothing; a voided
-// round pays nothing (its stake is refunded by the rollback). D42: a free bet (bets.json's
-// isFree, which the free_bet check holds to its debit) is booked max(payout - stake, 0).
+// round pays nothing (its stake is refunded by the rollback). D46: the payout as the cycle's
+// payoutRounding booked it. D42: a free bet (bets.json's isFree, which the free_bet check holds
+// to its debit) is booked max(payout - stake, 0) of that.
 function payoutChecks(
   round: Record<string, unknown>,
   bet: Record<string, unknown>,
@@ -88,7 +103,11 @@ function payoutChecks(
   const won = bet.side === outcomeSide;
   const stakeMicro = BigInt(bet.amountMicro);
   const expected = won
-    ? bookedPayout(payout({ stakeMicro, multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro, stakeMicro, bet.isFree === true).toString()
+    ? bookedPayout(
+        roundedPayout(payout({ stakeMicro, multiplierScaled: config.payoutMultiplierScaled, commissionMicro: config.commissionMicro }).netMicro, config.payoutRounding, config.currency ?? ''),
+        stakeMicro,
+        bet.isFree === true,
+      ).toString()
     : '0';
   const recorded = bet.payoutMicro ?? '0';
   const ok = recorded === expected && round.totalPayoutsMicro === expected;

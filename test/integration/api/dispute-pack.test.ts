@@ -148,6 +148,9 @@ describe('the dispute pack (D32)', function () {
       payoutMultiplier: '2',
       commissionMicro: '3000',
       rtp: { LOW: { fraction: '97/50', decimal: '1.940000' }, HIGH: { fraction: '0/1', decimal: '0.000000' } },
+      // D46: how the win was booked, in the round's currency
+      payoutRounding: 'exact',
+      currency: 'EUR',
     });
 
     const file = await save('settled.zip', bytes);

@@ -149,8 +149,13 @@ export const diceModule = {
       });
     },
     verifyProof: verifyDiceProof,
-    parSheet: (c) =>
-      parSheet({ gameCode: 'dice', lowWeight: c.lowWeight, highWeight: c.highWeight, payoutMultiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }),
+    // D46: with how the cycle books a win, in the round's currency, so that a pack's payout
+    // check books it the same way
+    parSheet: (c, _record, _stakeMicro, currency) => ({
+      ...parSheet({ gameCode: 'dice', lowWeight: c.lowWeight, highWeight: c.highWeight, payoutMultiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }),
+      payoutRounding: c.payoutRounding,
+      currency,
+    }),
     packChecks: dicePackChecks,
     settlement: (stakeMicro, record, c): Settlement =>
       diceModule.settle(stakeMicro, diceModule.roll.bet(record), diceModule.roll.outcome(record), diceModule.roll.config(c, record)),
