@@ -340,3 +340,59 @@ describe('gems math: the exact par sheet (D39, D41)', () => {
     expect(result.wins / result.rounds).to.be.within(0.2, 0.26);
   });
 });
+
+// docs/games/gems.md's figures are the code's: the par sheet table, the reels, the pays and
+// the multipliers are rebuilt here from the module and must appear in the page as they are.
+function gemsDocRows(): string[] {
+  const sheet = gemsParSheet();
+  const math = GEMS_MATH;
+  const times = (tenths: number): string => `${tenths / 10} x stake`;
+  return [
+    `| RTP, base play | ${sheet.rtpBase.decimal} | ${sheet.rtpBase.fraction} |`,
+    `| of which the base spin's own wins (lines, scatter pay) | ${sheet.rtpBaseSpin.decimal} | ${sheet.rtpBaseSpin.fraction} |`,
+    `| RTP, feature buy (${sheet.featureBuyCost} x stake) | ${sheet.rtpFeatureBuy.decimal} | ${sheet.rtpFeatureBuy.fraction} |`,
+    `| Hit rate, base play | ${sheet.hitRate.decimal} | ${sheet.hitRate.fraction} |`,
+    `| Feature trigger, base play | 1 in ${sheet.featureTrigger.oneIn} | ${sheet.featureTrigger.fraction} |`,
+    `| The feature's mean win | ${sheet.featureMean} x stake | |`,
+    `| Volatility (standard deviation of the win per unit debited), base play | ${sheet.volatilityBase} | |`,
+    `| Volatility, feature buy | ${sheet.volatilityFeatureBuy} | |`,
+    `| Max win | ${sheet.maxWin} x stake | |`,
+    `| Max win odds, base play | 1 in ${sheet.maxWinBase.oneIn} | ${sheet.maxWinBase.fraction} |`,
+    `| Max win odds, feature buy | 1 in ${sheet.maxWinFeatureBuy.oneIn} | ${sheet.maxWinFeatureBuy.fraction} |`,
+    `| Jackpot, per play | 1 in ${sheet.jackpot.oneIn} | ${sheet.jackpot.fraction} |`,
+    `| Jackpot contribution, per unit debited | ${sheet.jackpot.contribution} | |`,
+    ...math.baseReels.map((reel, j) => `base reel ${j + 1}:    ${reel.join('')}`),
+    ...math.featureReels.map((reel, j) => `feature reel ${j + 1}: ${reel.join('')}`),
+    ...Object.entries(math.pays).map(([symbol, tenths]) => `| ${symbol} | ${times(tenths)} |`),
+    `| ${math.featureMultipliers.map((m) => `x${m.multiplier}`).join(' | ')} |`,
+    `| ${math.featureMultipliers.map((m) => `${m.weight}`).join(' | ')} |`,
+    ...math.lines.map((line, i) => `| ${i} | ${line.join(', ')} |`),
+  ];
+}
+
+describe('docs/games/gems.md (D41)', () => {
+  it('shows the par sheet, reels, pays, multipliers and lines the code has', async () => {
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(new URL('../../docs/games/gems.md', import.meta.url), 'utf8');
+    const missing = gemsDocRows().filter((row) => !page.includes(row));
+    expect(missing, 'rows of docs/games/gems.md that differ from the code').to.deep.equal([]);
+  });
+
+  it("its example: nonce 1 stops at 20, 7, 11 and wins nothing; nonce 39 starts the feature and pays 49.5 x stake", () => {
+    const seed = { serverSeed: '1c27fcee55035c1c8c5b0514d102bbfbf16f7eafa981cb8523c654bd16747f6f', clientSeed: 'player-seed' };
+    const play = { stakeMicro: 100000n, featureBuy: false, jackpotPoolMicro: 0n };
+    const first = deriveGems({ ...seed, nonce: 1, ...play });
+    expect(first.baseGame!.stops).to.deep.equal([20, 7, 11]);
+    expect(first.events).to.deep.equal([]);
+    const feature = deriveGems({ ...seed, nonce: 39, ...play });
+    expect(feature.baseGame!.grid.map((row) => row.join(''))).to.deep.equal(['VSA', 'TEE', 'RVV']);
+    expect(feature.events.filter((e) => e.type === 'FREE_SPIN').map((e) => e.subOutcome.tenths)).to.deep.equal([0, 250, 0, 0, 100, 105, 0, 15]);
+    expect(feature.payoutMicro).to.equal(4950000n);
+  });
+
+  it('a base reel shows at most one Vault, as the page says', () => {
+    for (const reel of GEMS_MATH.baseReels) {
+      for (let s = 0; s < reel.length; s++) expect(range(0, 3).filter((r) => reel[(s + r) % reel.length] === 'V').length).to.be.at.most(1);
+    }
+  });
+});
