@@ -1,3 +1,4 @@
+import { drawTable, selectIndex } from './draws.js';
 import { roundHash } from './seeds.js';
 
 // The dice derivation (contract 2.12, DECISIONS D2), pure: the same inputs always give the
@@ -26,8 +27,6 @@ export type DiceOutcome = {
   b: bigint;
 };
 
-const TWO_POW_32 = 1n << 32n;
-
 export const isSide = (value: unknown): value is Side => value === 'LOW' || value === 'HIGH';
 
 // The nonce is checked by roundHash (D2), then the weights, in that order.
@@ -45,7 +44,8 @@ export function diceFromHash(h: Buffer, lowWeight: bigint, highWeight: bigint): 
   const a = BigInt(h.readUInt32BE(0));
   const b = BigInt(h.readUInt32BE(4));
   // D2: exact integer comparison, so P(LOW) = lowWeight / (lowWeight + highWeight) up to 2^-32
-  const side: Side = a * (lowWeight + highWeight) < lowWeight * TWO_POW_32 ? 'LOW' : 'HIGH';
+  // (draws.ts: the first index k with a * W < (w_0 + ... + w_k) * 2^32, here LOW = index 0)
+  const side: Side = selectIndex(Number(a), drawTable([lowWeight, highWeight])) === 0 ? 'LOW' : 'HIGH';
   // D2: LOW = faces 1..3, HIGH = faces 4..6
   const face = (side === 'LOW' ? 1 : 4) + Number(b % 3n);
   return { side, face, diceValues: [face], outcomeSum: face, hmacHex: h.toString('hex'), a, b };

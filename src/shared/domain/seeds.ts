@@ -23,6 +23,22 @@ export type RoundSeed = { serverSeed: string; clientSeed: string; nonce: number 
 // nonce)), the nonce in decimal without padding. Every game derives its outcome from these 32
 // bytes (D39), dice by D2, crash by D40.
 export function roundHash({ serverSeed, clientSeed, nonce }: RoundSeed): Buffer {
-  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError(`nonce must be a non-negative integer: ${nonce}`);
-  return createHmac('sha256', Buffer.from(serverSeed, 'utf8')).update(Buffer.from(`${clientSeed}:${nonce}`, 'utf8')).digest();
+  checkNonce(nonce);
+  return seedHmac(serverSeed, `${clientSeed}:${nonce}`);
 }
+
+// D41, contract 2.11 MULTI: a game with several draws per play (the multi-event game) takes
+// its i-th draw from h_i = HMAC-SHA256(key = utf8(serverSeed), msg = utf8(clientSeed + ":" +
+// nonce + ":" + i)), the same HMAC as the round's h with the draw's index appended (decimal,
+// no padding), so each draw is independent of the others and of how many a play uses.
+export function drawHash({ serverSeed, clientSeed, nonce }: RoundSeed, index: number): Buffer {
+  checkNonce(nonce);
+  if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`a draw's index must be a non-negative integer: ${index}`);
+  return seedHmac(serverSeed, `${clientSeed}:${nonce}:${index}`);
+}
+
+function checkNonce(nonce: number): void {
+  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError(`nonce must be a non-negative integer: ${nonce}`);
+}
+
+const seedHmac = (serverSeed: string, message: string): Buffer => createHmac('sha256', Buffer.from(serverSeed, 'utf8')).update(Buffer.from(message, 'utf8')).digest();

@@ -54,6 +54,14 @@ export function simulate<Config extends StakeTerms, Bet, Outcome>(module: GameMo
     paid += payoutMicro;
     paidSquares += payoutMicro * payoutMicro;
   }
+  return simulationResult({ rounds, wins, paid, paidSquares, stakeMicro, exact: module.rtp(config, bet, stakeMicro) });
+}
+
+// The statistics of a run (its sums over the rounds), beside the exact return: every game's
+// simulation reports them so (D39; the multi-event game's too, D41). stakeMicro is what each
+// round debited.
+export function simulationResult(input: { rounds: number; wins: number; paid: bigint; paidSquares: bigint; stakeMicro: bigint; exact: ExactRtp }): SimulationResult {
+  const { rounds, wins, paid, paidSquares, stakeMicro, exact } = input;
   const n = BigInt(rounds);
   const staked = n * stakeMicro;
   // the sample variance of payout / stake: (n * sum p^2 - (sum p)^2) / (n (n - 1) stake^2)
@@ -62,7 +70,6 @@ export function simulate<Config extends StakeTerms, Bet, Outcome>(module: GameMo
   const measured = reducedFraction(paid, staked);
   const mean = ratio(paid, staked);
   const confidence99 = { low: mean - Z_99 * standardError, high: mean + Z_99 * standardError };
-  const exact = module.rtp(config, bet, stakeMicro);
   const exactValue = ratio(exact.numerator, exact.denominator);
   return {
     rounds,
