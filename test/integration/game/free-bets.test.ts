@@ -5,8 +5,11 @@ import { startHarness, uniqueId, type Harness, type TestOperator } from '../../s
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../../src/shared/platform/queues.js';
 import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
 import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
+import { placeBets } from '../../../src/shared/game/bets/place.js';
+import { resolveOrphanBets } from '../../../src/shared/game/rounds/recovery.js';
 
 // D42, contract 2.6 and 8.4: the player's side of free bets. A bet names freeBetGrantId
 // instead of amountMicro; its debit carries isFree and bonusRef and moves no cash at the
@@ -366,6 +369,65 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     expect(await h.svc.db.bet.count({ where: { freeBetGrantId: grantId, status: 'SETTLED' } })).to.equal(3);
     expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
     for (const s of seats) s.player.close();
+  });
+
+  // D42, contract 4.2 and D23: a free bet whose win is abandoned after 24 hours is voided after
+  // its acknowledgement (and its result): its round is given back, and the session is told so
+  it('a free bet voided after its acknowledgement (its win abandoned): the session is sent free_bets with the round back', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    const spent = seated.player.next('free_bets');
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    expect((await spent).freeBets[0]).to.include({ grantId, remaining: 2 });
+    h.wallet.setFault('win', { kind: 'http', httpStatus: 500 });
+    await tick(h, { cycleId, from: 'BETTING_OPEN' });
+    await tick(h, { cycleId, from: 'ROLLING' });
+    const win = await until('the win job', () => h.svc.db.walletJob.findFirst({ where: { betId: ack.betId, endpoint: 'win' } }));
+    await until('the first failed win', async () => (await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: win.id } })).attempts >= 1);
+    const told = seated.player.messages.length;
+    h.shiftClock(WALLET_RETRY_BUDGET_MS + MINUTE);
+    try {
+      await seated.player.waitFor('win_failed', (p) => p.betId === ack.betId, 15_000);
+      const back = await seated.player.waitFor('free_bets', () => true, 10_000, told);
+      expect(back.freeBets[0]).to.include({ grantId, remaining: 3 });
+      expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } })).to.include({ status: 'VOIDED' });
+      h.wallet.setFault('win', null);
+      await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    } finally {
+      h.shiftClock(-(WALLET_RETRY_BUDGET_MS + MINUTE));
+    }
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ granted: 3, played: 0, remaining: 3 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
+  });
+
+  // D42: a free bet rejected after its acknowledgement told the player wallet_timeout (its bet
+  // still PENDING then, its round still spent): recovery's rejection gives the round back and
+  // tells the session
+  it('a free bet left PENDING and rejected by recovery: the session is sent free_bets with the round back', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    await openCycle(operator);
+    // a bet row placed as the realtime node places it, whose debit never ran (its process died)
+    const [placed] = await placeBets(h.svc, [{ sessionId: seated.sessionId, side: 'LOW', amountMicro: 0n, freeBetGrantId: grantId }], null);
+    if (!placed!.ok) throw new Error(placed!.reason);
+    await h.svc.db.bet.update({ where: { id: placed!.ticket.betId }, data: { createdAt: new Date(Date.now() - 10 * MINUTE) } });
+    const back = seated.player.next('free_bets');
+    await resolveOrphanBets(h.svc, 'all');
+    expect((await back).freeBets[0]).to.include({ grantId, remaining: 3 });
+    expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: placed!.ticket.betId } })).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
   });
 
   // 8.3, D42: the responsible-gambling limits count a free bet's stake as 0, and a free bet

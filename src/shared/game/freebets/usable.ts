@@ -42,6 +42,14 @@ export async function tellFreeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'em
   svc.emitter.toSession(sessionId, 'free_bets', { freeBets: await usableFreeBets(svc, sessionId) });
 }
 
+// D42: `free_bets` once to each session whose free bets were given back after their
+// acknowledgement (voided, rolled back: recovery, voids, wallet jobs), after the transaction
+// that gave them back committed; the sessions of one sweep are told once each, whatever the
+// number of their bets it gave back
+export async function tellFreeBetSessions(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter'>, sessionIds: Iterable<string>): Promise<void> {
+  for (const sessionId of new Set(sessionIds)) await tellFreeBets(svc, sessionId);
+}
+
 // The live real-money sessions of a campaign's players in its game and currency: those a
 // cancellation (DELETE /v1/freebets/{campaignId}) changes the grants of
 const CAMPAIGN_SESSIONS = statement(
