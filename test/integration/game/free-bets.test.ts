@@ -430,6 +430,51 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     seated.player.close();
   });
 
+  // the fault suite's free-bet invariants (test/support/invariants.ts) see what they are for:
+  // the rows of a settled free bet, then each bent the way a fault could bend it
+  it('the free-bet invariants find a grant with more live bets than rounds, a debit not at the campaign stake and a win not the net', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef], { rounds: 1 });
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await settle(operator, cycleId);
+    const check = () => checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] });
+    expect(await check()).to.deep.equal([]);
+    const findings = async (bend: () => Promise<unknown>, unbend: () => Promise<unknown>) => {
+      await bend();
+      try {
+        return (await check()).join('\n');
+      } finally {
+        await unbend();
+      }
+    };
+    expect(
+      await findings(
+        () => h.svc.db.freeBetGrant.update({ where: { id: grantId }, data: { cancelled: 1 } }),
+        () => h.svc.db.freeBetGrant.update({ where: { id: grantId }, data: { cancelled: 0 } }),
+      ),
+    ).to.match(/rounds cancelled in a campaign that is not[\s\S]*more live bets than rounds not cancelled/);
+    expect(
+      await findings(
+        () => h.svc.db.freeBetCampaign.update({ where: { id: campaignId }, data: { stakeMicro: 2n * STAKE } }),
+        () => h.svc.db.freeBetCampaign.update({ where: { id: campaignId }, data: { stakeMicro: STAKE } }),
+      ),
+    ).to.match(/its stake is not its campaign's[\s\S]*its debit carried isFree true, amountMicro 1000000/);
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } });
+    expect(
+      await findings(
+        () => h.svc.db.cycle.update({ where: { id: cycleId }, data: { commissionMicro: 0n } }),
+        () => h.svc.db.cycle.update({ where: { id: cycleId }, data: { commissionMicro: cycle.commissionMicro } }),
+      ),
+    ).to.contain(`its win call was for 940000, its net is max(payout - stake, 0) = ${STAKE}`);
+    expect(await check()).to.deep.equal([]);
+    seated.player.close();
+  });
+
   // 8.3, D42: the responsible-gambling limits count a free bet's stake as 0, and a free bet
   // goes through the same placement under limits
   it('a free bet is taken under a daily wager limit below its stake, and adds nothing to what the limit counts', async () => {
