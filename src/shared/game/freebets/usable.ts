@@ -43,11 +43,15 @@ export async function tellFreeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'em
 }
 
 // D42: `free_bets` once to each session whose free bets were given back after their
-// acknowledgement (voided, rolled back: recovery, voids, wallet jobs), after the transaction
-// that gave them back committed; the sessions of one sweep are told once each, whatever the
-// number of their bets it gave back
-export async function tellFreeBetSessions(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter'>, sessionIds: Iterable<string>): Promise<void> {
-  for (const sessionId of new Set(sessionIds)) await tellFreeBets(svc, sessionId);
+// acknowledgement (rejected, voided: bets/debit.ts, rounds/voids.ts, recovery, wallet jobs),
+// after the transaction that gave them back committed; the sessions of one sweep are told once
+// each, whatever the number of their bets it gave back. The round is back whether or not the
+// message goes out (a player learns it on the next connect): a failure is logged, never thrown
+// into the money path that called.
+export async function tellFreeBetSessions(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter' | 'logger'>, sessionIds: Iterable<string>): Promise<void> {
+  for (const sessionId of new Set(sessionIds)) {
+    await tellFreeBets(svc, sessionId).catch((err: unknown) => svc.logger.warn({ err: (err as Error).message, sessionId }, 'free_bets could not be sent'));
+  }
 }
 
 // The live real-money sessions of a campaign's players in its game and currency: those a

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { roundVoidedData } from '../reports/round-view.js';
 import { enqueueWalletJob, rollbackJobData } from '../wallet-jobs/wallet-jobs.js';
-import { tellFreeBets } from '../freebets/usable.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
 // is voided, its accepted bet becomes VOIDED with a rollback job (or a demo refund), its
@@ -47,7 +47,7 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
   svc.emitter.toSession(result.round.sessionId, 'round_voided', { roundId, cycleId: result.round.cycleId, reason });
   if (result.job && result.round.bet.isFree) {
     if (freeSessions) freeSessions.add(result.round.sessionId);
-    else await tellFreeBets(svc, result.round.sessionId);
+    else await tellFreeBetSessions(svc, [result.round.sessionId]);
   }
   return true;
 }

@@ -11,7 +11,7 @@ import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import type { EventData, EventType } from '../../domain/events.js';
 import { roundVoidedData } from '../reports/round-view.js';
 import { rollbackRequest } from '../../wallet/requests.js';
-import { tellFreeBets } from '../freebets/usable.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
@@ -485,7 +485,7 @@ async function abandon(svc: ServiceContext, job: JobRow, attempts: number, error
   svc.logger.error({ walletJobId: job.id, endpoint: job.endpoint, transactionUuid: job.transaction_uuid, attempts, error }, 'wallet job abandoned after 24 hours: a human must look at it');
   if (abandoned && job.endpoint === 'win') winFailed(svc, { sessionId: job.session_id, betId: job.bet_id, payload: job.payload }, 'win_exhausted');
   if (refund) await enqueueWalletJob(svc, refund);
-  if (refund && freeSession) await tellFreeBets(svc, freeSession);
+  if (refund && freeSession) await tellFreeBetSessions(svc, [freeSession]);
 }
 
 // The settle and rollback pools' job handlers (workers/registry.ts binds them to rgs-settle and
