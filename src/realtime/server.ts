@@ -259,14 +259,17 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
     }
     const { placed, verdict } = await intake.place({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
-    // D42: the session's grants changed (a round spent, or given back by a refusal)
+    // D42: the session's grants changed: a round spent is told here; a round given back by
+    // the bet's rejection is told by the rejection itself once it committed (debit.ts
+    // rejectBets), which may come after a timed-out verdict
     const free = parsed.request.freeBetGrantId !== undefined;
     if (placed.ok) {
       const { betId } = placed.ticket;
       betStep(betId, 'received', receivedAt);
-      reply(await verdict!);
+      const ack = await verdict!;
+      reply(ack);
       betStep(betId, 'acked');
-      if (free) await tellFreeBets(svc, sessionId);
+      if (free && ack.ok) await tellFreeBets(svc, sessionId);
       return;
     }
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));

@@ -27,6 +27,8 @@ import { CRASH_CLIENT_SEED } from './crash.js';
 //   await d.start('all', 'api,realtime,scheduler,bet,settle,rollback');
 //   const table = await d.table({ bettingWindowMs: 3000 });
 //   const seat = await table.seat(10_000_000n);
+//   const free = await d.freeBets(table.operator, { players: 2, stakeMicro: 1_000_000n, rounds: 3 });   // D42
+//   const spender = await table.seat(10_000_000n, undefined, free.playerRefs[0]);
 //   const crash = await d.crashTable({ bettingWindowMs: 2000 });   // D40, known crash points
 //   const flyer = await crash.seat(crashSeed(500n, 1000n).serverSeed, 10_000_000n);
 
@@ -49,15 +51,21 @@ export type Seat = { playerRef: string; sessionId: string; token: string; player
 
 export type Table = {
   operator: OnboardedOperator;
-  // a funded player with a session, connected to the named process
-  seat: (balanceMicro: bigint, via?: string) => Promise<Seat>;
+  // a funded player with a session, connected to the named process; playerRef: one of
+  // FreeBets.playerRefs, whose grant the session can spend
+  seat: (balanceMicro: bigint, via?: string, playerRef?: string) => Promise<Seat>;
 };
+
+// D42: a campaign made through the signed API (POST /v1/freebets) for players not yet seated:
+// each has a grant of `rounds` at the campaign's stake
+export type FreeBets = { campaignId: string; campaignRef: string; playerRefs: string[]; grantOf: Map<string, string> };
+export type FreeBetTerms = { players: number; stakeMicro: bigint; rounds?: number; gameCode?: 'dice' | 'crash' };
 
 // D40: a sandbox operator's crash game (D35), each seat's round at nonce 0 playing the server
 // seed given, so that its crash point is known before the bet (test/support/crash.ts)
 export type CrashTable = {
   operator: OnboardedOperator;
-  seat: (serverSeed: string, balanceMicro: bigint, via?: string) => Promise<Seat>;
+  seat: (serverSeed: string, balanceMicro: bigint, via?: string, playerRef?: string) => Promise<Seat>;
 };
 
 export type Deployment = {
@@ -81,6 +89,9 @@ export type Deployment = {
   table: (config?: Partial<GameConfigValues>, options?: { walletUrl?: string }) => Promise<Table>;
   // an operator with its own crash engine, its configuration keys as written (D39)
   crashTable: (config?: Record<string, string | number>) => Promise<CrashTable>;
+  // D42: a campaign of the operator's for `players` new playerRefs, through the first running
+  // api process, in EUR, expiring in a week
+  freeBets: (operator: OnboardedOperator, terms: FreeBetTerms) => Promise<FreeBets>;
   operatorIds: string[];
   // waits until nothing is in flight, then returns the findings of the money invariants and
   // of the webhook invariants (no event lost, D31)
@@ -145,10 +156,17 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
 
   // a funded player with a session of the game, connected to the named process (the first
   // running api process by default)
-  const seatAt = async (operator: OnboardedOperator, gameCode: string, balanceMicro: bigint, via?: string, extra: Record<string, unknown> = {}): Promise<Seat> => {
-    const web = via ?? [...processes.entries()].find(([, p]) => p.roles.includes('api') && p.child.exitCode === null && p.child.signalCode === null)?.[0];
+  const runningApi = () => [...processes.entries()].find(([, p]) => p.roles.includes('api') && p.child.exitCode === null && p.child.signalCode === null)?.[0];
+  const seatAt = async (
+    operator: OnboardedOperator,
+    gameCode: string,
+    balanceMicro: bigint,
+    via?: string,
+    extra: Record<string, unknown> = {},
+    playerRef = uniqueId('player'),
+  ): Promise<Seat> => {
+    const web = via ?? runningApi();
     if (!web) throw new Error('no running api process');
-    const playerRef = uniqueId('player');
     wallet.setBalance(playerRef, 'EUR', balanceMicro);
     const body = { operatorId: operator.operatorId, playerRef, gameCode, currency: 'EUR', lang: 'en', jurisdiction: 'MT', ...extra };
     const response = await signedRequest(deployment.url(web), { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/session', body);
@@ -200,16 +218,35 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
         cooldownMs: 200,
         ...gameConfig,
       });
-      return { operator, seat: (balanceMicro, via) => seatAt(operator, 'dice', balanceMicro, via) };
+      return { operator, seat: (balanceMicro, via, playerRef) => seatAt(operator, 'dice', balanceMicro, via, {}, playerRef) };
     },
     crashTable: async (gameConfig = {}) => {
       const operator = await onboard({ sandbox: true });
       await setGameConfig(db, operator.operatorId, 'crash', 'EUR', {}, { bettingWindowMs: 2000, cooldownMs: 200, ...gameConfig });
       return {
         operator,
-        seat: (serverSeed, balanceMicro, via) =>
-          seatAt(operator, 'crash', balanceMicro, via, { sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED } }),
+        seat: (serverSeed, balanceMicro, via, playerRef) =>
+          seatAt(operator, 'crash', balanceMicro, via, { sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED } }, playerRef),
       };
+    },
+    freeBets: async (operator, terms) => {
+      const web = runningApi();
+      if (!web) throw new Error('no running api process');
+      const playerRefs = Array.from({ length: terms.players }, () => uniqueId('player'));
+      const campaignRef = uniqueId('camp');
+      const created = await signedRequest(deployment.url(web), { kid: operator.apiKeyId, secret: operator.apiSecret }, 'POST', '/v1/freebets', {
+        campaignRef,
+        gameCode: terms.gameCode ?? 'dice',
+        currency: 'EUR',
+        stakeMicro: terms.stakeMicro.toString(),
+        rounds: terms.rounds ?? 1,
+        playerRefs,
+        expiresAt: new Date(Date.now() + 7 * 24 * 3600_000).toISOString(),
+      });
+      if (created.status !== 201) throw new Error(`campaign not created: ${created.status} ${created.text}`);
+      const campaignId = created.body.campaignId as string;
+      const grants = await db.freeBetGrant.findMany({ where: { campaignId } });
+      return { campaignId, campaignRef, playerRefs, grantOf: new Map(grants.map((g) => [g.playerRef, g.id])) };
     },
     settle: async (timeoutMs = 30_000) => {
       await waitForQuiescence(db, { operatorIds, timeoutMs });

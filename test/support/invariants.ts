@@ -1,5 +1,6 @@
-import type { Bet, Db } from '../../src/shared/platform/db/client.js';
-import type { LedgerEntry, WalletSimulator } from '../../src/simulator/wallet-simulator.js';
+import type { Bet, Cycle, Db } from '../../src/shared/platform/db/client.js';
+import type { LedgerEntry, RecordedRequest, WalletSimulator } from '../../src/simulator/wallet-simulator.js';
+import { minorUnitMicro } from '../../src/shared/domain/currency.js';
 
 // The money invariants the fault suite checks once a test has quiesced, however
 // the service was hurt on the way: the service's records (contract 2.13) against the
@@ -26,13 +27,15 @@ export async function checkMoneyInvariants(db: Db, sim: WalletSimulator, opts: I
   if (operatorIds.length === 0) throw new Error(`no operator to check: none has ${sim.url} as its wallet and no operatorIds were given`);
   const inScope = { operatorId: { in: operatorIds } };
   const [bets, rounds, pendingRoundBets, walletJobs] = await Promise.all([
-    db.bet.findMany({ where: inScope, include: { round: { select: { id: true } } } }),
+    db.bet.findMany({ where: inScope, include: { round: { select: { id: true, outcomeSide: true, cashOutCents: true } } } }),
     db.round.findMany({ where: inScope, include: { bet: { select: { id: true, status: true } } } }),
     db.pendingRoundBet.findMany({ where: { bet: inScope }, include: { bet: { select: { status: true } } } }),
     db.walletJob.findMany({ where: inScope }),
   ]);
   const operators = new Set(operatorIds);
   const entries = sim.transactions.filter((entry) => operators.has(entry.operatorId));
+  const freeCycles = [...new Set(bets.filter((bet) => bet.isFree).map((bet) => bet.cycleId))];
+  const cycles = freeCycles.length === 0 ? [] : await db.cycle.findMany({ where: { id: { in: freeCycles } } });
 
   return [
     ...sim.violations.map((violation) => `wallet simulator: ${violation}`),
@@ -40,6 +43,7 @@ export async function checkMoneyInvariants(db: Db, sim: WalletSimulator, opts: I
     ...ledgerPerBet(bets, entries),
     ...unknownMovements(bets, entries),
     ...balances(bets, entries, sim, opts.initialBalanceMicro),
+    ...(await checkFreeBetInvariants(db, operatorIds, bets, sim.requests, new Map(cycles.map((c) => [c.id, c])))),
     ...walletJobs.flatMap((job) => (job.completedAt || job.abandonedAt ? [] : [`wallet job ${job.id} (${job.purpose}): ${openJob(job)}`])),
     ...rounds.flatMap(roundState),
     ...pendingRoundBets.flatMap(heldStake),
@@ -91,7 +95,7 @@ function openJob(job: { attempts: number; nextAttemptAt: Date | null; lastError:
   return `neither completed nor abandoned after ${job.attempts} attempt(s), ${next}${job.lastError ? `, last error ${job.lastError}` : ''}`;
 }
 
-type BetRow = Bet & { round: { id: string } | null };
+type BetRow = Bet & { round: { id: string; outcomeSide: string | null; cashOutCents: bigint | null } | null };
 
 // contract 3.2: once quiet, every bet has its verdict; an accepted one always has its round
 function betStates(bets: BetRow[]): string[] {
@@ -144,7 +148,12 @@ function ledgerPerBet(bets: Bet[], entries: LedgerEntry[]): string[] {
       case 'SETTLED':
         expect(m.debits.length === 1, 'settled but never debited');
         expect(m.debitRollbacks.length === 0, `settled but its debit was rolled back ${m.debitRollbacks.length} time(s)`);
-        if (payout > 0n) {
+        if (bet.isFree) {
+          // D42: a won free bet is credited its net once, "0" included (contract 2.7); a lost
+          // one never (its net and calls: checkFreeBetInvariants)
+          expect(m.wins.length <= 1, `a settled free bet credited ${m.wins.length} times`);
+          for (const win of m.wins) expect(win.amountMicro === payout, `credited ${win.amountMicro}, its payout_micro is ${payout}`);
+        } else if (payout > 0n) {
           // 4.2 "called once per winning bet", for the payout of 8.4
           expect(m.wins.length === 1, `a settled win of ${payout} credited ${m.wins.length} times, expected once`);
           for (const win of m.wins) {
@@ -203,11 +212,13 @@ function balances(
   for (const entry of entries) account(entry.playerRef, entry.currency);
   for (const bet of bets) {
     if (bet.demo) continue;
-    const change = bet.status === 'SETTLED' ? (bet.payoutMicro ?? 0n) - bet.amountMicro : 0n;
+    // D42, contract 8.4: a free bet's debit took no cash, its payout_micro is the net it paid
+    const change = bet.status !== 'SETTLED' ? 0n : bet.isFree ? (bet.payoutMicro ?? 0n) : (bet.payoutMicro ?? 0n) - bet.amountMicro;
     account(bet.playerRef, bet.currency).expectedChange += change;
   }
+  const freeDebits = new Set(bets.filter((bet) => bet.isFree).map((bet) => bet.betTransactionUuid));
   return [...accounts.values()].flatMap(({ playerRef, currency, expectedChange }) => {
-    const start = initialBalance(playerRef, currency, sim.transactions, initial);
+    const start = initialBalance(playerRef, currency, sim.transactions, initial, freeDebits);
     if (start === undefined) return [];
     const expected = start + expectedChange;
     const actual = sim.balanceOf(playerRef, currency);
@@ -220,14 +231,17 @@ function initialBalance(
   currency: string,
   allEntries: LedgerEntry[],
   initial: InvariantOptions['initialBalanceMicro'],
+  freeDebits: Set<string>,
 ): bigint | undefined {
   if (typeof initial === 'bigint') return initial;
   if (initial) return initial(playerRef, currency);
   // the first movement of an account is a debit or a win, never a rollback (a rollback
-  // reverses an earlier movement)
+  // reverses an earlier movement); a free bet's debit (D42) is booked with its stake but
+  // moves nothing
   const first = allEntries.find((e) => e.playerRef === playerRef && e.currency === currency);
   if (!first) return undefined;
-  return first.type === 'bet' ? first.balanceAfterMicro + first.amountMicro : first.balanceAfterMicro - first.amountMicro;
+  if (first.type === 'bet') return freeDebits.has(first.transactionUuid) ? first.balanceAfterMicro : first.balanceAfterMicro + first.amountMicro;
+  return first.balanceAfterMicro - first.amountMicro;
 }
 
 const sign = (change: bigint) => (change < 0n ? `- ${-change}` : `+ ${change}`);
@@ -248,4 +262,132 @@ function heldStake(pending: { betId: string; state: string; bet: { status: strin
   const expected = pending.bet.status === 'SETTLED' ? 'RESOLVED' : pending.bet.status === 'VOIDED' ? 'REFUNDED' : undefined;
   if (pending.state === expected) return [];
   return [`pending round bet of bet ${pending.betId} is ${pending.state}, its bet is ${pending.bet.status}`];
+}
+
+// D42: the free-bet invariants, from the rows themselves, in plain SQL here rather than
+// through the product's totals (freebets/campaigns.ts), so that the two are checked against
+// each other's rules and not against themselves:
+// - a grant has played its live bets (PENDING, ACCEPTED, SETTLED naming it), and played +
+//   remaining + cancelled = granted with remaining = rounds - cancelled - played never below
+//   0 (no grant has more live bets than its rounds less those cancelled) and 0 once its
+//   campaign is cancelled (a cancellation cancels exactly what was unplayed);
+// - a bet naming a grant is a free bet of the grant's operator, player, game and currency at
+//   the campaign's stake, and a free bet names a grant;
+// - every debit request of a free bet the wallet received carried isFree true, the
+//   campaign's stake and its campaignRef as bonusRef; a paid bet's carried no isFree;
+// - a settled free bet that won had its win call(s) for max(payout - stake, 0), its payout
+//   worked out here from its round and its cycle's terms (contract 8.4, D40, D46), and its
+//   payout_micro is that net; one that lost has payout_micro 0 and no win call.
+const GRANTS = `
+  SELECT g.id, g.rounds, g.cancelled, g.player_ref, g.operator_id, c.state, c.campaign_ref, c.stake_micro, c.game_code, c.currency,
+         (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ('PENDING', 'ACCEPTED', 'SETTLED'))::int AS played
+  FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
+  WHERE g.operator_id = ANY($1::text[])`;
+
+type GrantRow = {
+  id: string;
+  rounds: number;
+  cancelled: number;
+  player_ref: string;
+  operator_id: string;
+  state: string;
+  campaign_ref: string;
+  stake_micro: bigint;
+  game_code: string;
+  currency: string;
+  played: number;
+};
+
+export async function checkFreeBetInvariants(
+  db: Db,
+  operatorIds: string[],
+  bets: BetRow[],
+  requests: readonly RecordedRequest[],
+  cycles: Map<string, Cycle>,
+): Promise<string[]> {
+  const grants = await db.$queryRawUnsafe<GrantRow[]>(GRANTS, operatorIds);
+  const found: string[] = [];
+  for (const g of grants) {
+    const remaining = g.state === 'CANCELLED' ? 0 : g.rounds - g.cancelled - g.played;
+    const what = `grant ${g.id} (${g.rounds} rounds, played ${g.played}, cancelled ${g.cancelled}, campaign ${g.state})`;
+    if (g.cancelled < 0 || g.cancelled > g.rounds) found.push(`${what}: cancelled is out of 0..rounds`);
+    if (g.cancelled > 0 && g.state !== 'CANCELLED') found.push(`${what}: rounds cancelled in a campaign that is not`);
+    if (g.played + g.cancelled > g.rounds) found.push(`${what}: more live bets than rounds not cancelled`);
+    else if (g.played + remaining + g.cancelled !== g.rounds) found.push(`${what}: played + remaining ${remaining} + cancelled is not the ${g.rounds} granted`);
+  }
+  const grantOf = new Map(grants.map((g) => [g.id, g]));
+  // the bet requests the wallet received, by transactionUuid, and the win requests by the bet they reference
+  const debitRequests = new Map<string, Record<string, unknown>[]>();
+  const winRequests = new Map<string, Record<string, unknown>[]>();
+  for (const request of requests) {
+    const body = request.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object') continue;
+    const key = request.endpoint === 'bet' ? body.transactionUuid : request.endpoint === 'win' ? body.referenceTransactionUuid : undefined;
+    if (typeof key !== 'string') continue;
+    const into = request.endpoint === 'bet' ? debitRequests : winRequests;
+    into.set(key, [...(into.get(key) ?? []), body]);
+  }
+  for (const bet of bets) {
+    if (bet.demo) continue;
+    const what = (finding: string) => found.push(`bet ${bet.id} (${bet.isFree ? 'free' : 'paid'}, ${bet.status}, stake ${bet.amountMicro}, payout ${bet.payoutMicro ?? '-'}): ${finding}`);
+    const debits = debitRequests.get(bet.betTransactionUuid) ?? [];
+    if (!bet.isFree) {
+      if (bet.freeBetGrantId !== null) what(`names grant ${bet.freeBetGrantId} but is not free`);
+      for (const debit of debits) if ('isFree' in debit || 'bonusRef' in debit) what(`a paid bet's debit carried isFree ${String(debit.isFree)}, bonusRef ${String(debit.bonusRef)}`);
+      continue;
+    }
+    const grant = bet.freeBetGrantId === null ? undefined : grantOf.get(bet.freeBetGrantId);
+    if (!grant) {
+      what(`names no grant of its operator (${bet.freeBetGrantId ?? 'none'})`);
+      continue;
+    }
+    if (grant.operator_id !== bet.operatorId || grant.player_ref !== bet.playerRef || grant.game_code !== bet.gameCode || grant.currency !== bet.currency) {
+      what(`spends grant ${grant.id} of ${grant.player_ref} in ${grant.game_code}/${grant.currency}`);
+    }
+    if (bet.amountMicro !== grant.stake_micro) what(`its stake is not its campaign's ${grant.stake_micro}`);
+    for (const debit of debits) {
+      if (debit.isFree !== true || debit.amountMicro !== grant.stake_micro.toString() || debit.bonusRef !== grant.campaign_ref) {
+        what(`its debit carried isFree ${String(debit.isFree)}, amountMicro ${String(debit.amountMicro)}, bonusRef ${String(debit.bonusRef)}; expected true, ${grant.stake_micro}, ${grant.campaign_ref}`);
+      }
+    }
+    // a bet voided after its win was given up (D23, 4.2) had win calls, none booked (ledgerPerBet)
+    if (bet.status !== 'SETTLED') continue;
+    const wins = winRequests.get(bet.betTransactionUuid) ?? [];
+    const net = freeBetNet(bet, cycles.get(bet.cycleId));
+    if (net === undefined) {
+      what('its round or cycle is missing');
+    } else if (net === null) {
+      if (wins.length > 0) what(`lost but ${wins.length} win call(s) were made`);
+      if (bet.payoutMicro !== 0n) what('lost but its payout_micro is not 0');
+    } else {
+      if (wins.length === 0) what(`won, net ${net}, but no win call was made`);
+      for (const win of wins) if (win.amountMicro !== net.toString()) what(`its win call was for ${String(win.amountMicro)}, its net is max(payout - stake, 0) = ${net}`);
+      // a win the wallet refused as unknown (4.2) is settled without payout
+      if (bet.payoutMicro !== net && bet.payoutMicro !== 0n) what(`its payout_micro is not its net ${net}`);
+    }
+  }
+  return found;
+}
+
+// a settled free bet's net (contract 8.4, D42): max(payout - stake, 0) with the payout as a
+// paid bet of the same stake would have had it, after the cycle's payoutRounding (D46); null
+// when it lost; undefined when its round or cycle is not there to tell
+function freeBetNet(bet: BetRow, cycle: Cycle | undefined): bigint | null | undefined {
+  if (!bet.round || !cycle) return undefined;
+  let payout: bigint;
+  if (bet.gameCode === 'crash') {
+    // D40: floor(stake * cents / 100), at most maxPayoutMicro
+    if (bet.round.cashOutCents === null) return null;
+    const max = (cycle.params as { maxPayoutMicro?: string } | null)?.maxPayoutMicro;
+    payout = (bet.amountMicro * bet.round.cashOutCents) / 100n;
+    if (max !== undefined && payout > BigInt(max)) payout = BigInt(max);
+  } else {
+    // dice, 8.4: gross = stake * multiplier / 100000, less commission = gross * commission / 100000
+    if (bet.round.outcomeSide === null || bet.round.outcomeSide !== bet.side) return null;
+    const gross = (bet.amountMicro * cycle.payoutMultiplierScaled) / 100000n;
+    payout = gross - (gross * cycle.commissionMicro) / 100000n;
+  }
+  if (cycle.payoutRounding === 'minor_unit') payout -= payout % minorUnitMicro(bet.currency);
+  const net = payout - bet.amountMicro;
+  return net > 0n ? net : 0n;
 }

@@ -9,7 +9,10 @@ export async function checkWebhookInvariants(db: Db, operatorIds: string[], rece
   const inScope = { operatorId: { in: operatorIds } };
   const [events, rounds] = await Promise.all([
     db.webhookEvent.findMany({ where: inScope }),
-    db.round.findMany({ where: { ...inScope, demo: false, state: { in: ['SETTLED', 'VOIDED'] } }, select: { id: true, state: true } }),
+    db.round.findMany({
+      where: { ...inScope, demo: false, state: { in: ['SETTLED', 'VOIDED'] } },
+      select: { id: true, state: true, bet: { select: { isFree: true, amountMicro: true } } },
+    }),
   ]);
   // the receiver verifies every request's signature (contract 5.2) and keeps the ones that fail
   const found: string[] = receiver.violations.map((violation) => `webhook receiver: ${violation}`);
@@ -22,6 +25,14 @@ export async function checkWebhookInvariants(db: Db, operatorIds: string[], rece
   for (const round of rounds) {
     const type = round.state === 'SETTLED' ? 'round.settled' : 'round.voided';
     if (!reported.get(round.id)?.has(type)) found.push(`round ${round.id} is ${round.state} but no ${type} event was written`);
+  }
+  // contract 8.4, D42: a round's events tell the stake the player paid, 0 for a free bet
+  const stakeOf = new Map(rounds.map((round) => [round.id, (round.bet.isFree ? 0n : round.bet.amountMicro).toString()]));
+  for (const event of events) {
+    const data = event.data as { roundId?: string; totalBetsMicro?: string };
+    if (event.eventType !== 'round.settled' && event.eventType !== 'round.voided') continue;
+    const stake = data.roundId === undefined ? undefined : stakeOf.get(data.roundId);
+    if (stake !== undefined && data.totalBetsMicro !== stake) found.push(`event ${event.id} (${event.eventType}) tells totalBetsMicro ${String(data.totalBetsMicro)}, its bet staked ${stake}`);
   }
   const byId = new Map(events.map((event) => [event.id, event]));
   const bodies = new Map<string, string>();

@@ -4,9 +4,12 @@ import { currentCycle } from '../../../src/shared/game/rounds/clock.js';
 import { startHarness, uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { Player } from '../../support/player.js';
-import { waitForQuiescence } from '../../support/invariants.js';
+import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
+import { WALLET_RETRY_BUDGET_MS } from '../../../src/shared/platform/queues.js';
 import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
 import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
+import { placeBets } from '../../../src/shared/game/bets/place.js';
+import { resolveOrphanBets } from '../../../src/shared/game/rounds/recovery.js';
 
 // D42, contract 2.6 and 8.4: the player's side of free bets. A bet names freeBetGrantId
 // instead of amountMicro; its debit carries isFree and bonusRef and moves no cash at the
@@ -15,10 +18,19 @@ import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', function () {
   this.timeout(60_000);
   let h: Harness;
+  // a second node on the same database and Redis, for the race across nodes; started by the
+  // test that needs it
+  let other: Harness | undefined;
   before(async () => {
     h = await startHarness({}, ROLES_WITHOUT_CLOCK);
   });
-  after(() => h?.close());
+  after(async () => {
+    await other?.close();
+    await h?.close();
+  });
+  afterEach(() => {
+    for (const endpoint of ['bet', 'win', 'rollback'] as const) h.wallet.setFault(endpoint, null);
+  });
 
   const FUNDS = 10_000_000n;
   const STAKE = 1_000_000n;
@@ -44,14 +56,17 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
   }
 
   // launches of one player in one second are told apart by their timestamps (D17: the same
-  // bytes in the same second are a replay)
-  let launches = 0;
-  async function seat(operator: TestOperator, playerRef: string, body: Record<string, unknown> = {}) {
+  // bytes in the same second are a replay): each launch of a player a second before its
+  // previous one, counted back from its first, so that no two share one
+  const launches = new Map<string, { first: number; n: number }>();
+  async function seat(operator: TestOperator, playerRef: string, body: Record<string, unknown> = {}, node: Harness = h) {
     h.wallet.setBalance(playerRef, 'EUR', FUNDS);
-    const timestamp = Math.floor(Date.now() / 1000) - (launches++ % 30);
+    const launched = launches.get(playerRef) ?? { first: Math.floor(Date.now() / 1000), n: 0 };
+    launches.set(playerRef, { first: launched.first, n: launched.n + 1 });
+    const timestamp = launched.first - launched.n;
     const launch = await operator.request('POST', '/v1/session', operator.sessionBody({ playerRef, ...body }), { timestamp });
     expect(launch.status, launch.text).to.equal(200);
-    const player = await Player.connect(h.baseUrl, launch.body.sessionToken as string);
+    const player = await Player.connect(node.baseUrl, launch.body.sessionToken as string);
     const connected = await player.waitFor('connected');
     return { player, playerRef, sessionId: launch.body.sessionId as string, connected };
   }
@@ -253,6 +268,210 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     } finally {
       await placement.end();
     }
+    seated.player.close();
+  });
+
+  // D42, contract 7.1: an uncertain debit is rejected and rolled back; the bet, REJECTED, is no
+  // longer live, so the grant has its round back, once: with the rollback done, the grant is
+  // spent exactly 3 times more (the first session bets again in the same cycle: a REJECTED bet
+  // does not hold its place)
+  it('a free bet whose wallet call is uncertain is rolled back and its grant round given back exactly once', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 0n, highWeight: 1n });
+    const playerRef = uniqueId('player');
+    const { campaignId, campaignRef, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seats = [];
+    for (let i = 0; i < 4; i++) seats.push(await seat(operator, playerRef));
+    const cycleId = await openCycle(operator);
+    // the wallet books the debit and its answer is lost
+    h.wallet.setFault('bet', { kind: 'drop_after_apply' }, 1);
+    const told = seats[0]!.player.next('free_bets');
+    const ack = await seats[0]!.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack).to.deep.equal({ ok: false, reason: 'wallet_rejected:RS_ERROR_UNKNOWN' });
+    expect((await told).freeBets[0]).to.include({ grantId, remaining: 3 });
+    const uncertain = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef, cycleId } });
+    expect(uncertain).to.include({ status: 'REJECTED', isFree: true, freeBetGrantId: grantId });
+    await until('the rollback', async () => (await h.svc.db.walletJob.findFirst({ where: { betId: uncertain.id, endpoint: 'rollback', completedAt: { not: null } } })) ?? null);
+    // the debit and its rollback, both of the stake, neither moving cash
+    const ledger = h.wallet.transactions.filter((t) => t.playerRef === playerRef);
+    expect(ledger.map((t) => [t.type, t.amountMicro])).to.deep.equal([['bet', STAKE], ['rollback', STAKE]]);
+    expect(callsOf(playerRef, 'bet')[0]).to.include({ isFree: true, bonusRef: campaignRef, amountMicro: STAKE.toString() });
+    expect(h.wallet.balanceOf(playerRef, 'EUR')).to.equal(FUNDS);
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ granted: 3, played: 0, remaining: 3 });
+
+    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId })));
+    expect(acks.filter((a) => a.ok), JSON.stringify(acks)).to.have.length(3);
+    expect(acks.filter((a) => !a.ok).map((a) => a.reason)).to.deep.equal(['free_bet_unavailable']);
+    await settle(operator, cycleId);
+    const after = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(after.body).to.include({ granted: 3, played: 3, remaining: 0, cancelled: 0 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    for (const s of seats) s.player.close();
+  });
+
+  // D42: a cancellation cancels what is unplayed; a bet already placed is played and stands,
+  // through its settlement and its win
+  it('cancel with a round in flight: the round in flight stands and is paid, the rest are cancelled', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const second = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await seated.player.waitFor('free_bets', (p) => p.freeBets[0]?.remaining === 2);
+    const told = seated.player.next('free_bets');
+    const cancelled = await operator.request('DELETE', `/v1/freebets/${campaignId}`);
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    expect(cancelled.body).to.include({ granted: 3, played: 1, cancelled: 2, remaining: 0 });
+    expect((await told).freeBets).to.deep.equal([]);
+    // nothing more can be spent, from another session of the player either
+    const again = await second.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(again.reason).to.equal('free_bet_unavailable');
+    // the round in flight is settled and paid its net
+    const result = seated.player.next('round_result', (p) => p.roundId === ack.roundId);
+    await settle(operator, cycleId);
+    const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } });
+    expect(bet).to.include({ status: 'SETTLED', freeBetGrantId: grantId });
+    expect(bet.payoutMicro! > 0n).to.equal(true);
+    expect((await result).payoutMicro).to.equal(bet.payoutMicro!.toString());
+    expect(callsOf(playerRef, 'win').map((w) => w.amountMicro)).to.deep.equal([bet.payoutMicro!.toString()]);
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ granted: 3, played: 1, cancelled: 2, remaining: 0, totalPaidMicro: bet.payoutMicro!.toString() });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
+    second.player.close();
+  });
+
+  // D42: "a grant is used at most rounds times across every node": the grant's row lock is
+  // Postgres's, whichever node places the bet
+  it('a grant of 3 rounds spent from 4 sessions on 2 nodes at once: 3 bets accepted, the 4th free_bet_unavailable', async () => {
+    // the web and bet roles only: the settle and rollback work stays with the first node, whose
+    // clock the tests move
+    other ??= await startHarness({}, ['api', 'realtime', 'bet']);
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seats = [];
+    for (const node of [h, other, h, other]) seats.push(await seat(operator, playerRef, {}, node));
+    const cycleId = await openCycle(operator);
+    const acks = await Promise.all(seats.map((s) => s.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId })));
+    expect(acks.filter((a) => a.ok), JSON.stringify(acks)).to.have.length(3);
+    expect(acks.filter((a) => !a.ok).map((a) => a.reason)).to.deep.equal(['free_bet_unavailable']);
+    expect(callsOf(playerRef, 'bet')).to.have.length(3);
+    await settle(operator, cycleId);
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ granted: 3, played: 3, remaining: 0 });
+    expect(await h.svc.db.bet.count({ where: { freeBetGrantId: grantId, status: 'SETTLED' } })).to.equal(3);
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    for (const s of seats) s.player.close();
+  });
+
+  // D42, contract 4.2 and D23: a free bet whose win is abandoned after 24 hours is voided after
+  // its acknowledgement (and its result): its round is given back, and the session is told so
+  it('a free bet voided after its acknowledgement (its win abandoned): the session is sent free_bets with the round back', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    const spent = seated.player.next('free_bets');
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    expect((await spent).freeBets[0]).to.include({ grantId, remaining: 2 });
+    h.wallet.setFault('win', { kind: 'http', httpStatus: 500 });
+    await tick(h, { cycleId, from: 'BETTING_OPEN' });
+    await tick(h, { cycleId, from: 'ROLLING' });
+    const win = await until('the win job', () => h.svc.db.walletJob.findFirst({ where: { betId: ack.betId, endpoint: 'win' } }));
+    await until('the first failed win', async () => (await h.svc.db.walletJob.findUniqueOrThrow({ where: { id: win.id } })).attempts >= 1);
+    const told = seated.player.messages.length;
+    h.shiftClock(WALLET_RETRY_BUDGET_MS + MINUTE);
+    try {
+      await seated.player.waitFor('win_failed', (p) => p.betId === ack.betId, 15_000);
+      const back = await seated.player.waitFor('free_bets', () => true, 10_000, told);
+      expect(back.freeBets[0]).to.include({ grantId, remaining: 3 });
+      expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } })).to.include({ status: 'VOIDED' });
+      h.wallet.setFault('win', null);
+      await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    } finally {
+      h.shiftClock(-(WALLET_RETRY_BUDGET_MS + MINUTE));
+    }
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ granted: 3, played: 0, remaining: 3 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
+  });
+
+  // D42: a free bet rejected after its acknowledgement told the player wallet_timeout (its bet
+  // still PENDING then, its round still spent): recovery's rejection gives the round back and
+  // tells the session
+  it('a free bet left PENDING and rejected by recovery: the session is sent free_bets with the round back', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    await openCycle(operator);
+    // a bet row placed as the realtime node places it, whose debit never ran (its process died)
+    const [placed] = await placeBets(h.svc, [{ sessionId: seated.sessionId, side: 'LOW', amountMicro: 0n, freeBetGrantId: grantId }], null);
+    if (!placed!.ok) throw new Error(placed!.reason);
+    await h.svc.db.bet.update({ where: { id: placed!.ticket.betId }, data: { createdAt: new Date(Date.now() - 10 * MINUTE) } });
+    const back = seated.player.next('free_bets');
+    await resolveOrphanBets(h.svc, 'all');
+    expect((await back).freeBets[0]).to.include({ grantId, remaining: 3 });
+    expect(await h.svc.db.bet.findUniqueOrThrow({ where: { id: placed!.ticket.betId } })).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
+  });
+
+  // the fault suite's free-bet invariants (test/support/invariants.ts) see what they are for:
+  // the rows of a settled free bet, then each bent the way a fault could bend it
+  it('the free-bet invariants find a grant with more live bets than rounds, a debit not at the campaign stake and a win not the net', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef], { rounds: 1 });
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    const ack = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    await settle(operator, cycleId);
+    const check = () => checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] });
+    expect(await check()).to.deep.equal([]);
+    const findings = async (bend: () => Promise<unknown>, unbend: () => Promise<unknown>) => {
+      await bend();
+      try {
+        return (await check()).join('\n');
+      } finally {
+        await unbend();
+      }
+    };
+    expect(
+      await findings(
+        () => h.svc.db.freeBetGrant.update({ where: { id: grantId }, data: { cancelled: 1 } }),
+        () => h.svc.db.freeBetGrant.update({ where: { id: grantId }, data: { cancelled: 0 } }),
+      ),
+    ).to.match(/rounds cancelled in a campaign that is not[\s\S]*more live bets than rounds not cancelled/);
+    expect(
+      await findings(
+        () => h.svc.db.freeBetCampaign.update({ where: { id: campaignId }, data: { stakeMicro: 2n * STAKE } }),
+        () => h.svc.db.freeBetCampaign.update({ where: { id: campaignId }, data: { stakeMicro: STAKE } }),
+      ),
+    ).to.match(/its stake is not its campaign's[\s\S]*its debit carried isFree true, amountMicro 1000000/);
+    const cycle = await h.svc.db.cycle.findUniqueOrThrow({ where: { id: cycleId } });
+    expect(
+      await findings(
+        () => h.svc.db.cycle.update({ where: { id: cycleId }, data: { commissionMicro: 0n } }),
+        () => h.svc.db.cycle.update({ where: { id: cycleId }, data: { commissionMicro: cycle.commissionMicro } }),
+      ),
+    ).to.contain(`its win call was for 940000, its net is max(payout - stake, 0) = ${STAKE}`);
+    expect(await check()).to.deep.equal([]);
     seated.player.close();
   });
 

@@ -4,6 +4,7 @@ import { until } from '../../support/game.js';
 import { RecoveryTimes } from '../../support/recovery-time.js';
 import { crashSeed } from '../../support/crash.js';
 import { holdBetLock } from '../../support/row-lock.js';
+import { Player } from '../../support/player.js';
 
 // kill -9 of the all-in-one process at each phase of a round, then a restart (contract
 // 3.1 crash recovery, D29): every accepted bet ends SETTLED or VOIDED, a win is
@@ -49,18 +50,34 @@ describe('faults: kill -9 of the all-in-one process at each phase', function () 
     recoveryTimes.record(what, Date.now() - upAt);
   }
 
-  it('BETTING_OPEN with accepted bets: the rounds are voided and every stake refunded once', async () => {
+  it('BETTING_OPEN with accepted bets, a free one among them: the rounds are voided, every stake refunded once and the free round given back', async () => {
     const table = await d.table({ bettingWindowMs: 4000 });
-    const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS), table.seat(FUNDS)]);
-    const acks = await betInNextWindow(seats);
+    // D42: the third player spends a grant of 2 rounds
+    const free = await d.freeBets(table.operator, { players: 1, stakeMicro: STAKE, rounds: 2 });
+    const grantId = free.grantOf.get(free.playerRefs[0]!)!;
+    const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS), table.seat(FUNDS, undefined, free.playerRefs[0])]);
+    await seats[0]!.player.next('round_state', (p) => p.phase === 'BETTING_OPEN', 15_000);
+    const acks = await Promise.all([
+      ...seats.slice(0, 2).map((s) => s.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() })),
+      seats[2]!.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId }),
+    ]);
     expect(acks.map((a) => a.ok)).to.deep.equal([true, true, true]);
-    expect(seats.map((s) => d.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS - STAKE, FUNDS - STAKE, FUNDS - STAKE]);
+    expect(seats.map((s) => d.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS - STAKE, FUNDS - STAKE, FUNDS]);
 
     await crashAndRestart('BETTING_OPEN', resolved(seats.map((s) => s.sessionId)));
     expect(await d.settle()).to.deep.equal([]);
     const rounds = await d.db.round.findMany({ where: { id: { in: acks.map((a) => a.roundId) } }, include: { bet: true } });
     expect(rounds.map((r) => [r.state, r.voidReason, r.bet.status])).to.deep.equal(rounds.map(() => ['VOIDED', 'crash_recovery', 'VOIDED']));
     expect(seats.map((s) => d.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS, FUNDS, FUNDS]);
+    // the voided free bet no longer counts: back on the restarted process, its player's grant
+    // has both rounds
+    const back = await Player.connect(d.url('all'), seats[2]!.token);
+    try {
+      const connected = await back.waitFor('connected');
+      expect(connected.freeBets).to.deep.include.members([{ grantId, campaignRef: free.campaignRef, stakeMicro: STAKE.toString(), remaining: 2, expiresAt: connected.freeBets[0]?.expiresAt }]);
+    } finally {
+      back.close();
+    }
   });
 
   it('ROLLING: the rounds have no outcome, so they are voided and refunded', async () => {

@@ -8,7 +8,10 @@ import { recordTestEvent } from '../../../src/shared/platform/outbox.js';
 // The split deployment (D12), each role its own OS process: kill -9 of each role while it
 // holds work, then its replacement (contract 3.1, D29, D31). Money is checked against the
 // simulator's ledger after each, and every webhook event against what the receiver got; the
-// time the replacement took to finish the work is measured.
+// time the replacement took to finish the work is measured. Some players spend free bets
+// (D42) beside the paid ones: a free bet voided by the scheduler's replacement, or rejected by
+// the bet worker's, gives its grant's round back, and its session, on a web node that lived,
+// is told (free_bets); the free-bet invariants run with the money ones.
 describe('faults: kill -9 of each role of the split deployment', function () {
   this.timeout(150_000);
   let d: Deployment;
@@ -46,12 +49,19 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     recoveryTimes.record(role, Date.now() - upAt);
   }
 
-  it('scheduler, during BETTING_OPEN with accepted bets: its replacement voids the rounds and refunds the stakes', async () => {
+  // D42: the session's grant with this many rounds left, as free_bets tells it
+  const told = (seat: Seat, grantId: string, remaining: number) =>
+    seat.player.waitFor('free_bets', (p) => p.freeBets.some((f: { grantId: string; remaining: number }) => f.grantId === grantId && f.remaining === remaining), 10_000);
+
+  it('scheduler, during BETTING_OPEN with accepted bets, a free one among them: its replacement voids the rounds, refunds the stakes and gives the free round back', async () => {
     const table = await d.table({ bettingWindowMs: 4000 });
-    const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS)]);
+    const free = await d.freeBets(table.operator, { players: 1, stakeMicro: STAKE, rounds: 2 });
+    const grantId = free.grantOf.get(free.playerRefs[0]!)!;
+    const seats = await Promise.all([table.seat(FUNDS), table.seat(FUNDS, undefined, free.playerRefs[0])]);
     await nextWindow(seats[0]!);
-    const acks = await Promise.all(seats.map((s) => bet(s)));
+    const acks = await Promise.all([bet(seats[0]!), seats[1]!.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId })]);
     expect(acks.every((a) => a.ok), JSON.stringify(acks)).to.equal(true);
+    await told(seats[1]!, grantId, 1);
 
     await replace('scheduler', async () => (await d.db.round.count({ where: { id: { in: acks.map((a) => a.roundId) }, settled: false } })) === 0);
     expect(await d.settle()).to.deep.equal([]);
@@ -60,15 +70,19 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     expect(seats.map((s) => d.wallet.balanceOf(s.playerRef, 'EUR'))).to.deep.equal([FUNDS, FUNDS]);
     // players on the table see the voids, and the clock goes on under the new scheduler
     await seats[0]!.player.waitFor('round_voided', (p) => p.roundId === acks[0].roundId && p.reason === 'crash_recovery', 10_000);
+    // the free bet's round is back, and its session is told
+    await told(seats[1]!, grantId, 2);
     await nextWindow(seats[0]!);
   });
 
-  it('bet worker, during the debit: the redelivered job resolves it as uncertain and rolls it back', async () => {
+  it('bet worker, during the debit of a free bet: the redelivered job resolves it as uncertain, rolls it back and gives the round back', async () => {
     const table = await d.table({ bettingWindowMs: 4000 });
-    const seat = await table.seat(FUNDS);
+    const free = await d.freeBets(table.operator, { players: 1, stakeMicro: STAKE });
+    const grantId = free.grantOf.get(free.playerRefs[0]!)!;
+    const seat = await table.seat(FUNDS, undefined, free.playerRefs[0]);
     await nextWindow(seat);
     d.wallet.setFault('bet', { kind: 'delay', ms: 10_000 });
-    const ack = bet(seat).catch((err: Error) => ({ ok: false, reason: err.message }));
+    const ack = seat.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId }).catch((err: Error) => ({ ok: false, reason: err.message }));
     await until('the debit at the wallet', pendingAt('bet'));
     d.wallet.setFault('bet', null);
 
@@ -78,6 +92,8 @@ describe('faults: kill -9 of each role of the split deployment', function () {
     expect(await betOf(seat.sessionId)).to.include({ status: 'REJECTED', rejectReason: 'wallet_timeout' });
     expect(d.wallet.transactions.filter((t) => t.playerRef === seat.playerRef).map((t) => t.type)).to.deep.equal(['bet', 'rollback']);
     expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+    // its acknowledgement (wallet_timeout) came before the rejection; the rejection tells
+    await told(seat, grantId, 1);
   });
 
   it('settle worker, during the win call: its replacement credits the win exactly once', async () => {

@@ -19,14 +19,21 @@ import { circuitKey } from '../../../src/shared/wallet/circuit.js';
 // held back until after its own rollback (D27). Then the
 // circuit breaker opening, refusing and closing. After each case the money invariants hold
 // and the player, the operator's ledger and the service's records show what 7.1 says.
+// Every other case's bet is a free bet (D42: its player's grant, made before the fault), so
+// that the free-bet invariants hold after each fault too: debited isFree with no cash moved,
+// its win the net of its stake, its round given back when it is refused, rolled back or
+// voided, and its session told so (free_bets).
 
 const FUNDS = 10_000_000n;
 const STAKE = 1_000_000n;
 // contract 8.4 with the defaults: 2 x stake minus 3 % commission
 const WIN = 1_940_000n;
+// D42: a free bet's win is its payout less the stake it never paid
+const FREE_WIN = WIN - STAKE;
 
 type Network = 'reset' | 'blackhole';
-type Table = { operator: OnboardedOperator; seat: () => Promise<Seat> };
+// seat(true): a player with a grant of one free round, which place() spends
+type Table = { operator: OnboardedOperator; seat: (free?: boolean) => Promise<Seat> };
 
 describe('faults: the operator wallet failing on bet, win and rollback', function () {
   this.timeout(60_000);
@@ -55,22 +62,35 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
 
   // d.table, with the operator's wallet behind the proxy: still the deployment's simulator,
   // so d.settle() checks its ledger for this operator
-  async function proxiedTable(config: Partial<GameConfigValues>): Promise<Table> {
+  // free: how many of its players have a grant (one campaign, made before any fault)
+  async function proxiedTable(config: Partial<GameConfigValues>, free = 0): Promise<Table> {
     const table = await d.table({ rollingWindowMs: 200, cooldownMs: 200, ...config }, { walletUrl: proxy.via(d.wallet.url) });
+    const campaign = free > 0 ? await d.freeBets(table.operator, { players: free, stakeMicro: STAKE }) : undefined;
+    const unseated = [...(campaign?.playerRefs ?? [])];
     return {
       operator: table.operator,
-      seat: async () => {
-        const seat = await table.seat(FUNDS);
+      seat: async (isFree = false) => {
+        const playerRef = isFree ? unseated.shift() : undefined;
+        if (isFree && !playerRef) throw new Error('no grant left on this table');
+        const seat = await table.seat(FUNDS, undefined, playerRef);
         players.push(seat.player);
+        if (playerRef) grants.set(seat, campaign!.grantOf.get(playerRef)!);
         return seat;
       },
     };
   }
+  // the grant a free seat spends
+  const grants = new Map<Seat, string>();
+  // D42: the session is told its grant has its round again (free_bets)
+  const roundBack = (seat: Seat) => seat.player.waitFor('free_bets', (p) => p.freeBets.some((f: { grantId: string; remaining: number }) => f.grantId === grants.get(seat) && f.remaining === 1));
 
   // one table's cases share windows (one bet per player per round, one player per case)
   const inWindow = (seat: Seat, leftMs: number) => bettingWindowWithRoom(seat.player, leftMs);
 
-  const place = (seat: Seat) => seat.player.request('place_bet', { side: 'LOW', amountMicro: STAKE.toString() }, 15_000);
+  const place = (seat: Seat) => {
+    const grantId = grants.get(seat);
+    return seat.player.request('place_bet', { side: 'LOW', ...(grantId ? { freeBetGrantId: grantId } : { amountMicro: STAKE.toString() }) }, 15_000);
+  };
   const betOf = (seat: Seat) => d.db.bet.findFirstOrThrow({ where: { sessionId: seat.sessionId } });
   const jobOf = (bet: Bet, endpoint: 'win' | 'rollback') => d.db.walletJob.findFirst({ where: { betId: bet.id, endpoint } });
   // the operator's ledger for one player, in order
@@ -114,7 +134,7 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
     // LOW never wins here: an accepted bet settles without a win call
     let table: Table;
     before(async () => {
-      table = await proxiedTable({ bettingWindowMs: 3000, lowWeight: 0n, highWeight: 1n });
+      table = await proxiedTable({ bettingWindowMs: 3000, lowWeight: 0n, highWeight: 1n }, 4);
     });
 
     type BetCase = {
@@ -142,9 +162,10 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
       { title: 'drop_after_apply: the debit applied, its answer lost', fault: { kind: 'drop_after_apply' }, reason: UNKNOWN, rollback: true, debited: true, audit: { status: 'RS_ERROR_UNKNOWN', httpStatus: null, error: /network error/ } },
     ];
 
-    for (const c of cases) {
-      it(`${c.title}: REJECTED ${c.reason}${c.rollback ? ', rolled back' : ', no rollback'}${c.debited ? ', refunded once' : ''}`, async () => {
-        const seat = await table.seat();
+    for (const [i, c] of cases.entries()) {
+      const free = i % 2 === 1;
+      it(`${c.title}: ${free ? 'a free bet ' : ''}REJECTED ${c.reason}${c.rollback ? ', rolled back' : ', no rollback'}${c.debited ? ', refunded once' : ''}${free ? ', its round given back' : ''}`, async () => {
+        const seat = await table.seat(free);
         await inWindow(seat, 300);
         if (c.fault) d.wallet.setFault('bet', c.fault, 1);
         if (c.network === 'blackhole') proxy.blackhole(true);
@@ -177,8 +198,13 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
           // 7.1: fatal, so alerted
           await alerted((line) => line.betId === bet.id);
         }
+        // a free debit is booked with its stake and moves nothing (D42)
         expect(movements(seat)).to.deep.equal(c.debited ? [['bet', STAKE], ['rollback', STAKE]] : []);
         expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS);
+        if (free) {
+          expect(bet).to.include({ isFree: true, freeBetGrantId: grants.get(seat) });
+          await roundBack(seat);
+        }
       });
     }
 
@@ -251,7 +277,7 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
     // LOW always wins here; one winning bet per round, so that the fault hits its win call
     let table: Table;
     before(async () => {
-      table = await proxiedTable({ bettingWindowMs: 700, lowWeight: 1n, highWeight: 0n });
+      table = await proxiedTable({ bettingWindowMs: 700, lowWeight: 1n, highWeight: 0n }, 5);
     });
 
     type WinCase = {
@@ -276,10 +302,14 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
       { title: 'drop_after_apply: the credit applied, its answer lost', fault: { kind: 'drop_after_apply' }, attempts: 2, sameRequest: false, payout: WIN },
     ];
 
-    for (const c of cases) {
-      const outcome = c.payout > 0n ? 'credited exactly once' : 'settled without payout, alerted';
-      it(`${c.title}: ${c.attempts === 1 ? 'one attempt' : 'retried'}, ${outcome}`, async () => {
-        const seat = await table.seat();
+    for (const [i, c] of cases.entries()) {
+      const free = i % 2 === 1;
+      const outcome = c.payout > 0n ? `credited exactly once${free ? ', its net' : ''}` : 'settled without payout, alerted';
+      // D42: a free bet's win is its net, and its debit took nothing
+      const payout = free && c.payout > 0n ? FREE_WIN : c.payout;
+      const balance = free ? FUNDS + payout : FUNDS - STAKE + payout;
+      it(`${c.title}${free ? ' (a free bet)' : ''}: ${c.attempts === 1 ? 'one attempt' : 'retried'}, ${outcome}`, async () => {
+        const seat = await table.seat(free);
         await inWindow(seat, 300);
         const ack = await place(seat);
         expect(ack.ok, JSON.stringify(ack)).to.equal(true);
@@ -305,17 +335,17 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
           expect(done).to.include({ attempts: c.attempts, completedAt: null, lastError: 'RS_ERROR_TRANSACTION_DOES_NOT_EXIST' });
           expect(done.abandonedAt).to.be.instanceOf(Date);
         }
-        expect(await betOf(seat)).to.include({ status: 'SETTLED', payoutMicro: c.payout });
+        expect(await betOf(seat)).to.include({ status: 'SETTLED', payoutMicro: payout, isFree: free });
         if (c.sameRequest !== undefined) await expectRetriedAs(job.transactionUuid, c.sameRequest, seat, 'win');
         if (c.network === 'blackhole') expect(requestsOf(seat, 'win'), 'the lost attempt never reached the wallet').to.have.length(1);
         if (c.payout > 0n) {
-          expect(movements(seat)).to.deep.equal([['bet', STAKE], ['win', WIN]]);
-          await seat.player.waitFor('balance_update', (p) => p.balanceMicro === (FUNDS - STAKE + WIN).toString());
+          expect(movements(seat)).to.deep.equal([['bet', STAKE], ['win', payout]]);
+          await seat.player.waitFor('balance_update', (p) => p.balanceMicro === balance.toString());
         } else {
           expect(movements(seat)).to.deep.equal([['bet', STAKE]]);
           await alerted((line) => line.walletJobId === job.id && line.msg === 'wallet does not know the referenced transaction; treated as settled');
         }
-        expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(FUNDS - STAKE + c.payout);
+        expect(d.wallet.balanceOf(seat.playerRef, 'EUR')).to.equal(balance);
       });
     }
   });
@@ -324,7 +354,7 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
   describe('on the rollback call', () => {
     let table: Table;
     before(async () => {
-      table = await proxiedTable({ bettingWindowMs: 3000, lowWeight: 0n, highWeight: 1n });
+      table = await proxiedTable({ bettingWindowMs: 3000, lowWeight: 0n, highWeight: 1n }, 4);
     });
 
     type RollbackCase = { title: string; fault?: WalletFault; network?: Network; attempts: number; sameRequest?: boolean };
@@ -341,9 +371,10 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
 
     // The operator terminates the session mid-round: its round is voided and the accepted
     // bet rolled back (8.6), which is the call that fails.
-    for (const c of cases) {
-      it(`${c.title} on the rollback of a voided bet: ${c.attempts === 1 ? 'one attempt' : 'retried'}, refunded exactly once`, async () => {
-        const seat = await table.seat();
+    for (const [i, c] of cases.entries()) {
+      const free = i % 2 === 1;
+      it(`${c.title} on the rollback of a voided ${free ? 'free ' : ''}bet: ${c.attempts === 1 ? 'one attempt' : 'retried'}, refunded exactly once`, async () => {
+        const seat = await table.seat(free);
         await inWindow(seat, 1000);
         const ack = await place(seat);
         expect(ack.ok, JSON.stringify(ack)).to.equal(true);
@@ -367,7 +398,7 @@ describe('faults: the operator wallet failing on bet, win and rollback', functio
         const done = await d.db.walletJob.findUniqueOrThrow({ where: { id: job.id } });
         expect(done).to.include({ attempts: c.attempts, abandonedAt: null, lastError: null, purpose: 'round_voided' });
         expect(done.completedAt).to.be.instanceOf(Date);
-        expect(await betOf(seat)).to.include({ status: 'VOIDED' });
+        expect(await betOf(seat)).to.include({ status: 'VOIDED', isFree: free });
         expect(await d.db.round.findUniqueOrThrow({ where: { id: ack.roundId } })).to.include({ state: 'VOIDED' });
         if (c.sameRequest !== undefined) await expectRetriedAs(job.transactionUuid, c.sameRequest, seat, 'rollback');
         if (c.network === 'blackhole') expect(requestsOf(seat, 'rollback'), 'the lost attempt never reached the wallet').to.have.length(1);

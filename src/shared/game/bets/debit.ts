@@ -17,6 +17,7 @@ import type { Redis } from '../../platform/redis.js';
 import type { BetJob, BetTicket } from '../../platform/queues.js';
 import { enqueueWalletJobs, type RollbackPurpose } from '../wallet-jobs/wallet-jobs.js';
 import { rollbackRequest } from '../../wallet/requests.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // A placed bet, from its debit to ACCEPTED or REJECTED (contract 3.2, 7.1, D1, D8, D13): the
 // debit (audit row first, written only while the bet is PENDING), classified by 7.1, then
@@ -290,6 +291,12 @@ export async function rejectBets(svc: ServiceContext, rejections: Rejection[]): 
     'rollback',
     plans.flatMap((p) => (p.jobId && rejected.has(p.ticket.betId) ? [p.jobId] : [])),
   );
+  // D42: a rejected free bet gives its grant's round back; its session is sent `free_bets`
+  // now that the rejection committed, whether its acknowledgement is still to come or went
+  // long ago (a timed-out verdict, a redelivered bet job, recovery's orphan sweep). Once per
+  // session of the batch; a paid bet costs only this check.
+  const freeSessions = plans.flatMap((p) => (p.ticket.isFree && rejected.has(p.ticket.betId) ? [p.ticket.sessionId] : []));
+  if (freeSessions.length > 0) await tellFreeBetSessions(svc, freeSessions);
   return Promise.all(
     plans.map(async (p): Promise<BetAck> => {
       // decided meanwhile by another delivery: its verdict stands

@@ -42,6 +42,18 @@ export async function tellFreeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'em
   svc.emitter.toSession(sessionId, 'free_bets', { freeBets: await usableFreeBets(svc, sessionId) });
 }
 
+// D42: `free_bets` once to each session whose free bets were given back after their
+// acknowledgement (rejected, voided: bets/debit.ts, rounds/voids.ts, recovery, wallet jobs),
+// after the transaction that gave them back committed; the sessions of one sweep are told once
+// each, whatever the number of their bets it gave back. The round is back whether or not the
+// message goes out (a player learns it on the next connect): a failure is logged, never thrown
+// into the money path that called.
+export async function tellFreeBetSessions(svc: Pick<ServiceContext, 'sql' | 'now' | 'emitter' | 'logger'>, sessionIds: Iterable<string>): Promise<void> {
+  for (const sessionId of new Set(sessionIds)) {
+    await tellFreeBets(svc, sessionId).catch((err: unknown) => svc.logger.warn({ err: (err as Error).message, sessionId }, 'free_bets could not be sent'));
+  }
+}
+
 // The live real-money sessions of a campaign's players in its game and currency: those a
 // cancellation (DELETE /v1/freebets/{campaignId}) changes the grants of
 const CAMPAIGN_SESSIONS = statement(

@@ -13,6 +13,7 @@ import { flightConfig, resolveDue, storeCrashPoints } from './flight.js';
 import { curveTime } from '../../domain/games/crash-curve.js';
 import { gameModule } from '../../domain/games/index.js';
 import { voidRound } from './voids.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 import { keepCycleConfig } from './cycle-config.js';
 
 // The engine clock (D1, contract 3.1): PENDING, BETTING_OPEN, ROLLING, RESULT, COOLDOWN,
@@ -372,7 +373,10 @@ const STILL_FLYING = statement(
 
 async function voidFlying(svc: ServiceContext, cycle: ClockCycle): Promise<[]> {
   const rounds = await svc.sql.query<{ id: string }>(STILL_FLYING, [cycle.id, cycle.createdAt]);
-  for (const round of rounds) await voidRound(svc, round.id, 'flight_ended');
+  // D42: the sessions whose free bets these voids gave back, told once each
+  const freeSessions = new Set<string>();
+  for (const round of rounds) await voidRound(svc, round.id, 'flight_ended', freeSessions);
+  await tellFreeBetSessions(svc, freeSessions);
   return [];
 }
 

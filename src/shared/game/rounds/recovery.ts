@@ -10,6 +10,7 @@ import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
 import { recordToldEnds } from './flight.js';
 import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // Postgres is the record, Redis the transport (contract 3.1, D29): work that a crash, a
 // lost queue or a restarted Redis dropped is re-derived from the rows. Every step is fenced
@@ -162,9 +163,12 @@ async function recoverRounds(svc: ServiceContext): Promise<Pick<Recovered, 'sett
     select: { id: true },
   });
   let voidedRounds = 0;
+  // D42: the sessions whose free bets the voids gave back, told once each
+  const freeSessions = new Set<string>();
   for (const round of open) {
-    if (await voidRound(svc, round.id, 'crash_recovery')) voidedRounds += 1;
+    if (await voidRound(svc, round.id, 'crash_recovery', freeSessions)) voidedRounds += 1;
   }
+  await tellFreeBetSessions(svc, freeSessions);
   // D40: a flight's round whose end a refusal told is not voided above; its end is recorded
   await recordToldEnds(svc);
   const withOutcome = await svc.db.round.findMany({ where: { ...UNSETTLED_IN_CLOSED_CYCLES, state: 'RESULT' }, select: { cycleId: true } });

@@ -3,12 +3,16 @@ import type { ServiceContext } from '../context.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { roundVoidedData } from '../reports/round-view.js';
 import { enqueueWalletJob, rollbackJobData } from '../wallet-jobs/wallet-jobs.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // contract 3.1 -> VOIDED, 3.2 ACCEPTED -> VOIDED, 8.6: a round in BETTING_OPEN or ROLLING
 // is voided, its accepted bet becomes VOIDED with a rollback job (or a demo refund), its
 // pending round bet REFUNDED with ROUND_VOIDED, and round_voided goes to the player.
 // Fenced on the round's state: a second void, or a void racing the roll, does nothing.
-export async function voidRound(svc: ServiceContext, roundId: string, reason: string): Promise<boolean> {
+// D42: a voided free bet gives its grant's round back (the count of its live bets), and its
+// session is sent `free_bets` once the void committed: at once, or, when the caller voids
+// many rounds and passes `freeSessions`, by the caller once per session (tellFreeBetSessions).
+export async function voidRound(svc: ServiceContext, roundId: string, reason: string, freeSessions?: Set<string>): Promise<boolean> {
   const now = svc.now();
   const result = await svc.db.$transaction(async (tx) => {
     const { count } = await tx.round.updateMany({
@@ -41,6 +45,10 @@ export async function voidRound(svc: ServiceContext, roundId: string, reason: st
   if (result.job) await enqueueWalletJob(svc, result.job);
   else await emitDemoBalance(svc, result.round.sessionId);
   svc.emitter.toSession(result.round.sessionId, 'round_voided', { roundId, cycleId: result.round.cycleId, reason });
+  if (result.job && result.round.bet.isFree) {
+    if (freeSessions) freeSessions.add(result.round.sessionId);
+    else await tellFreeBetSessions(svc, [result.round.sessionId]);
+  }
   return true;
 }
 

@@ -52,8 +52,10 @@ export async function endSession(svc: ServiceContext, sessionId: string, end: Se
       where: { sessionId, state: { in: ['BETTING_OPEN', 'ROLLING'] } },
       select: { id: true },
     });
+    // D42: the session's free bets given back are not told it: it is ending
+    const ending = new Set<string>();
     for (const round of rounds) {
-      if (await voidRound(svc, round.id, 'session_terminated')) voidedRoundIds.push(round.id);
+      if (await voidRound(svc, round.id, 'session_terminated', ending)) voidedRoundIds.push(round.id);
     }
   }
   const reason = end.kind === 'wallet_status' ? `wallet_status:${end.status}` : end.kind;

@@ -11,6 +11,7 @@ import { isoSql, outboxInsertSql } from '../../platform/outbox.js';
 import type { EventData, EventType } from '../../domain/events.js';
 import { roundVoidedData } from '../reports/round-view.js';
 import { rollbackRequest } from '../../wallet/requests.js';
+import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // Pending wallet jobs (contract 2.13, 3.4, 4.2): a win or a rollback is first a row here,
 // then a BullMQ job that carries its id. Running a job calls the wallet once and records
@@ -414,6 +415,8 @@ const ROUND_VOIDED_EVENT = eventStatement('wallet_jobs_round_voided_event', 'rou
 // reversed for the win itself, and a connected player is told (win_failed, D23).
 async function abandon(svc: ServiceContext, job: JobRow, attempts: number, error: string, now: Date): Promise<void> {
   let abandoned = false;
+  // D42: a free bet voided here gives its grant's round back; its session is told after the commit
+  let freeSession: string | undefined;
   const refund = await svc.sql.transaction(async (tx) => {
     const fenced = await tx.query(ABANDON_JOB, [job.id, job.created_at, attempts, error, now]);
     abandoned = fenced.length > 0;
@@ -435,6 +438,7 @@ async function abandon(svc: ServiceContext, job: JobRow, attempts: number, error
     const rollbackTransactionUuid = randomUUID();
     const voided = await tx.query(VOID_BET, [bet.id, bet.cycle_created_at, now, rollbackTransactionUuid]);
     if (voided.length === 0) return null;
+    freeSession = bet.is_free ? bet.session_id : undefined;
     const [round] = await tx.query<{ id: string; operator_id: string; session_id: string; game_code: string; currency: string }>(VOID_ROUND, [
       bet.round_id,
       bet.cycle_created_at,
@@ -481,6 +485,7 @@ async function abandon(svc: ServiceContext, job: JobRow, attempts: number, error
   svc.logger.error({ walletJobId: job.id, endpoint: job.endpoint, transactionUuid: job.transaction_uuid, attempts, error }, 'wallet job abandoned after 24 hours: a human must look at it');
   if (abandoned && job.endpoint === 'win') winFailed(svc, { sessionId: job.session_id, betId: job.bet_id, payload: job.payload }, 'win_exhausted');
   if (refund) await enqueueWalletJob(svc, refund);
+  if (refund && freeSession) await tellFreeBetSessions(svc, [freeSession]);
 }
 
 // The settle and rollback pools' job handlers (workers/registry.ts binds them to rgs-settle and
