@@ -269,8 +269,9 @@ function heldStake(pending: { betId: string; state: string; bet: { status: strin
 // each other's rules and not against themselves:
 // - a grant has played its live bets (PENDING, ACCEPTED, SETTLED naming it), and played +
 //   remaining + cancelled = granted with remaining = rounds - cancelled - played never below
-//   0 (no grant has more live bets than its rounds less those cancelled) and 0 once its
-//   campaign is cancelled (a cancellation cancels exactly what was unplayed);
+//   0 (no grant has more live bets than its rounds less those cancelled at the cancellation)
+//   and 0 once its campaign is cancelled, when cancelled is every round not played (one
+//   given back after the cancellation included);
 // - a bet naming a grant is a free bet of the grant's operator, player, game and currency at
 //   the campaign's stake, and a free bet names a grant;
 // - every debit request of a free bet the wallet received carried isFree true, the
@@ -308,12 +309,14 @@ export async function checkFreeBetInvariants(
   const grants = await db.$queryRawUnsafe<GrantRow[]>(GRANTS, operatorIds);
   const found: string[] = [];
   for (const g of grants) {
-    const remaining = g.state === 'CANCELLED' ? 0 : g.rounds - g.cancelled - g.played;
-    const what = `grant ${g.id} (${g.rounds} rounds, played ${g.played}, cancelled ${g.cancelled}, campaign ${g.state})`;
+    const cancelled = g.state === 'CANCELLED';
+    const remaining = cancelled ? 0 : g.rounds - g.cancelled - g.played;
+    const unplayed = cancelled ? Math.max(g.rounds - g.played, 0) : g.cancelled;
+    const what = `grant ${g.id} (${g.rounds} rounds, played ${g.played}, cancelled ${g.cancelled} at the cancellation, campaign ${g.state})`;
     if (g.cancelled < 0 || g.cancelled > g.rounds) found.push(`${what}: cancelled is out of 0..rounds`);
-    if (g.cancelled > 0 && g.state !== 'CANCELLED') found.push(`${what}: rounds cancelled in a campaign that is not`);
+    if (g.cancelled > 0 && !cancelled) found.push(`${what}: rounds cancelled in a campaign that is not`);
     if (g.played + g.cancelled > g.rounds) found.push(`${what}: more live bets than rounds not cancelled`);
-    else if (g.played + remaining + g.cancelled !== g.rounds) found.push(`${what}: played + remaining ${remaining} + cancelled is not the ${g.rounds} granted`);
+    else if (g.played + remaining + unplayed !== g.rounds) found.push(`${what}: played + remaining ${remaining} + cancelled ${unplayed} is not the ${g.rounds} granted`);
   }
   const grantOf = new Map(grants.map((g) => [g.id, g]));
   // the bet requests the wallet received, by transactionUuid, and the win requests by the bet they reference

@@ -346,6 +346,35 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     second.player.close();
   });
 
+  // D42: a cancellation cancels every round its campaign has not played, then and later: a bet
+  // in flight at the cancellation that is then refused gives its round to the cancelled ones
+  // (a cancelled campaign gives nothing back to play), so played + remaining + cancelled stays
+  // what was granted
+  it('cancel while a free debit is in flight that the wallet then leaves uncertain: its round is cancelled, not lost', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const { campaignId, grantOf } = await campaign(operator, [playerRef]);
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    const cycleId = await openCycle(operator);
+    // the debit is never answered: it times out, uncertain, and is rolled back (contract 7.1)
+    h.wallet.setFault('bet', { kind: 'hang' }, 1);
+    const ack = seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+    await until('the free debit in flight', async () => (await h.svc.db.bet.findFirst({ where: { playerRef, cycleId, status: 'PENDING' } })) ?? null);
+    const cancelled = await operator.request('DELETE', `/v1/freebets/${campaignId}`);
+    expect(cancelled.body).to.include({ granted: 3, played: 1, cancelled: 2, remaining: 0 });
+    expect((await ack).ok).to.equal(false);
+    const bet = await h.svc.db.bet.findFirstOrThrow({ where: { playerRef, cycleId } });
+    expect(bet.status).to.equal('REJECTED');
+    await until('the rollback', async () => (await h.svc.db.walletJob.findFirst({ where: { betId: bet.id, endpoint: 'rollback', completedAt: { not: null } } })) ?? null);
+    const totals = await operator.request('GET', `/v1/freebets/${campaignId}`);
+    expect(totals.body).to.include({ state: 'cancelled', granted: 3, played: 0, cancelled: 3, remaining: 0 });
+    const listed = await operator.request('GET', `/v1/freebets?campaignRef=${encodeURIComponent(totals.body.campaignRef as string)}`);
+    expect((listed.body.grants as Record<string, unknown>[]).map((g) => [g.played, g.cancelled, g.remaining, g.status])).to.deep.equal([[0, 3, 0, 'cancelled']]);
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds: [operator.operatorId] })).to.deep.equal([]);
+    seated.player.close();
+  });
+
   // D42: "a grant is used at most rounds times across every node": the grant's row lock is
   // Postgres's, whichever node places the bet
   it('a grant of 3 rounds spent from 4 sessions on 2 nodes at once: 3 bets accepted, the 4th free_bet_unavailable', async () => {

@@ -17,7 +17,11 @@ import { readCampaignTerms, termsDigest, windowProblems, type CampaignTerms, typ
 // What a grant has played is never stored: it is the count of its live bets (bets naming it
 // in free_bet_grant_id whose status is PENDING, ACCEPTED or SETTLED), so a free bet the wallet
 // refuses or that is rolled back gives its round back exactly once, by construction. remaining
-// = rounds - cancelled - played, never below 0, and 0 once the campaign is cancelled.
+// = rounds - cancelled - played, never below 0, and 0 once the campaign is cancelled. A
+// cancelled campaign's grant has cancelled every round it has not played, then and later
+// (`cancelled` as stored is what it had not played at the cancellation): a bet in flight at
+// the cancellation that is refused or voided afterwards gives its round to the cancelled ones,
+// so played + remaining + cancelled is always the rounds granted.
 //
 // A campaign is finished once its totals are final: every round played, the campaign
 // cancelled, or past its end, and no bet of it undecided (PENDING or ACCEPTED: such a bet may
@@ -167,7 +171,7 @@ export type GrantQuery = { playerRef?: string; campaignRef?: string; status?: Gr
 // Keyset order (D10): when the grant was made, then its id.
 const LIST_GRANTS = `
   WITH counted AS (
-    SELECT g.id, g.campaign_id, c.campaign_ref, g.player_ref, c.game_code, c.currency, c.stake_micro, g.rounds, g.cancelled,
+    SELECT g.id, g.campaign_id, c.campaign_ref, g.player_ref, c.game_code, c.currency, c.stake_micro, g.rounds, g.cancelled AS cancelled_then,
            c.state, c.valid_from, c.expires_at, g.created_at,
            (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE})::int AS played
     FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
@@ -175,6 +179,9 @@ const LIST_GRANTS = `
       AND ($2::text IS NULL OR g.player_ref = $2)
       AND ($3::text IS NULL OR c.campaign_ref = $3)
       AND ($4::timestamptz IS NULL OR (g.created_at, g.id) > ($4, $5::uuid))
+  ), reckoned AS (
+    SELECT *, CASE WHEN state = 'CANCELLED' THEN greatest(rounds - played, 0) ELSE cancelled_then END AS cancelled
+    FROM counted
   ), viewed AS (
     SELECT *,
            CASE WHEN state = 'CANCELLED' THEN 0 ELSE greatest(rounds - cancelled - played, 0) END AS remaining,
@@ -183,7 +190,7 @@ const LIST_GRANTS = `
                 WHEN state = 'CANCELLED' THEN 'cancelled'
                 WHEN expires_at <= $6 THEN 'expired'
                 ELSE 'active' END AS status
-    FROM counted
+    FROM reckoned
   )
   SELECT * FROM viewed WHERE ($7::text IS NULL OR status = $7) ORDER BY created_at, id LIMIT $8`;
 
@@ -267,7 +274,7 @@ const TOTALS = `
   SELECT c.id, c.campaign_ref, c.game_code, c.currency, c.stake_micro, c.state, c.finished_reason, c.valid_from, c.expires_at, c.created_at, c.cancelled_at,
          count(g.id)::bigint AS grants,
          coalesce(sum(g.rounds), 0)::bigint AS granted,
-         coalesce(sum(g.cancelled), 0)::bigint AS cancelled,
+         coalesce(sum(CASE WHEN c.state = 'CANCELLED' THEN greatest(g.rounds - p.played, 0) ELSE g.cancelled END), 0)::bigint AS cancelled,
          coalesce(sum(p.played), 0)::bigint AS played,
          coalesce(sum(CASE WHEN c.state = 'CANCELLED' THEN 0 ELSE greatest(g.rounds - g.cancelled - p.played, 0) END), 0)::bigint AS remaining,
          coalesce(sum(p.paid), 0)::bigint AS paid
