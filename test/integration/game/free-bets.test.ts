@@ -168,6 +168,35 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
     for (const s of seats) s.player.close();
   });
 
+  // D42: a grant is usable until expiresAt and not from it, with no job of its own: the
+  // placement compares the instant (a second before it, accepted; just past it, refused)
+  it('expiry at the instant: a free bet a second before expiresAt is taken, one just past it is free_bet_unavailable', async () => {
+    const operator = await operatorWith(h, { bettingWindowMs: 5 * MINUTE, lowWeight: 1n, highWeight: 0n });
+    const playerRef = uniqueId('player');
+    const expiresAt = new Date(h.svc.now().getTime() + 2 * MINUTE);
+    const { grantOf } = await campaign(operator, [playerRef], { expiresAt: expiresAt.toISOString() });
+    const grantId = grantOf.get(playerRef)!;
+    const seated = await seat(operator, playerRef);
+    await openCycle(operator);
+    const shift = (to: number) => {
+      const by = to - h.svc.now().getTime();
+      h.shiftClock(by);
+      return by;
+    };
+    let shifted = shift(expiresAt.getTime() - 1000);
+    try {
+      const before = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+      expect(before.ok, JSON.stringify(before)).to.equal(true);
+      shifted += shift(expiresAt.getTime());
+      const after = await seated.player.request('place_bet', { side: 'LOW', freeBetGrantId: grantId });
+      expect(after.reason).to.equal('free_bet_unavailable');
+      expect(callsOf(playerRef, 'bet')).to.have.length(1);
+    } finally {
+      h.shiftClock(-shifted);
+    }
+    seated.player.close();
+  });
+
   it('an expired grant, a cancelled one, another player\'s and a demo session are free_bet_unavailable, with no wallet call', async () => {
     const operator = await operatorWith(h, { bettingWindowMs: MINUTE, lowWeight: 1n, highWeight: 0n });
     const expiring = uniqueId('player');
