@@ -115,6 +115,7 @@ export function superviseWorker(svc: ServiceContext, queue: QueueKey, make: (con
   };
   let current = open();
   let checking = false;
+  let closed = false;
   const timer = setInterval(() => {
     if (checking) return;
     checking = true;
@@ -122,7 +123,8 @@ export function superviseWorker(svc: ServiceContext, queue: QueueKey, make: (con
       .then((ready) => {
         const idle = running.size === 0 && started === startedAtCheck;
         startedAtCheck = started;
-        if (ready === undefined || !stalls.observe(ready, idle)) return;
+        // a check still reading when the pool closed replaces nothing
+        if (closed || ready === undefined || !stalls.observe(ready, idle)) return;
         svc.logger.warn({ pool: queue, jobsReady: ready.length }, 'worker took no job while jobs waited: renewing the worker');
         const stalled = current;
         current = open();
@@ -133,6 +135,7 @@ export function superviseWorker(svc: ServiceContext, queue: QueueKey, make: (con
   timer.unref();
   return {
     close: async (inFlightUntil) => {
+      closed = true;
       clearInterval(timer);
       await closeWorker(current.worker, svc.logger, inFlightUntil);
       current.connection.disconnect();
