@@ -243,9 +243,11 @@ describe('freebet.campaign_finished: a campaign\'s one event, with its final tot
     const late = await operator.request('DELETE', `/v1/freebets/${campaignId}`, undefined, { timestamp: at.timestamp - 1 });
     expect(late.body).to.include({ state: 'expired', cancelled: 0, remaining: 3 });
     expect(await eventsOf(campaignId)).to.deep.equal([]);
-    const runs = await Promise.all([sweep(), sweep(), sweep(), sweep()]);
+    // four sweeps at once: this campaign is finished and told once (they may also finish other
+    // files' campaigns that the moved clock put past their end, in a database a parallel
+    // worker's files share, so what they count is not this campaign's alone)
+    await Promise.all([sweep(), sweep(), sweep(), sweep()]);
     await sweepOver(campaignId);
-    expect(runs.reduce((sum, run) => sum + run.finished, 0)).to.be.at.most(1);
     const events = await eventsOf(campaignId);
     expect(events).to.have.length(1);
     const stored = await h.svc.db.freeBetCampaign.findUniqueOrThrow({ where: { id: campaignId } });
