@@ -13,6 +13,7 @@ import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import { epochMs } from '../../platform/clock.js';
 import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
+import { GRANT_PLAYED } from '../freebets/usable.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
@@ -292,6 +293,27 @@ async function placeRest(
   }
 }
 
+// INSERT_BETS's parameters for these tickets: a column's values each, in the statement's
+// order; `grantId`, the grant a free bet spends (D42), for tickets of one free bet
+const insertedBets = (tickets: BetTicket[], debitNode: string | null, grantId: string | null = null) => [
+  tickets.map((t) => t.betId),
+  tickets.map((t) => t.operatorId),
+  tickets.map((t) => t.sessionId),
+  tickets.map((t) => t.cycleId),
+  tickets.map((t) => t.roundId),
+  tickets.map((t) => t.playerRef),
+  tickets.map((t) => t.gameCode),
+  tickets.map((t) => t.currency),
+  tickets.map((t) => t.side),
+  tickets.map((t) => t.amountMicro),
+  tickets.map((t) => t.betTransactionUuid),
+  tickets.map((t) => t.clientBetId ?? null),
+  tickets.map((t) => t.demo),
+  debitNode,
+  tickets.map((t) => t.autoCashOutCents),
+  tickets.map(() => grantId),
+];
+
 // every rule in order, on what one read finds
 async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date, debitNode: string | null): Promise<Placed[]> {
   const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
@@ -306,24 +328,7 @@ async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Plac
   if (tickets.length === 0) return verdicts;
   const written = new Set(
     (
-      await svc.sql.query<{ id: string }>(INSERT_BETS, [
-        tickets.map((t) => t.betId),
-        tickets.map((t) => t.operatorId),
-        tickets.map((t) => t.sessionId),
-        tickets.map((t) => t.cycleId),
-        tickets.map((t) => t.roundId),
-        tickets.map((t) => t.playerRef),
-        tickets.map((t) => t.gameCode),
-        tickets.map((t) => t.currency),
-        tickets.map((t) => t.side),
-        tickets.map((t) => t.amountMicro),
-        tickets.map((t) => t.betTransactionUuid),
-        tickets.map((t) => t.clientBetId ?? null),
-        tickets.map((t) => t.demo),
-        debitNode,
-        tickets.map((t) => t.autoCashOutCents),
-        tickets.map(() => null),
-      ])
+      await svc.sql.query<{ id: string }>(INSERT_BETS, insertedBets(tickets, debitNode))
     ).map((row) => row.id),
   );
   // 8.2 rule 4
@@ -384,8 +389,7 @@ const LOCK_GRANT = statement('free_bet_lock', `SELECT id FROM free_bet_grants WH
 const GRANT_FACTS = statement(
   'free_bet_grant',
   `SELECT c.operator_id, g.player_ref, c.game_code, c.currency, c.campaign_ref, c.stake_micro, c.state, c.valid_from, c.expires_at,
-          g.rounds - g.cancelled - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ('PENDING', 'ACCEPTED', 'SETTLED'))::int
-            AS remaining
+          g.rounds - g.cancelled - ${GRANT_PLAYED} AS remaining
    FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
    WHERE g.id = $1`,
 );
@@ -421,24 +425,7 @@ async function placeFree(svc: Pick<ServiceContext, 'sql'>, placement: Placement,
     }
     const free = { stakeMicro: grant!.stake_micro, campaignRef: grant!.campaign_ref };
     const ticket = ticketFor(placement, freshIds(), { ...fact!, cycle_id: fact!.cycle_id!, cycle_created_at: fact!.cycle_created_at!, demo: false }, free);
-    const written = await tx.query<{ id: string }>(INSERT_BETS, [
-      [ticket.betId],
-      [ticket.operatorId],
-      [ticket.sessionId],
-      [ticket.cycleId],
-      [ticket.roundId],
-      [ticket.playerRef],
-      [ticket.gameCode],
-      [ticket.currency],
-      [ticket.side],
-      [ticket.amountMicro],
-      [ticket.betTransactionUuid],
-      [ticket.clientBetId ?? null],
-      [false],
-      debitNode,
-      [ticket.autoCashOutCents],
-      [grantId],
-    ]);
+    const written = await tx.query<{ id: string }>(INSERT_BETS, insertedBets([ticket], debitNode, grantId));
     // 8.2 rule 4
     return written.length === 1 ? { ok: true, ticket } : { ok: false, reason: 'already_bet_this_round' };
   });

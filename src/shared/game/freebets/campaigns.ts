@@ -9,6 +9,7 @@ import { CredentialError } from '../../wallet/credentials.js';
 import { encodeCursor, type ListingPosition } from '../reports/cursor.js';
 import { gameAvailable, loadGameConfig } from '../operators/game-config.js';
 import { readCampaignTerms, termsDigest, windowProblems, type CampaignTerms, type CampaignTermsInput } from './terms.js';
+import { GRANT_PLAYED, LIVE_BET_STATUSES } from './usable.js';
 
 // D42: free-bet campaigns, the operator's side: create (idempotent on campaignRef), list the
 // grants, a campaign's totals, cancel. The routes (src/api/routes/freebets.ts) and `rgs
@@ -42,7 +43,6 @@ export const CAMPAIGN_STATES: CampaignState[] = ['active', 'expired', 'cancelled
 
 export type CreatedCampaign = { campaignId: string; grants: number };
 
-const LIVE = `('PENDING', 'ACCEPTED', 'SETTLED')`;
 // a bet whose fate is not yet known: it may still give its round back (refused, voided) or be paid
 const UNDECIDED_STATUSES = `('PENDING', 'ACCEPTED')`;
 
@@ -173,7 +173,7 @@ const LIST_GRANTS = `
   WITH counted AS (
     SELECT g.id, g.campaign_id, c.campaign_ref, g.player_ref, c.game_code, c.currency, c.stake_micro, g.rounds, g.cancelled AS cancelled_then,
            c.state, c.valid_from, c.expires_at, g.created_at,
-           (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE})::int AS played
+           ${GRANT_PLAYED} AS played
     FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
     WHERE g.operator_id = $1
       AND ($2::text IS NULL OR g.player_ref = $2)
@@ -281,7 +281,7 @@ const TOTALS = `
   FROM free_bet_campaigns c
   LEFT JOIN free_bet_grants g ON g.campaign_id = c.id
   LEFT JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE b.status IN ${LIVE}) AS played,
+    SELECT count(*) FILTER (WHERE b.status IN ${LIVE_BET_STATUSES}) AS played,
            coalesce(sum(b.payout_micro) FILTER (WHERE b.status = 'SETTLED'), 0) AS paid
     FROM bets b WHERE b.free_bet_grant_id = g.id
   ) p ON true
@@ -355,7 +355,7 @@ const LOCK_CAMPAIGN = `SELECT state, expires_at FROM free_bet_campaigns WHERE id
 const LOCK_GRANTS = `SELECT id FROM free_bet_grants WHERE campaign_id = $1 ORDER BY id FOR UPDATE`;
 const CANCEL_GRANTS = `
   UPDATE free_bet_grants g
-  SET cancelled = greatest(g.rounds - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE})::int, 0)
+  SET cancelled = greatest(g.rounds - ${GRANT_PLAYED}, 0)
   WHERE g.campaign_id = $1`;
 const MARK_CANCELLED = `UPDATE free_bet_campaigns SET state = 'CANCELLED', cancelled_at = $2, finished_reason = 'cancelled' WHERE id = $1`;
 
@@ -455,7 +455,7 @@ const SWEEP = `
   FROM looked l
   LEFT JOIN free_bet_grants g ON g.campaign_id = l.id
   LEFT JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE b.status IN ${LIVE}) AS played,
+    SELECT count(*) FILTER (WHERE b.status IN ${LIVE_BET_STATUSES}) AS played,
            count(*) FILTER (WHERE b.status IN ${UNDECIDED_STATUSES}) AS undecided
     FROM bets b WHERE b.free_bet_grant_id = g.id
   ) p ON true

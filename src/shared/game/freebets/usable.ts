@@ -2,6 +2,12 @@ import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import type { FreeBet } from '../../domain/player-channel.js';
 
+// D42: what a grant `g` has played, never stored: the count of its live bets (PENDING,
+// ACCEPTED or SETTLED), so that a refused or voided free bet gives its round back by
+// construction. Every read of a grant's rounds counts them so.
+export const LIVE_BET_STATUSES = `('PENDING', 'ACCEPTED', 'SETTLED')`;
+export const GRANT_PLAYED = `(SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ${LIVE_BET_STATUSES})::int`;
+
 // D42: the free-bet grants a session may spend now, as `connected` and `free_bets` show them:
 // the session's operator, playerRef, game and currency, the campaign ACTIVE and within its
 // window, with a round left (rounds - cancelled - played, played being the grant's live
@@ -10,8 +16,7 @@ const USABLE = statement(
   'free_bets_usable',
   `SELECT * FROM (
      SELECT g.id, c.campaign_ref, c.stake_micro, c.expires_at,
-            g.rounds - g.cancelled - (SELECT count(*) FROM bets b WHERE b.free_bet_grant_id = g.id AND b.status IN ('PENDING', 'ACCEPTED', 'SETTLED'))::int
-              AS remaining
+            g.rounds - g.cancelled - ${GRANT_PLAYED} AS remaining
      FROM sessions s
      JOIN free_bet_grants g ON g.operator_id = s.operator_id AND g.player_ref = s.player_ref
      JOIN free_bet_campaigns c ON c.id = g.campaign_id AND c.game_code = s.game_code AND c.currency = s.currency
