@@ -10,6 +10,7 @@ import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/ga
 import { Player } from '../../support/player.js';
 import { waitForQuiescence } from '../../support/invariants.js';
 import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
+import { createCampaign } from '../../support/freebets.js';
 
 // D42: a free bet in the evidence and the reports (contract 8.4: no stake was debited). The
 // round view, the rounds listing and the round's detail mark it free with its campaign
@@ -39,21 +40,8 @@ describe('free bets in the round view, recall, dispute pack and GGR (D42, contra
     return { player, playerRef, sessionId: launch.body.sessionId as string };
   };
 
-  const campaign = async (as: TestOperator, playerRefs: string[], gameCode = 'dice') => {
-    const ref = uniqueId('camp').replace(/[^A-Za-z0-9._:-]/g, '-');
-    const created = await as.request('POST', '/v1/freebets', {
-      campaignRef: ref,
-      gameCode,
-      currency: 'EUR',
-      stakeMicro: STAKE.toString(),
-      rounds: 1,
-      playerRefs,
-      expiresAt: new Date(h.svc.now().getTime() + 7 * 24 * 60 * MINUTE).toISOString(),
-    });
-    expect(created.status, created.text).to.equal(201);
-    const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId: created.body.campaignId as string } });
-    return { campaignRef: ref, grantOf: new Map(grants.map((g) => [g.playerRef, g.id])) };
-  };
+  const campaign = (as: TestOperator, playerRefs: string[], gameCode = 'dice') =>
+    createCampaign(h, as, { playerRefs, stakeMicro: STAKE, rounds: 1, gameCode });
 
   const keys = async (): Promise<Jwks> => (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as Jwks;
   const packOf = async (as: TestOperator, roundId: string) => {

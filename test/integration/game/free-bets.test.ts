@@ -10,6 +10,7 @@ import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.j
 import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { placeBets } from '../../../src/shared/game/bets/place.js';
 import { resolveOrphanBets } from '../../../src/shared/game/rounds/recovery.js';
+import { createCampaign } from '../../support/freebets.js';
 
 // D42, contract 2.6 and 8.4: the player's side of free bets. A bet names freeBetGrantId
 // instead of amountMicro; its debit carries isFree and bonusRef and moves no cash at the
@@ -36,24 +37,8 @@ describe('free bets: the player spends a grant (D42, contract 2.6, 8.4)', functi
   const STAKE = 1_000_000n;
   const MINUTE = 60_000;
 
-  async function campaign(operator: TestOperator, playerRefs: string[], overrides: Record<string, unknown> = {}) {
-    const campaignRef = uniqueId('camp').replace(/[^A-Za-z0-9._:-]/g, '-');
-    const created = await operator.request('POST', '/v1/freebets', {
-      campaignRef,
-      gameCode: 'dice',
-      currency: 'EUR',
-      stakeMicro: STAKE.toString(),
-      rounds: 3,
-      playerRefs,
-      expiresAt: new Date(h.svc.now().getTime() + 7 * 24 * 60 * MINUTE).toISOString(),
-      ...overrides,
-    });
-    expect(created.status, created.text).to.equal(201);
-    const campaignId = created.body.campaignId as string;
-    const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId } });
-    const grantOf = new Map(grants.map((g) => [g.playerRef, g.id]));
-    return { campaignRef, campaignId, grantOf };
-  }
+  const campaign = (operator: TestOperator, playerRefs: string[], overrides: Record<string, unknown> = {}) =>
+    createCampaign(h, operator, { playerRefs, stakeMicro: STAKE, rounds: 3, ...overrides });
 
   // launches of one player in one second are told apart by their timestamps (D17: the same
   // bytes in the same second are a replay): each launch of a player a second before its

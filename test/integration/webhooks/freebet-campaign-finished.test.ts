@@ -9,6 +9,7 @@ import { Player } from '../../support/player.js';
 import { waitForQuiescence } from '../../support/invariants.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { checkWebhookInvariants } from '../../support/webhook-invariants.js';
+import { createCampaign } from '../../support/freebets.js';
 
 // D42, D31: freebet.campaign_finished. A campaign is finished once its totals are final: every
 // round played, cancelled or past its end, and no bet of it still undecided (PENDING or
@@ -48,23 +49,8 @@ describe('freebet.campaign_finished: a campaign\'s one event, with its final tot
     return operator;
   }
 
-  async function campaign(operator: TestOperator, playerRefs: string[], overrides: Record<string, unknown> = {}) {
-    const campaignRef = uniqueId('camp').replace(/[^A-Za-z0-9._:-]/g, '-');
-    const created = await operator.request('POST', '/v1/freebets', {
-      campaignRef,
-      gameCode: 'dice',
-      currency: 'EUR',
-      stakeMicro: STAKE.toString(),
-      rounds: 1,
-      playerRefs,
-      expiresAt: new Date(h.svc.now().getTime() + 7 * 24 * 60 * MINUTE).toISOString(),
-      ...overrides,
-    });
-    expect(created.status, created.text).to.equal(201);
-    const campaignId = created.body.campaignId as string;
-    const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId } });
-    return { campaignRef, campaignId, grantOf: new Map(grants.map((g) => [g.playerRef, g.id])) };
-  }
+  const campaign = (operator: TestOperator, playerRefs: string[], overrides: Record<string, unknown> = {}) =>
+    createCampaign(h, operator, { playerRefs, stakeMicro: STAKE, rounds: 1, ...overrides });
 
   let launches = 0;
   async function seat(operator: TestOperator, playerRef: string) {
