@@ -145,10 +145,12 @@ describe('Redis Cluster (D36): every Redis use', function () {
     expect(await connectBalance(redis, 'session-3', async () => expect.fail('the window is open'))).to.equal('3000000');
   });
 
-  it('the player channel: a resubscription the cluster refused is made again, and messages flow', async () => {
+  // two nodes of the player channel whose warnings are kept, b hearing a's verdicts, and a's
+  // first verdict heard: `crossed` sends one and tells whether b heard it
+  async function watchedPair(prefix: string) {
     const lines: string[] = [];
     const watched = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
-    const own = uniqueId('cluster-watch');
+    const own = uniqueId(prefix);
     const [a, b] = [new PlayerEmitter(target, own, watched), new PlayerEmitter(target, own, watched)];
     closing.push(() => a.close(), () => b.close());
     const received: unknown[] = [];
@@ -159,6 +161,11 @@ describe('Redis Cluster (D36): every Redis use', function () {
       return received.includes(betId);
     };
     await until('a verdict from the other node', () => crossed('bet-before'));
+    return { own, b, lines, received, crossed };
+  }
+
+  it('the player channel: a resubscription the cluster refused is made again, and messages flow', async () => {
+    const { own, b, lines, received, crossed } = await watchedPair('cluster-watch');
 
     // the channels' master, and each node of the cluster, as an administrator reaches them
     const master = await cluster.masterOf(`${own}:{socket.io}`);
@@ -192,19 +199,7 @@ describe('Redis Cluster (D36): every Redis use', function () {
   });
 
   it('the player channel: a subscriber whose client stopped resubscribing for good is replaced, and messages flow', async () => {
-    const lines: string[] = [];
-    const watched = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
-    const own = uniqueId('cluster-wedge');
-    const [a, b] = [new PlayerEmitter(target, own, watched), new PlayerEmitter(target, own, watched)];
-    closing.push(() => a.close(), () => b.close());
-    const received: unknown[] = [];
-    b.onVerdict((betId) => received.push(betId));
-    const crossed = async (betId: string) => {
-      a.verdict(b.nodeId, betId, { ok: true } as BetVerdict);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return received.includes(betId);
-    };
-    await until('a verdict from the other node', () => crossed('bet-before'));
+    const { b, lines, received, crossed } = await watchedPair('cluster-wedge');
 
     // b's client left as ioredis leaves it when a cluster connection is reset while one of
     // its shard subscribers is still connecting (sharded-subscriber.ts): the shard
