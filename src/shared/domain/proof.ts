@@ -21,12 +21,33 @@ export type DiceProofInput = {
   outcomeSide: Side;
 };
 
-// The outcome shapes of contract 2.11, discriminated by type (MULTI: not yet a game here).
+// The outcome shapes of contract 2.11, discriminated by type.
 export type DiceProofOutcome = { type: 'DICE'; diceValues: number[]; outcomeSum: number; outcomeSide: Side };
 // D40: JSON numbers; u = x / 2^52 exactly (x < 2^52, so the division by a power of two is exact
 // in a double), crashMultiplier = crashCents / 100
 export type CrashProofOutcome = { type: 'CRASH'; crashMultiplier: number; u: number };
-export type ProofOutcome = DiceProofOutcome | CrashProofOutcome;
+
+// contract 2.11 MULTI, as the multi-event game (D41, games/gems-math.ts) plays it: the base spin
+// as drawn (null for a bought feature), each event with its sub-outcome and payout, whether the
+// feature was bought, and the play's contribution to the jackpot pool. Amounts are decimal
+// strings (D18); stops, rows, lines, multipliers and tenths of the stake are counts, JSON
+// numbers. Written out here rather than derived from gems-math.ts's types, which would close an
+// import cycle (games/types.ts imports this file).
+export type MultiSpin = { stops: number[]; grid: string[][] };
+export type MultiLineWin = { line: number; symbol: string; tenths: number };
+export type MultiProofEvent =
+  | { type: 'LINE_WIN'; subOutcome: MultiLineWin; payoutMicro: string }
+  | { type: 'FEATURE_TRIGGER'; subOutcome: { purchased: boolean; scatters: number | null; freeSpins: number; multiplier: number; tenths: number }; payoutMicro: string }
+  | { type: 'FREE_SPIN'; subOutcome: MultiSpin & { spin: number; lineWins: MultiLineWin[]; multiplier: number; tenths: number }; payoutMicro: string }
+  | { type: 'JACKPOT'; subOutcome: { poolMicro: string }; payoutMicro: string };
+export type MultiProofOutcome = {
+  type: 'MULTI';
+  baseGame: MultiSpin | null;
+  events: MultiProofEvent[];
+  featurePurchased: boolean;
+  jackpotContributionMicro: string;
+};
+export type ProofOutcome = DiceProofOutcome | CrashProofOutcome | MultiProofOutcome;
 
 export const diceProofOutcome = ({ diceValues, outcomeSum, outcomeSide }: Omit<DiceProofOutcome, 'type'>): DiceProofOutcome => ({
   type: 'DICE',
@@ -90,8 +111,32 @@ export type CrashProof = {
   sessionId: string;
 };
 
+// A Gem Vault round's proof (contract 2.11 with the MULTI outcome, D41; games/gems-proof.ts
+// builds and verifies it). As crash's, beyond 2.11's fields it carries what re-derives and
+// books the round without the service: the stake the pays are tenths of, the jackpot pool the
+// play was given (null when the jackpot missed: the pool then enters nothing), what the round
+// booked, its rounding in its currency (D46), and whether it was a free bet (D42: booked net).
+export type GemsProof = {
+  roundId: string;
+  gameCode: string;
+  rngVersion: string;
+  mathVersion: string;
+  serverSeed: string;
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  outcome: MultiProofOutcome;
+  stakeMicro: string;
+  jackpotPoolMicro: string | null;
+  payoutMicro: string;
+  payoutRounding: 'exact' | 'minor_unit';
+  currency: string;
+  isFree: boolean;
+  sessionId: string;
+};
+
 // the proof of a round, whatever its game (GET /v1/rounds/{roundId}/proof)
-export type RoundProofBody = DiceProof | CrashProof;
+export type RoundProofBody = DiceProof | CrashProof | GemsProof;
 
 export function buildDiceProof(input: DiceProofInput): DiceProof {
   return {
