@@ -103,7 +103,7 @@ export function gemsOutcomeOf(json: unknown, math: GemsMath = GEMS_MATH): GemsOu
     if (!isRecord(value)) return fail(path, 'must be an object');
     const extra = Object.keys(value).filter((key) => !keys.includes(key));
     if (extra.length) fail(path, `has no field ${extra.join(', ')}`);
-    for (const key of keys) if (!(key in value)) fail(`${path}.${key}`, 'is missing');
+    for (const key of keys) if (!Object.hasOwn(value, key)) fail(`${path}.${key}`, 'is missing');
     return value;
   };
   const integer = (value: unknown, path: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
@@ -113,7 +113,8 @@ export function gemsOutcomeOf(json: unknown, math: GemsMath = GEMS_MATH): GemsOu
   const boolean = (value: unknown, path: string): boolean => (typeof value === 'boolean' ? value : fail(path, 'must be a boolean'));
   // D18: an amount is a decimal string, never a JSON number
   const micro = (value: unknown, path: string): bigint => (typeof value === 'string' && MICRO.test(value) ? BigInt(value) : fail(path, 'must be an amount as a decimal string (D18)'));
-  const symbols = new Set<string>(['W', 'D', 'R', 'E', 'S', 'A', 'T', 'V']);
+  // the game's symbols: those on its strips
+  const symbols = new Set<string>([...math.baseReels.flat(), ...math.featureReels.flat()]);
   const spin = (value: unknown, path: string, reels: readonly (readonly GemSymbol[])[], keys: readonly string[]): Record<string, unknown> & GemsSpin => {
     const r = record(value, path, keys);
     if (!Array.isArray(r.stops) || r.stops.length !== reels.length) fail(`${path}.stops`, `must be ${reels.length} stops`);
@@ -417,7 +418,7 @@ export type GemsPackParSheet = {
   rtpFeatureBuy: Rtp;
 };
 
-// the two returns, computed once (gemsDistributions enumerates the reels: a few hundred ms)
+// the two returns, computed once: gemsDistributions enumerates every grid of both sets of reels
 let returns: { base: Rtp; featureBuy: Rtp } | undefined;
 function gemsReturns(): { base: Rtp; featureBuy: Rtp } {
   if (!returns) {
