@@ -101,6 +101,17 @@ describe('gems proof (contract 2.11 MULTI, D41)', () => {
     expect(body.outcome.events[0].subOutcome).to.have.all.keys('line', 'symbol', 'tenths');
   });
 
+  it('docs/games/gems.md\'s example proof is the one built, and verifies', async () => {
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(new URL('../../docs/games/gems.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Verifying a round'));
+    const example = /```json\n([\s\S]*?)\n```/.exec(section);
+    expect(example, 'the section has a JSON example').to.not.equal(null);
+    const body = JSON.parse(example![1]!);
+    expect(body).to.deep.equal(wire(proof({ nonce: LINE })));
+    expect(failing(verifyGemsProof(body))).to.deep.equal([]);
+  });
+
   it('a proof built from deriveGems verifies, every check passing, and shows the derivation', () => {
     const verdict = verifyGemsProof(wire(proof({ nonce: FEATURE })));
     expect(failing(verdict)).to.deep.equal([]);
