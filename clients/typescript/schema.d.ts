@@ -1159,6 +1159,8 @@ export interface components {
             isFree?: true;
             /** @description bonus attribution (contract 2.6): the campaignRef of the free-bet grant spent; sent only with isFree (D42) */
             bonusRef?: string;
+            /** @description the part of the play's debit that feeds the progressive jackpot's pool, in micro-units (contract 2.7, D41); sent only for a game with a jackpot */
+            jackpotContributionMicro?: string;
         };
         WalletWinRequest: {
             /**
@@ -1190,6 +1192,8 @@ export interface components {
              * @description the service's round id, to keep for reconciliation (GET /v1/rounds/{roundId})
              */
             roundId: string;
+            /** @description the part of the play's debit that feeds the progressive jackpot's pool, in micro-units (contract 2.7, D41); sent only for a game with a jackpot */
+            jackpotContributionMicro?: string;
         };
         WalletRollbackRequest: {
             /**
@@ -1738,8 +1742,10 @@ export interface operations {
                                 /** @description the exact return to player as a decimal ("0.97"), from the par sheet (D39) */
                                 rtp: string;
                                 maxMultiplier: string;
+                                /** @description a game with a progressive jackpot (D41): the operator's pool in this currency as it stands, or its seed before the first play fed it */
+                                jackpotPoolMicro?: string;
                             }[];
-                            /** @description what a bet may carry beside its stake (crash: auto_cash_out) */
+                            /** @description what a bet may carry beside its stake, and what the game has (crash: auto_cash_out; gems: free_spins, feature_buy, jackpot) */
                             features: string[];
                         }[];
                     };
@@ -2586,6 +2592,8 @@ export interface operations {
                             side: "LOW" | "HIGH" | null;
                             /** @description crash: the bet's auto cash-out, null without one (D40); absent for dice */
                             autoCashOut?: string | null;
+                            /** @description gems: whether the play bought the feature, its amountMicro then featureBuyCost times the stake (D41); absent for the other games */
+                            featureBuy?: boolean;
                             /** @description decimal integer micro-units (contract 2.1) */
                             amountMicro: string;
                             /** @description a free bet: amountMicro is its campaign's stake, sent with isFree and not debited (contract 2.6, 8.4, D42) */

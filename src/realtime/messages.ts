@@ -6,7 +6,7 @@ import { gameModule } from '../shared/domain/games/index.js';
 import { InvalidBetError, type BetColumns } from '../shared/domain/games/types.js';
 import type { BetRejectReason } from '../shared/domain/bet-rules.js';
 import { STAKE_MICRO_PATTERN, parseStakeMicro } from '../shared/domain/money.js';
-import type { PlaceBet, RotateSeed } from '../shared/domain/player-channel.js';
+import type { PlaceBet, Play, RotateSeed } from '../shared/domain/player-channel.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -64,7 +64,8 @@ export function clientBetIdOf(payload: unknown): string | undefined {
 export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
   const clientBetId = clientBetIdOf(payload);
   const module = gameModule(gameCode);
-  if (!module || !validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
+  // D41: an instant game is played with `play`, never bet on a shared round
+  if (!module || module.kind === 'instant' || !validPlaceBet(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
   const { amountMicro, freeBetGrantId, clientBetId: _id, ...parameters } = payload;
   // D18: a number is accepted only as a safe integer and converted at once; D42: a free bet's
   // stake is its campaign's, set when it is placed
@@ -86,6 +87,34 @@ export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
       ...(freeBetGrantId == null ? {} : { freeBetGrantId: freeBetGrantId.toLowerCase() }),
     },
   };
+}
+
+// D41 play: a stake as place_bet's amountMicro, and whether the play buys the feature; the
+// session's game must be an instant one
+const playSchema: JSONSchemaType<Play> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amountMicro'],
+  properties: {
+    amountMicro: {
+      anyOf: [{ type: 'integer' }, { type: 'string', pattern: STAKE_MICRO_PATTERN }],
+    } as unknown as JSONSchemaType<Play>['properties']['amountMicro'],
+    featureBuy: { type: 'boolean', nullable: true },
+    clientBetId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, nullable: true },
+  },
+};
+const validPlay = strict.compile(playSchema);
+
+export type ParsedPlay =
+  | { ok: true; request: { amountMicro: bigint; featureBuy: boolean; clientBetId?: string } }
+  | { ok: false; reason: BetRejectReason; clientBetId?: string };
+
+export function parsePlay(payload: unknown, gameCode: string): ParsedPlay {
+  const clientBetId = clientBetIdOf(payload);
+  if (gameModule(gameCode)?.kind !== 'instant' || !validPlay(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
+  const amount = parseStakeMicro(payload.amountMicro);
+  if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
+  return { ok: true, request: { amountMicro: amount, featureBuy: payload.featureBuy ?? false, ...(payload.clientBetId ? { clientBetId: payload.clientBetId } : {}) } };
 }
 
 type RotateSeedPayload = RotateSeed;

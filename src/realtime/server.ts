@@ -28,7 +28,8 @@ import { sessionTokens, type SessionClaims } from '../shared/game/sessions/token
 import { BetIntake, verdictWaitMs, type Payer } from '../shared/game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
-import { clientBetIdOf, isCashOutRequest, isRecentRoundsRequest, parsePlaceBet, parseRotateSeed } from './messages.js';
+import { clientBetIdOf, isCashOutRequest, isRecentRoundsRequest, parsePlaceBet, parsePlay, parseRotateSeed } from './messages.js';
+import { resolvePlay } from '../shared/game/plays/resolve.js';
 import { cashOut } from '../shared/game/rounds/flight.js';
 import { recentRounds } from '../shared/game/reports/recall.js';
 import { rotateSeed } from '../shared/game/fairness/rotation.js';
@@ -192,14 +193,15 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     if (!socket.data.throttle.take()) {
       refuse({ ok: false, reason: 'rate_limited' });
       // D28: rate_limited joins the 8.2 codes, on bet_rejected too
-      if (event === 'place_bet') emitBetRejected(socket, 'rate_limited', clientBetIdOf(payload));
+      if (event === 'place_bet' || event === 'play') emitBetRejected(socket, 'rate_limited', clientBetIdOf(payload));
       return null;
     }
-    const refusal = claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' || event === 'cash_out' ? null : refusalOf(await sessionStanding(svc, sessionId));
+    const refusal =
+      claims.exp <= nowSeconds() ? 'session_expired' : event === 'place_bet' || event === 'play' || event === 'cash_out' ? null : refusalOf(await sessionStanding(svc, sessionId));
     if (refusal) {
       refuse({ ok: false, reason: refusal });
       // contract 6.3: a place_bet refused here is a bet rejection like any other (D4)
-      if (event === 'place_bet') emitBetRejected(socket, refusal, clientBetIdOf(payload));
+      if (event === 'place_bet' || event === 'play') emitBetRejected(socket, refusal, clientBetIdOf(payload));
       await endHere(refusal);
       return null;
     }
@@ -230,7 +232,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     const payload = args[0];
     const unavailable = () => {
       if (typeof ack === 'function') (ack as Refuse)({ ok: false, reason: 'service_unavailable' });
-      if (event === 'place_bet') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
+      if (event === 'place_bet' || event === 'play') emitBetRejected(socket, 'service_unavailable', clientBetIdOf(payload));
     };
     // D28: while Postgres or Redis is away, or the node is closing, intake pauses
     // with a reason the player can act on (retry shortly); it resumes by itself when the
@@ -275,6 +277,32 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
     reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
     if (free) await tellFreeBets(svc, sessionId);
     if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
+  });
+
+  // D41: an instant play: placed and debited as a bet is (its ack is the debit's verdict), then
+  // derived at once and settled; round_result follows the ack. A play the process cannot finish
+  // (it stops, or the derivation fails on a dependency) is finished by the leader's sweep
+  // (plays/sweep.ts).
+  handle('play', async (payload, reply) => {
+    const parsed = parsePlay(payload, engine.gameCode);
+    if (!parsed.ok) return reply(rejectedHere(socket, parsed.reason, parsed.clientBetId));
+    if (svc.overload.busy()) {
+      svc.overload.refuse('bet', svc);
+      return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
+    }
+    const { placed, verdict } = await intake.play({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
+    if (!placed.ok) {
+      reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
+      if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
+      return;
+    }
+    const ack = await verdict!;
+    reply(ack);
+    if (!ack.ok) return;
+    // the ack is sent: a play that cannot be finished here is the sweep's, never a rejection
+    await resolvePlay(svc, placed.ticket).catch((err: unknown) =>
+      svc.logger.warn({ err: (err as Error).message, betId: placed.ticket.betId }, 'play not finished here; the recovery sweep finishes it'),
+    );
   });
 
   // D40: a cash-out of the session's crash bet, judged at the arrival stamp; the ack is the

@@ -36,6 +36,8 @@ function round(config: CrashConfig, play: { autoCashOutCents: bigint | null; cas
     cashOutCents: settled.cashOutCents,
     // a won auto cash-out is recorded at its own time (D40)
     cashOutMs: settled.won ? (play.cashOutMs ?? curveTime(settled.cashOutCents!)) : null,
+    outcome: null,
+    featureBuy: false,
   };
   return { outcome, settled, record };
 }

@@ -209,6 +209,8 @@ describe('crash settlement (D40)', () => {
       crashCents: 300n,
       cashOutCents: null,
       cashOutMs: null,
+      outcome: null,
+      featureBuy: false,
     };
     const { settlement } = crashModule.rounds;
     expect(settlement(STAKE, record, DEFAULTS)).to.deep.equal(settleCrash(STAKE, { autoCashOutCents: 150n }, outcome(300n), DEFAULTS));

@@ -115,6 +115,8 @@ describe('a rolled dice round (D39, D1)', () => {
     crashCents: null,
     cashOutCents: null,
     cashOutMs: null,
+    outcome: null,
+    featureBuy: false,
   };
   const { roll } = diceModule;
 

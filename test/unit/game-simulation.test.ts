@@ -23,7 +23,7 @@ describe('game simulation (D39)', function () {
   this.timeout(120_000);
 
   it('dice, LOW at the defaults: the measured return is within the 99.9% interval of 0.97', () => {
-    const result = simulate(diceModule, { config: diceModule.config.defaults, bet: { side: 'LOW' }, stakeMicro: 10000n, rounds: 200_000, serverSeed: SEED });
+    const result = diceModule.simulate({ config: diceModule.config.defaults, bet: { side: 'LOW' }, stakeMicro: 10000n, rounds: 200_000, serverSeed: SEED });
     expect(result.exact.fraction).to.equal('97/100');
     expect(result.totalStakeMicro).to.equal(2_000_000_000n);
     // every win pays 19400: the totals are the wins'
@@ -32,7 +32,7 @@ describe('game simulation (D39)', function () {
   });
 
   it('crash, auto cash-out at 2.00x at the defaults: the measured return is within the 99.9% interval of the exact one', () => {
-    const result = simulate(crashModule, { config: crashModule.config.defaults, bet: { autoCashOutCents: 200n }, stakeMicro: 10000n, rounds: 200_000, serverSeed: SEED });
+    const result = crashModule.simulate({ config: crashModule.config.defaults, bet: { autoCashOutCents: 200n }, stakeMicro: 10000n, rounds: 200_000, serverSeed: SEED });
     expect(result.exact.decimal).to.equal('0.970000');
     expect(result.totalPayoutMicro).to.equal(BigInt(result.wins) * 20000n);
     expectInside(result);
@@ -40,14 +40,14 @@ describe('game simulation (D39)', function () {
 
   it('is the same run for the same seed, and another for another', () => {
     const run = (serverSeed: string) =>
-      simulate(crashModule, { config: crashModule.config.defaults, bet: { autoCashOutCents: 1000n }, stakeMicro: 10000n, rounds: 2000, serverSeed });
+      crashModule.simulate({ config: crashModule.config.defaults, bet: { autoCashOutCents: 1000n }, stakeMicro: 10000n, rounds: 2000, serverSeed });
     expect(run(SEED)).to.deep.equal(run(SEED));
     expect(run(SEED).totalPayoutMicro).to.not.equal(run('ab').totalPayoutMicro);
   });
 
   it('refuses fewer than 2 rounds and a stake that is not positive', () => {
     const input = { config: diceModule.config.defaults, bet: { side: 'LOW' as const }, stakeMicro: 10000n, rounds: 200, serverSeed: SEED };
-    expect(() => simulate(diceModule, { ...input, rounds: 1 })).to.throw(RangeError);
-    expect(() => simulate(diceModule, { ...input, stakeMicro: 0n })).to.throw(RangeError);
+    expect(() => diceModule.simulate({ ...input, rounds: 1 })).to.throw(RangeError);
+    expect(() => diceModule.simulate({ ...input, stakeMicro: 0n })).to.throw(RangeError);
   });
 });

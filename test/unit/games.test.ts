@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { GameConfigError } from '../../src/shared/domain/games/config.js';
 import { crashModule } from '../../src/shared/domain/games/crash.js';
 import { diceModule } from '../../src/shared/domain/games/dice.js';
+import { gemsModule } from '../../src/shared/domain/games/gems.js';
 import { GAME_CODES, GAME_MODULES, LAUNCHABLE_GAME_CODES, availableToEveryOperator, gameModule, isKnownGame } from '../../src/shared/domain/games/index.js';
 
 // Games as modules (D39): the registry, and the configuration schemas (defaults, bounds, the
@@ -9,23 +10,26 @@ import { GAME_CODES, GAME_MODULES, LAUNCHABLE_GAME_CODES, availableToEveryOperat
 
 describe('the game registry (D39)', () => {
   it('has a module per game code, each with its kind, name and versions', () => {
-    expect(GAME_CODES).to.deep.equal(['dice', 'crash']);
+    expect(GAME_CODES).to.deep.equal(['dice', 'crash', 'gems']);
     expect(GAME_MODULES.map((m) => [m.gameCode, m.kind, m.name, m.rngVersion, m.mathVersion])).to.deep.equal([
       ['dice', 'shared', 'Dice', 'dice-hmac-sha256-v1', 'dice-1.0.0'],
       ['crash', 'shared', 'Crash', 'crash-hmac-sha256-v1', 'crash-1.0.0'],
+      ['gems', 'instant', 'Gem Vault', 'gems-hmac-sha256-v1', 'gems-1.0.0'],
     ]);
     expect(gameModule('dice')).to.equal(diceModule);
     expect(gameModule('crash')).to.equal(crashModule);
+    expect(gameModule('gems')).to.equal(gemsModule);
   });
 
   it('knows no module for an unknown code', () => {
     for (const code of ['roulette', 'DICE', '', 'dice ']) expect(gameModule(code), code).to.equal(undefined);
   });
 
-  it('both games may be launched; dice by every operator, crash by an operator that configured it', () => {
-    expect(LAUNCHABLE_GAME_CODES).to.deep.equal(['dice', 'crash']);
+  it('every game may be launched; dice by every operator, crash and gems by an operator that configured it', () => {
+    expect(LAUNCHABLE_GAME_CODES).to.deep.equal(['dice', 'crash', 'gems']);
     expect(availableToEveryOperator('dice')).to.equal(true);
     expect(availableToEveryOperator('crash')).to.equal(false);
+    expect(availableToEveryOperator('gems')).to.equal(false);
     expect(isKnownGame('dice')).to.equal(true);
     expect(isKnownGame('crash')).to.equal(true);
     expect(isKnownGame('roulette')).to.equal(false);

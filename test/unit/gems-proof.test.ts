@@ -59,6 +59,7 @@ function proof(play: Play, { payoutRounding = 'exact', currency = 'EUR', isFree 
     currency,
     stakeMicro: play.stakeMicro ?? STAKE,
     payoutMicro: gemsBookedPayout(outcome, payoutRounding, currency, isFree),
+    jackpotRateMicro: 5000n,
     payoutRounding,
     isFree,
     outcome,
@@ -93,12 +94,36 @@ describe('gems proof (contract 2.11 MULTI, D41)', () => {
       jackpotPoolMicro: null,
       payoutMicro: '100000',
       payoutRounding: 'exact',
+      jackpotRateMicro: '5000',
       currency: 'EUR',
       isFree: false,
       sessionId: SESSION_ID,
     });
     expect(body.outcome.baseGame).to.have.all.keys('stops', 'grid');
     expect(body.outcome.events[0].subOutcome).to.have.all.keys('line', 'symbol', 'tenths');
+  });
+
+  it('computes the contribution with the configured jackpotRateMicro, and a changed rate fails jackpot_contribution (D41)', () => {
+    const outcome = deriveGems({ serverSeed: SEED, clientSeed: 'player-seed', nonce: LINE, stakeMicro: STAKE, featureBuy: false, jackpotPoolMicro: 0n, jackpotRateMicro: 12_000n });
+    expect(outcome.jackpotContributionMicro).to.equal((STAKE * 12_000n) / 1_000_000n);
+    const body = buildGemsProof({
+      roundId: ROUND_ID,
+      gameCode: 'gems',
+      sessionId: SESSION_ID,
+      serverSeed: SEED,
+      serverSeedHash: SEED_HASH,
+      clientSeed: 'player-seed',
+      nonce: LINE,
+      currency: 'EUR',
+      stakeMicro: STAKE,
+      payoutMicro: gemsBookedPayout(outcome, 'exact', 'EUR', false),
+      jackpotRateMicro: 12_000n,
+      payoutRounding: 'exact',
+      isFree: false,
+      outcome,
+    });
+    expect(verifyGemsProof(wire(body)).valid).to.equal(true);
+    expect(failing(verifyGemsProof({ ...wire(body), jackpotRateMicro: '5000' }))).to.deep.equal(['jackpot_contribution']);
   });
 
   it('docs/games/gems.md\'s example proof is the one built, and verifies', async () => {

@@ -28,6 +28,7 @@ type Writer = {
 const WRITERS: Writer[] = [
   { file: 'src/shared/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, the intake’s batch (contract 8.2)' },
   { file: 'src/shared/game/bets/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'placement, one bet (contract 8.2)' },
+  { file: 'src/shared/game/plays/place.ts', table: 'bets', from: [null], to: ['PENDING'], what: 'an instant play placed with its own cycle (D41)' },
   {
     file: 'src/shared/game/bets/debit.ts',
     table: 'bets',
@@ -53,6 +54,7 @@ const WRITERS: Writer[] = [
   },
   { file: 'src/shared/game/rounds/settle.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'the outcome persisted (contract 3.1)' },
   { file: 'src/shared/game/rounds/settle.ts', table: 'rounds', from: ['RESULT'], to: ['SETTLED'], what: 'settlement (contract 3.1)' },
+  { file: 'src/shared/game/plays/resolve.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'an instant play derived with the jackpot\'s pool (D41)' },
   { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a flight round’s own end: its auto cash-out or its crash (D40)' },
   { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a cash-out, decided at its arrival stamp (D40)' },
   { file: 'src/shared/game/rounds/flight.ts', table: 'rounds', from: ['ROLLING'], to: ['RESULT'], what: 'a cash-out in a flight the node knows, decided with the session’s standing in one statement (D40)' },

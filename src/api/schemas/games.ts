@@ -32,9 +32,17 @@ export const catalogueSchema = objectSchema<{ games: CatalogueGame[] }>({
           stakeStepMicro: { ...microAmount, description: 'a stake is a multiple of this (D46)' },
           rtp,
           maxMultiplier: multiplier,
-        }),
+          jackpotPoolMicro: {
+            ...microAmount,
+            description: "a game with a progressive jackpot (D41): the operator's pool in this currency as it stands, or its seed before the first play fed it",
+          },
+        }, {}, ['jackpotPoolMicro']),
       },
-      features: { type: 'array', items: { type: 'string' }, description: 'what a bet may carry beside its stake (crash: auto_cash_out)' },
+      features: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'what a bet may carry beside its stake, and what the game has (crash: auto_cash_out; gems: free_spins, feature_buy, jackpot)',
+      },
     }),
   },
 });

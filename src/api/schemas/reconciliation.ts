@@ -189,6 +189,7 @@ const betDetailSchema = objectSchema<BetDetail>({
   reason: orNull({ type: 'string', description: 'why a REJECTED bet was refused: a bet_rejected reason (contract 8.2, D22)' }),
   side: { enum: ['LOW', 'HIGH', null], description: 'dice: the side bet on; null for a crash bet' },
   autoCashOut: orNull({ ...multiplier, description: 'crash: the bet\'s auto cash-out, null without one (D40); absent for dice' }),
+  featureBuy: { type: 'boolean', description: 'gems: whether the play bought the feature, its amountMicro then featureBuyCost times the stake (D41); absent for the other games' },
   amountMicro: microAmount,
   isFree: { type: 'boolean', description: 'a free bet: amountMicro is its campaign\'s stake, sent with isFree and not debited (contract 2.6, 8.4, D42)' },
   freeBetGrantId: orNull({ ...uuid, description: 'the free-bet grant the bet spent a round of (D42); null for a paid bet' }),
@@ -211,7 +212,7 @@ const betDetailSchema = objectSchema<BetDetail>({
     type: ['object', 'null'],
     description: 'where the bet\'s win call stands; null without one (D23)',
   },
-}, {}, ['autoCashOut']);
+}, {}, ['autoCashOut', 'featureBuy']);
 
 export const roundDetailSchema = objectSchema<RoundDetail>({
   ...roundSummaryProperties,

@@ -131,7 +131,7 @@ function simulateCommand(game: Command, action: Action): void {
     const config = asUsage(() => module.config.parse(configJson));
     const bet = asUsage(() => module.bet.parse(betInput(module, betKeys, values), config));
     const stakeMicro = stakeOf(values, config);
-    const result = simulate(module, { config, bet, stakeMicro, rounds, serverSeed });
+    const result = module.simulate({ config, bet, stakeMicro, rounds, serverSeed });
     const report = {
       gameCode: module.gameCode,
       rngVersion: module.rngVersion,

@@ -446,6 +446,8 @@ function mergeRound(round) {
 
 /** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
+  // D41: an instant play's result is its game's part of the page
+  if ('events' in msg) return;
   // a crash round's result (D40): its crash point, and its cash-out if it had one
   if (!('side' in msg)) {
     const entry = roundEntry(msg.roundId, msg.cycleId);

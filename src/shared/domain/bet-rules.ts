@@ -10,6 +10,8 @@ export type BetRejectReason =
   | 'session_expired'
   | 'phase_not_open'
   | 'already_bet_this_round'
+  // D41: an instant play less than minRoundMs after the session's previous play
+  | 'round_too_soon'
   | 'rg_limit_reached'
   // D42: the free-bet grant named cannot be spent by this bet
   | 'free_bet_unavailable'
@@ -37,7 +39,14 @@ export const BET_REJECT_REASONS = {
   session_terminated: { meaning: 'the operator terminated the session (8.2 rule 1)', action: 'launch a new session through the operator' },
   session_expired: { meaning: 'the session token has expired (8.2 rule 1)', action: 'launch a new session through the operator' },
   phase_not_open: { meaning: 'the round is not in BETTING_OPEN (8.2 rule 2)', action: 'wait for the next round_state BETTING_OPEN' },
-  already_bet_this_round: { meaning: 'the player already has a bet in this round (8.2 rule 4)', action: 'wait for the next round' },
+  already_bet_this_round: {
+    meaning: 'the player already has a bet in this round (8.2 rule 4); for an instant game, the session\'s previous play is still in play, its win not yet confirmed (D41)',
+    action: 'wait for the next round, or for the previous play\'s round_result',
+  },
+  round_too_soon: {
+    meaning: 'an instant play came less than minRoundMs after the session\'s previous play (D41); no wallet call was made',
+    action: 'play again once minRoundMs has passed since the previous play',
+  },
   rg_limit_reached: {
     meaning: 'a responsible-gambling limit of the session would be breached; no wallet call was made (8.3, D14)',
     action: 'no further bets until the limit allows them',

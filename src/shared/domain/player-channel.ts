@@ -45,8 +45,15 @@ export type Connected = {
     commissionMicro: string;
     maxMultiplier?: string;
     maxPayoutMicro?: string;
+    // D41, an instant game: the least time between two plays, and what buying the feature
+    // costs in stakes (absent where it may not be bought)
+    minRoundMs?: number;
+    featureBuyCost?: string;
   };
+  // contract 3.1; always null for an instant game (D41: no shared clock)
   roundState: RoundState | null;
+  // D41: the jackpot's pool of the session's operator and currency, for a game with one
+  jackpot?: Jackpot;
   mode: 'demo' | 'real';
   lang: string;
   returnUrl: string | null;
@@ -62,7 +69,8 @@ export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string
 export type FreeBets = { freeBets: FreeBet[] };
 
 // dice: side; crash: autoCashOut ("2.00", or null without one)
-export type BetPlaced = { betId: string; roundId: string; cycleId: string; side?: Side; autoCashOut?: string | null; amountMicro: string; isFree: boolean };
+// D41: an instant play's featureBuy (its amountMicro is then what the feature cost)
+export type BetPlaced = { betId: string; roundId: string; cycleId: string; side?: Side; autoCashOut?: string | null; featureBuy?: boolean; amountMicro: string; isFree: boolean };
 
 // contract 6.4: currency absent (or null) only when neither the wallet's answer nor the
 // session's record named it
@@ -103,6 +111,31 @@ export type CrashRoundResult = {
   payoutMicro: string;
 };
 
+// D41: an instant play's result, sent as soon as its outcome is durable: what it debited
+// (costMicro: the stake, or featureBuyCost x the stake), the base spin as drawn (null for a
+// bought feature), every event in order with what it paid (line wins, the feature's trigger,
+// each free spin, the jackpot), and its contribution to the jackpot's pool. Amounts as decimal
+// strings (D18); payoutMicro is the events' sum as booked ("0" when nothing was won).
+export type MultiEvent = { type: string; subOutcome?: unknown; payoutMicro: string };
+export type MultiRoundResult = {
+  roundId: string;
+  cycleId: string;
+  nonce: number;
+  betId: string;
+  won: boolean;
+  payoutMicro: string;
+  featurePurchased: boolean;
+  costMicro: string;
+  baseGame: unknown;
+  events: MultiEvent[];
+  jackpotContributionMicro: string;
+};
+
+// D41: the jackpot's pool of the session's operator and currency, as it stands; sent on
+// connect, after a hit (hit: what the hit paid and its round) and at most once a second while
+// plays feed it
+export type Jackpot = { currency: string; poolMicro: string; hit?: { roundId: string; payoutMicro: string } };
+
 export type RoundVoided = { roundId: string; cycleId: string; reason: string };
 
 export type SeedRotated = { serverSeedHash: string; clientSeed: string; nonce: number };
@@ -123,13 +156,14 @@ export type ServerMessages = {
   bet_placed: BetPlaced;
   balance_update: BalanceUpdate;
   bet_rejected: BetRejected;
-  round_result: RoundResult | CrashRoundResult;
+  round_result: RoundResult | CrashRoundResult | MultiRoundResult;
   round_voided: RoundVoided;
   seed_rotated: SeedRotated;
   session_ended: SessionEnded;
   win_failed: WinFailed;
   service_restarting: ServiceRestarting;
   free_bets: FreeBets;
+  jackpot: Jackpot;
 };
 
 export type ServerEvent = keyof ServerMessages;
@@ -143,6 +177,11 @@ export type ServerToClientEvents = { [E in ServerEvent]: (message: Stamped<Serve
 // dice: side; crash: an optional autoCashOut, a multiplier with two decimals (D40). D42: a free
 // bet names freeBetGrantId instead of amountMicro (exactly one of the two)
 export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro?: number | string; freeBetGrantId?: string; clientBetId?: string };
+
+// D41: an instant play: its stake (amountMicro, as place_bet's), and whether it buys the
+// feature (featureBuy: it then debits featureBuyCost x the stake). Its ack is the debit's
+// verdict, as place_bet's; round_result follows with the outcome.
+export type Play = { amountMicro: number | string; featureBuy?: boolean; clientBetId?: string };
 
 // D40: a cash-out of the session's bet in the flight; its ack is the decision, durable before
 // it is sent
@@ -241,6 +280,7 @@ export type ClientMessages = {
   rotate_seed: { payload: RotateSeed; ack: RotateSeedAck };
   recent_rounds: { payload: RecentRounds; ack: RecentRoundsAck };
   cash_out: { payload: CashOut; ack: CashOutAck };
+  play: { payload: Play; ack: PlaceBetAck };
 };
 
 export type ClientEvent = keyof ClientMessages;

@@ -130,6 +130,8 @@ export type GemsProof = {
   jackpotPoolMicro: string | null;
   payoutMicro: string;
   payoutRounding: 'exact' | 'minor_unit';
+  // D41: the jackpot's contribution per 1,000,000 micro-units debited, from the configuration
+  jackpotRateMicro: string;
   currency: string;
   isFree: boolean;
   sessionId: string;

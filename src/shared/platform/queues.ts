@@ -48,6 +48,10 @@ export type BetTicket = {
   demo: boolean;
   betTransactionUuid: string;
   clientBetId?: string;
+  // D41: an instant play: whether it bought the feature, and its contribution to the jackpot's
+  // pool (sent on its debit, contract 2.6 with D41)
+  featureBuy?: boolean;
+  jackpotContributionMicro?: string;
 };
 
 // each queue, each job name it carries, and that job's payload

@@ -12,8 +12,8 @@
 export type PlayerRef = { operatorId: string; playerRef: string; currency: string; gameCode: string };
 
 export type BalanceFields = PlayerRef;
-export type BetFields = PlayerRef & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string };
-export type WinFields = PlayerRef & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string };
+export type BetFields = PlayerRef & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string; jackpotContributionMicro?: string };
+export type WinFields = PlayerRef & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string; jackpotContributionMicro?: string };
 export type RollbackFields = PlayerRef & { transactionUuid: string; referenceTransactionUuid: string; roundId: string };
 
 // contract 2.9
@@ -25,9 +25,10 @@ export const balanceRequest = (player: PlayerRef): BalanceFields => ({
 });
 
 // contract 2.6: isFree is sent only for a free bet, and with it bonusRef, the campaignRef of
-// the grant it spends (D42)
+// the grant it spends (D42). D41: a play of a game with a jackpot sends its contribution to the
+// pool (jackpotContributionMicro), on the bet call as on the win call; no other bet has one.
 export const betRequest = (
-  bet: PlayerRef & { betTransactionUuid: string; amountMicro: string; roundId: string; isFree: boolean; bonusRef?: string },
+  bet: PlayerRef & { betTransactionUuid: string; amountMicro: string; roundId: string; isFree: boolean; bonusRef?: string; jackpotContributionMicro?: string },
 ): BetFields => ({
   operatorId: bet.operatorId,
   playerRef: bet.playerRef,
@@ -38,11 +39,12 @@ export const betRequest = (
   roundId: bet.roundId,
   ...(bet.isFree ? { isFree: true as const } : {}),
   ...(bet.isFree && bet.bonusRef !== undefined ? { bonusRef: bet.bonusRef } : {}),
+  ...(bet.jackpotContributionMicro !== undefined ? { jackpotContributionMicro: bet.jackpotContributionMicro } : {}),
 });
 
 // contract 2.7: a win has its own transactionUuid and references the bet's
 export const winRequest = (
-  win: PlayerRef & { winTransactionUuid: string; betTransactionUuid: string; amountMicro: string; roundId: string },
+  win: PlayerRef & { winTransactionUuid: string; betTransactionUuid: string; amountMicro: string; roundId: string; jackpotContributionMicro?: string },
 ): WinFields => ({
   operatorId: win.operatorId,
   playerRef: win.playerRef,
@@ -52,6 +54,7 @@ export const winRequest = (
   referenceTransactionUuid: win.betTransactionUuid,
   amountMicro: win.amountMicro,
   roundId: win.roundId,
+  ...(win.jackpotContributionMicro !== undefined ? { jackpotContributionMicro: win.jackpotContributionMicro } : {}),
 });
 
 // contract 2.8: a rollback has its own transactionUuid and references the bet's

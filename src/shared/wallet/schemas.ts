@@ -9,8 +9,8 @@ import { objectSchema, type Schema } from '../platform/json-schema.js';
 // requests to them.
 
 type Common = { requestUuid: string; operatorId: string; playerRef: string; currency: string; gameCode: string };
-type BetRequest = Common & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string };
-type WinRequest = Common & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string };
+type BetRequest = Common & { transactionUuid: string; amountMicro: string; roundId: string; isFree?: true; bonusRef?: string; jackpotContributionMicro?: string };
+type WinRequest = Common & { transactionUuid: string; referenceTransactionUuid: string; amountMicro: string; roundId: string; jackpotContributionMicro?: string };
 type RollbackRequest = Common & { transactionUuid: string; referenceTransactionUuid: string; roundId: string };
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -25,6 +25,12 @@ const common = {
 
 const transactionUuid = (what: string) => ({ ...uuid, description: `${what}; stable across every retry of this movement (contract 4.3)` });
 const roundId = { ...uuid, description: 'the service\'s round id, to keep for reconciliation (GET /v1/rounds/{roundId})' };
+// D41: sent with a play of a game with a jackpot, on its bet and on its win
+const jackpotContributionMicro = {
+  type: 'string',
+  pattern: '^(0|[1-9][0-9]*)$',
+  description: 'the part of the play\'s debit that feeds the progressive jackpot\'s pool, in micro-units (contract 2.7, D41); sent only for a game with a jackpot',
+} as const;
 
 export const WALLET_REQUEST_SCHEMAS: Record<WalletEndpoint, Schema> = {
   // contract 2.9
@@ -38,18 +44,24 @@ export const WALLET_REQUEST_SCHEMAS: Record<WalletEndpoint, Schema> = {
       roundId,
       isFree: { const: true, description: 'a free bet (contract 2.6): sent only when true' },
       bonusRef: { type: 'string', description: 'bonus attribution (contract 2.6): the campaignRef of the free-bet grant spent; sent only with isFree (D42)' },
+      jackpotContributionMicro,
     },
     {},
-    ['isFree', 'bonusRef'],
+    ['isFree', 'bonusRef', 'jackpotContributionMicro'],
   ),
   // contract 2.7
-  win: objectSchema<WinRequest>({
-    ...common,
-    transactionUuid: transactionUuid('a new id for this credit'),
-    referenceTransactionUuid: { ...uuid, description: 'the transactionUuid of the bet this pays' },
-    amountMicro: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'the net payout in micro-units; "0" for the zero-payout win of a free bet (contract 4.2, 8.4)' },
-    roundId,
-  }),
+  win: objectSchema<WinRequest>(
+    {
+      ...common,
+      transactionUuid: transactionUuid('a new id for this credit'),
+      referenceTransactionUuid: { ...uuid, description: 'the transactionUuid of the bet this pays' },
+      amountMicro: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'the net payout in micro-units; "0" for the zero-payout win of a free bet (contract 4.2, 8.4)' },
+      roundId,
+      jackpotContributionMicro,
+    },
+    {},
+    ['jackpotContributionMicro'],
+  ),
   // contract 2.8, D13
   rollback: objectSchema<RollbackRequest>({
     ...common,

@@ -526,7 +526,7 @@ describe('fairness and the round life cycle, through the real flow', function ()
       // start is a new cycle too, so the stop is read as the last finished cycle's number, not
       // as a count of the cycles taken a moment later
       const finished = await h.svc.db.cycle.findMany({ where: { ...key, phase: 'FINISHED' }, select: { number: true } });
-      const lastFinished = Math.max(...finished.map((c) => c.number));
+      const lastFinished = Math.max(...finished.map((c) => c.number ?? 0));
 
       // a new connection starts it again with a new cycle
       const third = await seated(operator, 1_000_000n);

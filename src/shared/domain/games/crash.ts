@@ -17,6 +17,7 @@ import {
   type PayoutRounding,
 } from './config.js';
 import { curveCents, curveTime } from './crash-curve.js';
+import { simulate } from './simulation.js';
 import { InvalidBetError, type ExactRtp, type GameModule, type PlayView, type ProofInput, type RoundRecord, type Settlement } from './types.js';
 
 // The crash game (D40), pure: the crash point of a round from its `h` (D2), the settlement of a
@@ -579,6 +580,8 @@ export const crashModule = {
   rtp: crashRtp,
   maxMultiplier: (c) => centsText(c.maxMultiplierCents),
   settle: (stakeMicro, bet, outcome, c, play) => settleCrash(stakeMicro, bet, outcome, c, play?.cashOutMs),
+  // D39: the bet's automatic cash-out is the only cash-out a simulation plays
+  simulate: (input) => simulate({ derive: (h, c) => crashFromHash(h, c.commissionMicro), settle: settleCrash, rtp: crashRtp }, input),
   rounds: {
     recorded: (record) => record.crashCents !== null,
     won: crashWon,

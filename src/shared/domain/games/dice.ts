@@ -4,7 +4,8 @@ import { decimalText, parSheet, reducedFraction, rtpText, sideRtp } from '../par
 import { MULTIPLIER_SCALE, formatMultiplier, multiplierScaledOf, payout } from '../payout.js';
 import { buildDiceProof, diceProofOutcome, verifyDiceProof } from '../proof.js';
 import { betLimitsCheck, configSchema, integerField, msField, stakeStepFields, type ConfigField, type PayoutRounding } from './config.js';
-import { InvalidBetError, type GameModule, type RoundRecord, type Settlement } from './types.js';
+import { simulate } from './simulation.js';
+import { InvalidBetError, type GameModule, type SimulationResult, type RoundRecord, type Settlement } from './types.js';
 
 // Dice as a game module (D39), the first one: a wrapper of the derivation (dice.ts, D2), the
 // par sheet (par-sheet.ts) and the payout arithmetic (payout.ts, contract 8.4, D18), which
@@ -115,6 +116,7 @@ export const diceModule = {
     const text = decimalText({ numerator: c.payoutMultiplierScaled * (COMMISSION_SCALE - c.commissionMicro), denominator: MULTIPLIER_SCALE * COMMISSION_SCALE }, 10);
     return text.replace(/0+$/, '').replace(/\.$/, '');
   },
+  simulate: (input): SimulationResult => simulate(diceModule, input),
   settle(stakeMicro, bet, outcome, c) {
     const won = bet.side === outcome.side;
     const payoutMicro = won ? payout({ stakeMicro, multiplierScaled: c.payoutMultiplierScaled, commissionMicro: c.commissionMicro }).netMicro : 0n;

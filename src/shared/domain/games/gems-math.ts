@@ -106,6 +106,8 @@ export const GEMS_MATH: GemsMath = {
 
 export const TENTHS = 10n;
 const CONTRIBUTION_SCALE = 100000n;
+// the scale of a configuration's jackpotRateMicro: micro-units per unit debited
+export const RATE_SCALE = 1_000_000n;
 
 // ---- draws ---------------------------------------------------------------------------------
 
@@ -236,7 +238,9 @@ export type GemsOutcome = {
   draws: number;
 };
 
-export type GemsPlay = { stakeMicro: bigint; featureBuy: boolean; jackpotPoolMicro: bigint };
+// jackpotRateMicro: the contribution per 1,000,000 micro-units debited, the configuration's
+// (D41); left out, the math's own jackpotContributionPer100000
+export type GemsPlay = { stakeMicro: bigint; featureBuy: boolean; jackpotPoolMicro: bigint; jackpotRateMicro?: bigint };
 
 export type GemsInput = GemsPlay & { serverSeed: string; clientSeed: string; nonce: number };
 
@@ -247,7 +251,7 @@ export function deriveGems(input: GemsInput, math: GemsMath = GEMS_MATH): GemsOu
 }
 
 // The play from its draws (see Draw): the same arithmetic whatever answers them.
-export function playGems(draw: Draw, { stakeMicro, featureBuy, jackpotPoolMicro }: GemsPlay, math: GemsMath = GEMS_MATH): GemsOutcome {
+export function playGems(draw: Draw, { stakeMicro, featureBuy, jackpotPoolMicro, jackpotRateMicro }: GemsPlay, math: GemsMath = GEMS_MATH): GemsOutcome {
   if (stakeMicro <= 0n) throw new RangeError(`stake must be positive: ${stakeMicro}`);
   if (jackpotPoolMicro < 0n) throw new RangeError(`the jackpot pool must not be negative: ${jackpotPoolMicro}`);
   const tables = gemsTables(math);
@@ -305,7 +309,8 @@ export function playGems(draw: Draw, { stakeMicro, featureBuy, jackpotPoolMicro 
     baseGame,
     events,
     featurePurchased: featureBuy,
-    jackpotContributionMicro: (costMicro * math.jackpotContributionPer100000) / CONTRIBUTION_SCALE,
+    jackpotContributionMicro:
+      jackpotRateMicro === undefined ? (costMicro * math.jackpotContributionPer100000) / CONTRIBUTION_SCALE : (costMicro * jackpotRateMicro) / RATE_SCALE,
     costMicro,
     winTenths: won,
     capped: won === math.capTenths,

@@ -226,6 +226,8 @@ export type GemsProofInput = {
   // what the round booked: the events' sum after payoutRounding, a free bet's net (D42)
   payoutMicro: bigint;
   payoutRounding: PayoutRounding;
+  // D41: the configuration's contribution to the jackpot per 1,000,000 micro-units debited
+  jackpotRateMicro: bigint;
   isFree: boolean;
   // the outcome as stored on the round, not recomputed, so that a verifier checks it
   outcome: GemsOutcome;
@@ -259,6 +261,7 @@ export function buildGemsProof(input: GemsProofInput): GemsProof {
     jackpotPoolMicro: pool === null ? null : pool.toString(),
     payoutMicro: input.payoutMicro.toString(),
     payoutRounding: input.payoutRounding,
+    jackpotRateMicro: input.jackpotRateMicro.toString(),
     currency: input.currency,
     isFree: input.isFree,
     sessionId: input.sessionId,
@@ -301,6 +304,7 @@ function gemsShapeProblems(body: Record<string, unknown>): string[] {
     problems.push('jackpotPoolMicro must be null or a decimal string (D18)');
   }
   if (typeof body.payoutMicro !== 'string' || !MICRO.test(body.payoutMicro)) problems.push('payoutMicro must be a decimal string (D18)');
+  if (typeof body.jackpotRateMicro !== 'string' || !MICRO.test(body.jackpotRateMicro)) problems.push('jackpotRateMicro must be a decimal string (D18)');
   if (!(PAYOUT_ROUNDINGS as readonly unknown[]).includes(body.payoutRounding)) problems.push(`payoutRounding must be one of ${PAYOUT_ROUNDINGS.join(', ')}`);
   if (typeof body.currency !== 'string' || body.currency === '') problems.push('currency must be a non-empty string');
   if (typeof body.isFree !== 'boolean') problems.push('isFree must be a boolean');
@@ -361,6 +365,7 @@ function verify(body: unknown): ProofVerdict<GemsDerivation> {
     stakeMicro: BigInt(proof.stakeMicro),
     featureBuy: proof.outcome.featurePurchased,
     jackpotPoolMicro: proof.jackpotPoolMicro === null ? 0n : BigInt(proof.jackpotPoolMicro),
+    jackpotRateMicro: BigInt(proof.jackpotRateMicro),
   });
   const shown = gemsProofOutcome(derived);
   const stated = proof.outcome;

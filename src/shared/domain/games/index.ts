@@ -1,5 +1,6 @@
 import { crashModule } from './crash.js';
 import { diceModule } from './dice.js';
+import { gemsModule } from './gems.js';
 import type { AnyGameModule } from './types.js';
 
 // The games of this service (D39): one line per game module. Adding a game is its module and
@@ -8,8 +9,7 @@ import type { AnyGameModule } from './types.js';
 // A module may exist before the service can play it: its math is written and tested, its
 // engine, settlement and page are not. Whether a game may be launched is the registry's flag,
 // `launchable`, beside its line, not a property of the module: the module is the game's math
-// and stays the same when the service learns to run it. Crash is such a game for now (D40:
-// its flight, cash-out and page are still to come), so no session may launch it.
+// and stays the same when the service learns to run it.
 //
 // D39: dice is available to every operator with its defaults (as before there was a
 // catalogue); any other game only to an operator with a configuration for it, per currency
@@ -17,6 +17,7 @@ import type { AnyGameModule } from './types.js';
 const GAMES = [
   { module: diceModule, launchable: true, everyOperator: true },
   { module: crashModule, launchable: true, everyOperator: false },
+  { module: gemsModule, launchable: true, everyOperator: false },
 ] as const satisfies readonly { module: AnyGameModule; launchable: boolean; everyOperator: boolean }[];
 
 export type GameCode = (typeof GAMES)[number]['module']['gameCode'];

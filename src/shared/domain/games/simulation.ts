@@ -1,6 +1,6 @@
 import { reducedFraction, rtpText } from '../par-sheet.js';
 import { roundHash } from '../seeds.js';
-import type { ExactRtp, GameModule, StakeTerms } from './types.js';
+import type { ExactRtp, SimulationInput, SimulationResult } from './types.js';
 
 // `rgs game simulate` (D39): N rounds played through a game's real derivation and settlement
 // arithmetic, with no wallet and no database, and the measured return beside the exact one.
@@ -13,34 +13,19 @@ export const SIMULATION_CLIENT_SEED = 'simulation';
 // the two-sided 99% quantile of the normal distribution
 export const Z_99 = 2.5758293035489004;
 
-export type SimulationInput<Config, Bet> = {
-  config: Config;
-  bet: Bet;
-  stakeMicro: bigint;
-  rounds: number;
-  serverSeed: string;
-};
-
-export type SimulationResult = {
-  rounds: number;
-  wins: number;
-  totalStakeMicro: bigint;
-  totalPayoutMicro: bigint;
-  // the measured return, total payout / total stake, exact
-  measured: ExactRtp;
-  // its standard error (the sample standard deviation of a round's payout per unit staked, over
-  // the square root of N) and the 99% confidence interval around it, by the central limit
-  // theorem: statistics, so doubles
-  standardError: number;
-  confidence99: { low: number; high: number };
-  exact: ExactRtp;
-  exactInside: boolean;
-};
+export type { SimulationInput, SimulationResult };
 
 // n / d as a double, for statistics only (n, d >= 0, d > 0)
 const ratio = (n: bigint, d: bigint): number => Number((n * 10n ** 18n) / d) / 1e18;
 
-export function simulate<Config extends StakeTerms, Bet, Outcome>(module: GameModule<Config, Bet, Outcome>, input: SimulationInput<Config, Bet>): SimulationResult {
+// what the loop asks of a game played on the shared clock (a module's derive, settle and rtp)
+export type SimulatedGame<Config, Bet, Outcome> = {
+  derive(h: Buffer, config: Config): Outcome;
+  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config): { won: boolean; payoutMicro: bigint };
+  rtp(config: Config, bet: Bet, stakeMicro?: bigint): ExactRtp;
+};
+
+export function simulate<Config, Bet, Outcome>(module: SimulatedGame<Config, Bet, Outcome>, input: SimulationInput<Config, Bet>): SimulationResult {
   const { config, bet, stakeMicro, rounds, serverSeed } = input;
   if (!Number.isSafeInteger(rounds) || rounds < 2) throw new RangeError(`rounds must be an integer, at least 2: ${rounds}`);
   if (stakeMicro <= 0n) throw new RangeError(`stake must be positive: ${stakeMicro}`);

@@ -18,12 +18,14 @@ export type { BetLimits, StakeTerms };
 // is what keeps the erased calls right.
 
 // D39: `shared` plays rounds on an engine's shared clock (D1: dice, crash); `instant` plays a
-// round per play, without a clock (the multi-event game, not yet here)
+// round per play, without a clock (D41: the multi-event game)
 export type GameKind = 'shared' | 'instant';
 
 // the outcome of a bet, whatever the game: a won bet's payoutMicro is what the win call
 // credits (D18: bigint micro-units); a lost bet pays 0 and makes no win call
-export type Settlement = { won: boolean; payoutMicro: bigint };
+// D41: and, for a play of a game with a jackpot, its contribution to the pool, which its win
+// call carries (contract 2.7 jackpotContributionMicro)
+export type Settlement = { won: boolean; payoutMicro: bigint; jackpotContributionMicro?: bigint };
 
 // an exact return to player: the reduced fraction and its text as a par sheet writes it
 // ("97/100", "0.970000"; D38)
@@ -46,7 +48,7 @@ export type BetSchema<Config, Bet> = {
 // The bets table's columns for a bet's own parameters: `side` (its enum, LOW or HIGH) and
 // `auto_cash_out_cents` (a multiplier in cents, D40). Which of them a game uses is its module's
 // business; the placement, the debit's ticket and the settlement carry both.
-export type BetColumns = { side: 'LOW' | 'HIGH' | null; autoCashOutCents?: bigint | null };
+export type BetColumns = { side: 'LOW' | 'HIGH' | null; autoCashOutCents?: bigint | null; featureBuy?: boolean };
 
 export type BetKey = {
   key: string;
@@ -77,6 +79,10 @@ export type RoundRecord = {
   crashCents: bigint | null;
   cashOutCents: bigint | null;
   cashOutMs: number | null;
+  // D41: a multi-event round's outcome as its module wrote it (rounds.outcome), and whether
+  // its play bought the feature (bets.feature_buy)
+  outcome: unknown;
+  featureBuy: boolean;
 };
 
 // What the reads of a round show of its play beyond the fields every game has (D10, D33): a
@@ -92,7 +98,7 @@ export type PlayView = {
 
 // A bet's own parameters as the reads show them (bet.write's form): dice's side, crash's auto
 // cash-out ("2.00", or null without one, D40).
-export type BetParams = { side?: string | null; autoCashOut?: string | null };
+export type BetParams = { side?: string | null; autoCashOut?: string | null; featureBuy?: boolean };
 
 // What a proof is made of (contract 2.11; D2, D19, D40): the round's seeds, revealed, its
 // record, the configuration its cycle snapshotted (contract 8.6), and its bet as settled.
@@ -181,21 +187,45 @@ export class InvalidBetError extends Error {
   override name = 'InvalidBetError';
 }
 
-interface GameModuleBase<Config extends StakeTerms, Bet, Outcome, Result extends Settlement> {
+// D39: `rgs game simulate`: N rounds through the module's own derivation and settlement
+// arithmetic, without a wallet or a database (simulation.ts)
+export type SimulationInput<Config, Bet> = {
+  config: Config;
+  bet: Bet;
+  stakeMicro: bigint;
+  rounds: number;
+  serverSeed: string;
+};
+
+export type SimulationResult = {
+  rounds: number;
+  wins: number;
+  totalStakeMicro: bigint;
+  totalPayoutMicro: bigint;
+  // the measured return, total payout / total stake, exact
+  measured: ExactRtp;
+  // its standard error (the sample standard deviation of a round's payout per unit staked, over
+  // the square root of N) and the 99% confidence interval around it, by the central limit
+  // theorem: statistics, so doubles
+  standardError: number;
+  confidence99: { low: number; high: number };
+  exact: ExactRtp;
+  exactInside: boolean;
+};
+
+interface GameModuleBase<Config extends StakeTerms, Bet, Outcome> {
   readonly gameCode: string;
   readonly kind: GameKind;
   readonly name: string;
   // contract 2.11: what a proof names, so that a verifier knows the derivation and the math
   readonly rngVersion: string;
   readonly mathVersion: string;
-  // what the catalogue lists beside the bet itself (D39: crash's auto cash-out)
+  // what the catalogue lists beside the bet itself (D39: crash's auto cash-out; D41: the
+  // feature buy and the jackpot)
   readonly features: readonly string[];
   // D39: defaults and bounds, validated (D24)
   readonly config: ConfigSchema<Config>;
   readonly bet: BetSchema<Config, Bet>;
-  // the outcome of a round from its `h` (D2's HMAC-SHA256 of the round's seeds and nonce), in
-  // exact integer arithmetic: never a floating-point step between h and an outcome or amount
-  derive(h: Buffer, config: Config): Outcome;
   // the outcome as the proof carries it (contract 2.11 shapes)
   proofOutcome(outcome: Outcome): ProofOutcome;
   // D39: the exact return to player of a bet with these parameters, counted over the
@@ -204,31 +234,80 @@ interface GameModuleBase<Config extends StakeTerms, Bet, Outcome, Result extends
   // record). The payout per unit staked is the nominal one (no truncation to micro-units); a
   // game whose payout is capped per bet (crash's maxPayoutMicro, D40) applies the cap for the
   // stake given, and none when it is left out.
-  // stake given. With `payoutUnitMicro` too (D46 payoutRounding minor_unit: the currency's
-  // minor unit), each payout is counted as paid: in micro-units, rounded down to that unit.
+  // With `payoutUnitMicro` too (D46 payoutRounding minor_unit: the currency's minor unit),
+  // each payout is counted as paid: in micro-units, rounded down to that unit.
   rtp(config: Config, bet: Bet, stakeMicro?: bigint, payoutUnitMicro?: bigint): ExactRtp;
   // the most a bet returns per unit staked, as a decimal string (the catalogue, D39)
   maxMultiplier(config: Config): string;
-  // the settlement arithmetic: stake, the bet's parameters, the round's outcome and what the
-  // player did during it (D40: a cash-out, in ms of the flight) → the payout
-  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config, play?: RoundPlay): Result;
+  // D39: `rgs game simulate`
+  simulate(input: SimulationInput<Config, Bet>): SimulationResult;
   // the reads of a stored round: its proof, its dispute pack, its views (D39)
   readonly rounds: RoundReads<Config>;
 }
 
-export type GameModule<Config extends StakeTerms, Bet, Outcome, Result extends Settlement = Settlement> = GameModuleBase<Config, Bet, Outcome, Result> &
+// What a game played on the shared clock (D1) computes: its outcome from a round's h, and a
+// bet's payout from the outcome.
+interface SharedRounds<Config extends StakeTerms, Bet, Outcome, Result extends Settlement> {
+  readonly kind: 'shared';
+  // the outcome of a round from its `h` (D2's HMAC-SHA256 of the round's seeds and nonce), in
+  // exact integer arithmetic: never a floating-point step between h and an outcome or amount
+  derive(h: Buffer, config: Config): Outcome;
+  // the settlement arithmetic: stake, the bet's parameters, the round's outcome and what the
+  // player did during it (D40: a cash-out, in ms of the flight) → the payout
+  settle(stakeMicro: bigint, bet: Bet, outcome: Outcome, config: Config, play?: RoundPlay): Result;
+}
+
+// D41: what the instant plays (game/plays) ask of a game whose rounds are instant: a round per
+// play, its outcome derived at once from the session's seeds and nonce, with the jackpot's pool
+// as an input (the derivation stays pure; the pool's row is the plays' business).
+export type InstantPlay<Bet> = { serverSeed: string; clientSeed: string; nonce: number; stakeMicro: bigint; bet: Bet; jackpotPoolMicro: bigint };
+
+export type InstantRounds<Config, Bet, Outcome> = {
+  // D41: the least time between two plays of a session
+  minRoundMs(config: Config): number;
+  // what a play with this stake debits (a bought feature: featureBuyCost x the stake), and the
+  // stake from it (the bets table keeps what was debited)
+  costMicro(stakeMicro: bigint, bet: Bet, config: Config): bigint;
+  stakeMicro(costMicro: bigint, bet: Bet, config: Config): bigint;
+  // what buying the feature costs, in stakes; null where it may not be bought (the page shows it
+  // before the tap, D41)
+  featureBuyCost(config: Config): bigint | null;
+  // D41: the part of what a play debits that feeds the jackpot's pool, and the pool's seed
+  jackpotContributionMicro(costMicro: bigint, config: Config): bigint;
+  jackpotSeedMicro(config: Config): bigint;
+  // the play's outcome (D41's draws); what it pays (the events' sum) and what of that is the
+  // jackpot's pool (0 when the jackpot was not hit)
+  play(input: InstantPlay<Bet>, config: Config): Outcome;
+  payoutMicro(outcome: Outcome): bigint;
+  jackpotPaidMicro(outcome: Outcome): bigint;
+  // the outcome as rounds.outcome keeps it (JSON, amounts as decimal strings: D18), and back;
+  // `outcomeOf` throws for a malformed one (a corrupt row: an error, never a settlement)
+  outcomeJson(outcome: Outcome): unknown;
+  outcomeOf(json: unknown): Outcome;
+  // D4, D41: the round_result of the play: the common fields with the game's own
+  result(common: RoundResultCommon, outcome: Outcome): ServerMessages['round_result'];
+};
+
+export type GameModule<Config extends StakeTerms, Bet, Outcome, Result extends Settlement = Settlement> = GameModuleBase<Config, Bet, Outcome> &
   (
-    | {
+    | (SharedRounds<Config, Bet, Outcome, Result> & {
         // a shared game whose ROLLING is a flight (D40): each round ends by itself at its own
         // time (its crash, or its automatic cash-out) or at the player's cash-out, and the
         // phase ends when every round has (rounds/flight.ts)
         readonly flight: true;
-      }
-    | {
+      })
+    | (SharedRounds<Config, Bet, Outcome, Result> & {
         // every round of the cycle is resolved at once when ROLLING ends (D1, dice), through
         // `roll` (rounds/settle.ts)
         readonly flight: false;
         readonly roll: RolledRounds<Config, Bet, Outcome>;
+      })
+    | {
+        // D41: a round per play, resolved at once (game/plays)
+        readonly kind: 'instant';
+        readonly flight: false;
+        readonly roll?: undefined;
+        readonly instant: InstantRounds<Config, Bet, Outcome>;
       }
   );
 

@@ -223,8 +223,12 @@ export class BetDesk {
       betId: ticket.betId,
       roundId: ticket.roundId,
       cycleId: ticket.cycleId,
-      // dice: the side; crash: the auto cash-out, or null (D40)
-      ...(ticket.side !== null ? { side: ticket.side } : { autoCashOut: ticket.autoCashOutCents === null ? null : centsText(BigInt(ticket.autoCashOutCents)) }),
+      // dice: the side; crash: the auto cash-out, or null (D40); an instant play: whether it bought the feature (D41)
+      ...(ticket.side !== null
+        ? { side: ticket.side }
+        : ticket.featureBuy !== undefined
+          ? { featureBuy: ticket.featureBuy }
+          : { autoCashOut: ticket.autoCashOutCents === null ? null : centsText(BigInt(ticket.autoCashOutCents)) }),
       amountMicro: ticket.amountMicro,
       isFree: ticket.isFree,
     });

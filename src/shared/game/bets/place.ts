@@ -3,10 +3,9 @@ import type { ServiceContext } from '../context.js';
 import { DEFERRED_FLUSH, deferredFlushUnless, statement } from '../../platform/db/sql.js';
 import { prepareCall, type AuditedDebit, type PreparedCall } from '../../wallet/client.js';
 import { debitAuditRowsSql, walletTargetSql, type WalletTargetRow } from '../../wallet/audit.js';
-import { amountRefusal, rgLimitTripped, rgRefusal, sessionRefusal, type BetRejectReason, type RgState } from '../../domain/bet-rules.js';
-import type { RgLimitTrippedData } from '../../domain/events.js';
-import { outboxDedupeCte, outboxInsertSql } from '../../platform/outbox.js';
-import { debitCall } from './ticket.js';
+import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
+import { debitCall, type Payer } from './ticket.js';
+import { DAY_MS, recordRgTrips, rgState, rgWindowSql } from './rg-window.js';
 import type { BetColumns } from '../../domain/games/types.js';
 import type { BetTicket } from '../../platform/queues.js';
 import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
@@ -14,6 +13,7 @@ import { betStep } from '../../platform/bet-steps.js';
 import { epochMs } from '../../platform/clock.js';
 import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 import { GRANT_PLAYED } from '../freebets/usable.js';
+import { placePlay, type PlayRequest } from '../plays/place.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
@@ -34,7 +34,7 @@ import { GRANT_PLAYED } from '../freebets/usable.js';
 // than writing the audit row when the debit starts.
 
 // A bet's own parameters, as their columns hold them (its game's module fills them, D39)
-export type { BetColumns };
+export type { BetColumns, Payer };
 
 // D42: a free bet names the grant it spends (freeBetGrantId) and no stake of its own: its
 // amountMicro is then 0 here and becomes the campaign's stake when it is placed
@@ -47,7 +47,6 @@ const CYCLE_MAX_CENTS = `COALESCE(replace(c.params->>'maxMultiplier', '.', '')::
 // audited: the debit's audit row, written with the bet row (debitNode and payer given)
 export type Placed = { ok: true; ticket: BetTicket; audited?: AuditedDebit } | { ok: false; reason: BetRejectReason };
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 // The session of each bet, its engine's current cycle, and (only for a session with
 // responsible-gambling limits) the player's stakes of the last 24 hours, D14: lost stakes
@@ -62,17 +61,7 @@ const FACTS = statement(
    LEFT JOIN sessions s ON s.id = u.session_id
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
    LEFT JOIN cycles c ON c.id = e.current_cycle_id
-   LEFT JOIN LATERAL (
-     SELECT COALESCE(SUM(b.amount_micro) FILTER (WHERE b.status IN ('PENDING', 'ACCEPTED') OR (b.status = 'SETTLED' AND b.payout_micro = 0)), 0)::text AS lost,
-            COALESCE(SUM(b.amount_micro) FILTER (WHERE b.status IN ('PENDING', 'ACCEPTED', 'SETTLED')), 0)::text AS wagered
-     FROM bets b
-     WHERE (s.daily_loss_micro IS NOT NULL OR s.daily_wager_micro IS NOT NULL)
-       AND b.operator_id = s.operator_id AND b.player_ref = s.player_ref AND b.currency = s.currency
-       AND NOT b.is_free AND b.created_at > $2
-       -- D36: a bet's cycle began before the bet, by less than a cycle (windows of seconds),
-       -- so the months before the window's are not read
-       AND b.cycle_created_at > $2::timestamptz - interval '1 hour'
-   ) rg ON true
+   LEFT JOIN LATERAL (${rgWindowSql('s', '$2')}) rg ON true
    ORDER BY u.n`,
 );
 
@@ -189,8 +178,6 @@ type Written = {
   demo: boolean;
 } & ((WalletTargetRow & { audit_created_at: Date }) | { [K in keyof WalletTargetRow | 'audit_created_at']: null });
 
-// the player a session's token names, as the debit's request names them (contract 2.6)
-export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode'>;
 
 // debitNode: the node that debits these bets itself (debit.ts); none when they go
 // to the bet queue
@@ -461,53 +448,6 @@ const grantUsable = (grant: GrantFacts, fact: Facts, now: Date): boolean =>
   now < grant.expires_at &&
   grant.remaining > 0;
 
-// 8.3: the session's limits and the player's last 24 hours, for a session with limits
-function rgState(fact: Facts): RgState | undefined {
-  if (fact.daily_loss_micro === null && fact.daily_wager_micro === null && fact.session_time_seconds === null) return undefined;
-  return {
-    dailyLossMicro: fact.daily_loss_micro,
-    dailyWagerMicro: fact.daily_wager_micro,
-    sessionTimeSeconds: fact.session_time_seconds,
-    sessionCreatedAt: fact.created_at,
-    lostStakesMicro24h: BigInt(fact.lost),
-    wageredMicro24h: BigInt(fact.wagered),
-  };
-}
-
-// D31: session.rg_limit_tripped, once per session and limit (its dedupe key): the first bet
-// a limit refuses is reported, before the refusal is answered. A refusal changes no row, so
-// the event is its own statement. Real-money sessions only (D8).
-const RG_TRIPS = statement(
-  'placement_rg_trips',
-  `WITH trips AS (
-     SELECT u.operator_id, u.dedupe_key, u.data, $4::timestamptz AS occurred_at
-     FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS u(operator_id, dedupe_key, data)
-   ),
-   ${outboxDedupeCte('session.rg_limit_tripped', 'trips')}
-   ${outboxInsertSql('session.rg_limit_tripped', 'trips', { dedupe: true })}`,
-);
-
-async function recordRgTrips(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], facts: Facts[], verdicts: Placed[], now: Date): Promise<void> {
-  const trips = verdicts.flatMap((verdict, i) => {
-    const fact = facts[i]!;
-    const rg = rgState(fact);
-    if (verdict.ok || verdict.reason !== 'rg_limit_reached' || fact.mode !== 'REAL' || !rg) return [];
-    const limit = rgLimitTripped(rg, placements[i]!.amountMicro, now)!;
-    const data: RgLimitTrippedData = {
-      sessionId: fact.session_id!,
-      playerRef: fact.player_ref,
-      limit,
-      ...(limit === 'sessionTime'
-        ? { limitSeconds: fact.session_time_seconds! }
-        : { limitMicro: (limit === 'dailyLoss' ? fact.daily_loss_micro! : fact.daily_wager_micro!).toString() }),
-      trippedAt: now.toISOString(),
-    };
-    return [{ operatorId: fact.operator_id, dedupeKey: `rg_limit_tripped:${fact.session_id}:${limit}`, data: JSON.stringify(data) }];
-  });
-  if (trips.length === 0) return;
-  await svc.sql.query(RG_TRIPS, [trips.map((t) => t.operatorId), trips.map((t) => t.dedupeKey), trips.map((t) => t.data), now]);
-}
-
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
 // moment are placed together (one read, one insert) and then debited. A node that also runs
 // the bet role debits them itself (debit.ts); otherwise they go to the bet
@@ -530,7 +470,7 @@ export class BetIntake {
   // localDebits: this process's own debits, when it also runs the bet role
   constructor(
     private readonly svc: ServiceContext,
-    localDebits?: LocalDebits,
+    private readonly localDebits?: LocalDebits,
   ) {
     // the pool's verdicts come back through the emitter; this node's own debits answer here
     if (!localDebits) svc.emitter.onVerdict((betId, verdict) => this.answer(betId, verdict));
@@ -562,9 +502,24 @@ export class BetIntake {
     }
   }
 
+  // D41: an instant play, placed on its own (plays/place.ts), then debited as any bet
+  async play(request: PlayRequest): Promise<Intake> {
+    try {
+      const placed = await placePlay(this.svc, request, this.localDebits?.node ?? null);
+      return (this.localDebits ? this.debitHere([placed], this.localDebits) : await this.queue([placed]))[0]!;
+    } catch (err) {
+      if (!isRefusedValue(err)) throw err;
+      this.svc.logger.debug({ sessionId: request.sessionId, err: (err as Error).message }, 'play refused: a value Postgres does not take');
+      return { placed: { ok: false, reason: 'invalid_payload' } };
+    }
+  }
+
   // the verdict answers as the pool's would, under the same time limit
   private async placeAndDebit(batch: Placement[], localDebits: LocalDebits): Promise<Intake[]> {
-    const placed = await placeBets(this.svc, batch, localDebits.node);
+    return this.debitHere(await placeBets(this.svc, batch, localDebits.node), localDebits);
+  }
+
+  private debitHere(placed: Placed[], localDebits: LocalDebits): Intake[] {
     return placed.map((p) => {
       if (!p.ok) return { placed: p };
       const { betId } = p.ticket;
@@ -579,7 +534,10 @@ export class BetIntake {
   }
 
   private async placeAndQueue(batch: Placement[]): Promise<Intake[]> {
-    const placed = await placeBets(this.svc, batch);
+    return this.queue(await placeBets(this.svc, batch));
+  }
+
+  private async queue(placed: Placed[]): Promise<Intake[]> {
     const tickets = placed.flatMap((p) => (p.ok ? [p.ticket] : []));
     if (tickets.length === 0) return placed.map((p) => ({ placed: p }));
     for (const ticket of tickets) betStep(ticket.betId, 'placed');

@@ -4,9 +4,15 @@ import type { WalletCallInput } from '../../wallet/client.js';
 import { betRequest } from '../../wallet/requests.js';
 import type { BetTicket } from '../../platform/queues.js';
 
+// the player a session's token names, as the debit's request names them (contract 2.6)
+export type Payer = Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode'>;
+
 // the /wallet/bet call of a bet (contract 2.6)
 export const debitCall = (
-  ticket: Pick<BetTicket, 'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree' | 'bonusRef'>,
+  ticket: Pick<
+    BetTicket,
+    'operatorId' | 'playerRef' | 'currency' | 'gameCode' | 'sessionId' | 'betTransactionUuid' | 'amountMicro' | 'roundId' | 'isFree' | 'bonusRef' | 'jackpotContributionMicro'
+  >,
 ): WalletCallInput => ({
   operatorId: ticket.operatorId,
   endpoint: 'bet',

@@ -36,7 +36,7 @@ const walletCallRecord = (call: WalletCall) => ({
 
 // D22: a roundId that never became a round has its bet only; its par sheet is read as a round
 // without an outcome
-const NO_ROUND = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null };
+const NO_ROUND = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null, outcome: null };
 
 export async function disputePack({ db, sql, masterKey, now }: Service, operatorId: string, roundId: string): Promise<DisputePackAnswer> {
   // the round as GET /v1/rounds/{roundId} answers it; D22: a bet refused at the wallet

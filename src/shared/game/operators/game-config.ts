@@ -146,7 +146,17 @@ export async function gameAvailable(db: Pick<Db, 'gameConfig'>, operatorId: stri
 // the operator configured it for. The return to player and the largest multiplier are those
 // of the game's defaults for a bet of its typical parameters (dice: LOW; crash: cashing out
 // at 2.00x), and each currency line has its own, from its configuration.
-export type CatalogueCurrency = { currency: string; minBetMicro: string; maxBetMicro: string; stakeStepMicro: string; rtp: string; maxMultiplier: string };
+// D41: a game with a jackpot names its pool in the currency: as it stands, or its seed before
+// the first play fed it
+export type CatalogueCurrency = {
+  currency: string;
+  minBetMicro: string;
+  maxBetMicro: string;
+  stakeStepMicro: string;
+  rtp: string;
+  maxMultiplier: string;
+  jackpotPoolMicro?: string;
+};
 export type CatalogueGame = {
   gameCode: string;
   kind: string;
@@ -160,11 +170,12 @@ export type CatalogueGame = {
   features: string[];
 };
 
-export async function gameCatalogue(db: Pick<Db, 'gameConfig'>, operatorId: string): Promise<{ games: CatalogueGame[] }> {
+export async function gameCatalogue(db: Pick<Db, 'gameConfig' | 'jackpotPool'>, operatorId: string): Promise<{ games: CatalogueGame[] }> {
   const rows = await db.gameConfig.findMany({
     where: { operatorId, gameCode: { in: [...LAUNCHABLE_GAME_CODES] } },
     orderBy: [{ gameCode: 'asc' }, { currency: 'asc' }],
   });
+  const pools = new Map((await db.jackpotPool.findMany({ where: { operatorId } })).map((pool) => [pool.currency, pool.poolMicro]));
   const games: CatalogueGame[] = [];
   for (const gameCode of LAUNCHABLE_GAME_CODES) {
     const module = configurableGame(gameCode);
@@ -188,6 +199,7 @@ export async function gameCatalogue(db: Pick<Db, 'gameConfig'>, operatorId: stri
           maxBetMicro: config.maxBetMicro.toString(),
           stakeStepMicro: config.stakeStepMicro.toString(),
           ...terms(config),
+          ...(module.kind === 'instant' ? { jackpotPoolMicro: (pools.get(row.currency) ?? module.instant.jackpotSeedMicro(config)).toString() } : {}),
         };
       }),
       features: [...module.features],

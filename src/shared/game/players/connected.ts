@@ -4,11 +4,13 @@ import type { EngineKey } from '../../domain/engine-key.js';
 import type { Connected, RoundPhase } from '../../domain/player-channel.js';
 import { ensureEngine, roundState } from '../rounds/clock.js';
 import { gameModule } from '../../domain/games/index.js';
-import { DEFAULT_GAME_CONFIG, formatMultiplier } from '../operators/game-config.js';
+import { DEFAULT_GAME_CONFIG, formatMultiplier, loadGameConfig } from '../operators/game-config.js';
 import { connectBalance } from './session-sockets.js';
 import { minorUnitMicro } from '../../domain/currency.js';
 import { balanceRequest } from '../../wallet/requests.js';
 import { usableFreeBets } from '../freebets/usable.js';
+import { instantModule, type InstantModule } from '../plays/place.js';
+import { jackpotPools } from '../plays/jackpot.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
 // config: the cycle's snapshot, else the operator's, else the defaults; D46: the stake step's
@@ -59,7 +61,8 @@ type ConnectedRow = {
 // the engine's clock started first if it is not running (D1)
 export async function connectedMessage(svc: ServiceContext, sessionId: string, engine: EngineKey): Promise<Connected> {
   let row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
-  if (!row.running) {
+  const instant = instantModule(row.game_code);
+  if (!row.running && !instant) {
     await ensureEngine(svc, engine);
     row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
   }
@@ -71,7 +74,7 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     nonce: row.next_nonce ?? 0,
     balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await connectBalanceOf(svc, sessionId, row),
     currency: row.currency,
-    config: {
+    config: instant ? await instantTerms(svc, row, instant) : {
       minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
       maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
       stakeStepMicro: money(row.stake_step_micro, minorUnitMicro(row.currency)),
@@ -91,7 +94,30 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     returnUrl: row.return_url,
     // D42: none for a demo session
     freeBets: row.mode === 'DEMO' ? [] : await usableFreeBets(svc, sessionId),
+    ...(instant ? { jackpot: await jackpotOf(svc, row, instant) } : {}),
   };
+}
+
+// D41: an instant game's terms, from the operator's configuration (its plays snapshot it each)
+async function instantTerms(svc: ServiceContext, row: ConnectedRow, module: InstantModule): Promise<Connected['config']> {
+  const config = await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency);
+  const featureBuyCost = module.instant.featureBuyCost(config);
+  return {
+    minBetMicro: config.minBetMicro.toString(),
+    maxBetMicro: config.maxBetMicro.toString(),
+    stakeStepMicro: config.stakeStepMicro.toString(),
+    commissionMicro: '0',
+    maxMultiplier: module.maxMultiplier(config),
+    minRoundMs: module.instant.minRoundMs(config),
+    ...(featureBuyCost === null ? {} : { featureBuyCost: featureBuyCost.toString() }),
+  };
+}
+
+// the pool as it stands, or its seed before the first play fed it
+async function jackpotOf(svc: ServiceContext, row: ConnectedRow, module: InstantModule): Promise<NonNullable<Connected['jackpot']>> {
+  const [pool] = await jackpotPools(svc.sql, row.operator_id, row.currency);
+  const poolMicro = pool?.poolMicro ?? module.instant.jackpotSeedMicro(await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency));
+  return { currency: row.currency, poolMicro: poolMicro.toString() };
 }
 
 // a flight's terms as the cycle's snapshot wrote them (its params: D39)

@@ -1,5 +1,6 @@
 import { isMicroAmount } from '../../domain/money.js';
 import { statement, type Queryable } from '../../platform/db/sql.js';
+import type { Prisma } from '../../platform/db/client.js';
 import { openServerSeed } from '../fairness/seed-vault.js';
 import { seedRevealed } from '../fairness/round-proof.js';
 import { BET_REJECTED } from './round-view.js';
@@ -32,6 +33,7 @@ type RecallRow = {
   player_ref: string;
   side: string | null;
   auto_cash_out_cents: bigint | null;
+  feature_buy: boolean;
   amount_micro: bigint;
   is_free: boolean;
   bonus_ref: string | null;
@@ -51,6 +53,7 @@ type RecallRow = {
   crash_cents: bigint | null;
   cash_out_cents: bigint | null;
   cash_out_ms: number | null;
+  outcome: Prisma.JsonValue;
   commission_micro: bigint;
   settled_at: Date | null;
   voided_at: Date | null;
@@ -69,10 +72,10 @@ type RecallRow = {
 // the answers to its debit, win and rollback calls in the order they were made, and whether
 // its win and rollback jobs are done, and a free bet's campaignRef (D42: its debit's bonusRef).
 const RECALL_COLUMNS = `
-  b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.auto_cash_out_cents, b.amount_micro, b.is_free, b.payout_micro,
+  b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.auto_cash_out_cents, b.feature_buy, b.amount_micro, b.is_free, b.payout_micro,
   b.status AS bet_status, b.reject_reason, b.created_at AS placed_at, s.mode, s.expires_at,
   r.state, r.nonce, r.outcome_side, r.outcome_sum, r.dice_values, r.low_weight, r.high_weight,
-  r.crash_cents, r.cash_out_cents, r.cash_out_ms, c.commission_micro,
+  r.crash_cents, r.cash_out_cents, r.cash_out_ms, r.outcome, c.commission_micro,
   r.settled_at, r.voided_at, r.void_reason,
   sd.id AS seed_id, sd.server_seed_hash, sd.client_seed, sd.retired_at, sd.encrypted_server_seed,
   (SELECT COALESCE(json_agg(json_build_object('endpoint', w.endpoint, 'status', w.status, 'body', w.response_body)
@@ -145,8 +148,9 @@ const recordOf = (row: RecallRow, state: RecalledRound['state']) =>
       crashCents: row.crash_cents,
       cashOutCents: row.cash_out_cents,
       cashOutMs: row.cash_out_ms,
+      outcome: row.outcome,
     },
-    { side: row.side, autoCashOutCents: row.auto_cash_out_cents },
+    { side: row.side, autoCashOutCents: row.auto_cash_out_cents, featureBuy: row.feature_buy },
   );
 
 function recalled(reader: RecallReader, row: RecallRow): RecalledRound {

@@ -88,7 +88,7 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean
 export const BET_REJECTED = 'bet_rejected';
 
 // D22: the columns of a round that was never played
-const NEVER_PLAYED = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null };
+const NEVER_PLAYED = { outcomeSide: null, outcomeSum: null, diceValues: [], lowWeight: 0n, highWeight: 0n, crashCents: null, cashOutCents: null, cashOutMs: null, outcome: null };
 
 // The bet's own parameters come last, as its game writes them (D39): dice's side is the column
 // already shown, crash adds its autoCashOut (D40), and `side` is null for it.

@@ -192,8 +192,10 @@ const START_CLOCK = statement(
    SELECT * FROM cycle`,
 );
 
-// Starts the clock unless it runs. Safe from any process at any moment.
+// Starts the clock unless it runs (a shared game's). Safe from any process at any moment.
 export async function ensureEngine(svc: ServiceContext, of: EngineKey): Promise<void> {
+  // D41: an instant game's plays have no clock
+  if (gameModule(of.gameCode)?.kind === 'instant') return;
   const key = [of.operatorId, of.gameCode, of.currency];
   const [known] = await svc.sql.query<{ running: boolean }>(ENGINE_RUNNING, key);
   if (known?.running) return;
@@ -554,9 +556,10 @@ export async function runOverdueTicks(svc: ServiceContext, epoch: bigint): Promi
 }
 
 // Re-derives every running clock from Postgres (a new leader, or Redis that lost its
-// queues): each unfinished cycle gets its next tick at its phase's end.
+// queues): each unfinished cycle gets its next tick at its phase's end. An instant play's cycle
+// (D41) has no clock: the plays' sweep finishes it (plays/sweep.ts).
 export async function resumeClocks(svc: ServiceContext): Promise<number> {
-  const cycles = await svc.db.cycle.findMany({ where: { phase: { not: 'FINISHED' } } });
+  const cycles = await svc.db.cycle.findMany({ where: { phase: { not: 'FINISHED' }, instant: false } });
   for (const cycle of cycles) await scheduleTick(svc, cycle);
   return cycles.length;
 }

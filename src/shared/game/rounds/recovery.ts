@@ -10,6 +10,7 @@ import { settleRounds } from './settle.js';
 import { voidRound } from './voids.js';
 import { recordToldEnds } from './flight.js';
 import { enqueueWalletJob } from '../wallet-jobs/wallet-jobs.js';
+import { finishInstantPlays } from '../plays/sweep.js';
 import { tellFreeBetSessions } from '../freebets/usable.js';
 
 // Postgres is the record, Redis the transport (contract 3.1, D29): work that a crash, a
@@ -76,11 +77,15 @@ export async function recoverStaleCycles(
 
 // Run on election and by the leader every few seconds: queue jobs whose queue entry was
 // lost and resolve debits left in flight by a process that died.
-export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Recovered, 'walletJobs' | 'orphanBets'>> {
-  return { walletJobs: await requeueWalletJobs(svc), orphanBets: await resolveOrphanBets(svc) };
+// And (D41) the instant plays left unfinished are played and settled (plays/sweep.ts).
+export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Recovered, 'walletJobs' | 'orphanBets'> & Awaited<ReturnType<typeof finishInstantPlays>>> {
+  const orphanBets = await resolveOrphanBets(svc);
+  return { walletJobs: await requeueWalletJobs(svc), orphanBets, ...(await finishInstantPlays(svc)) };
 }
 
-// contract 3.1: a cycle caught by a crash before its outcome was settled does not go on.
+// contract 3.1: a cycle caught by a crash before its outcome was settled does not go on. An
+// instant play's cycle (D41) is not the clock's: it is played on, never interrupted
+// (plays/sweep.ts).
 // Moving it to FINISHED also closes it to late debits: bet acceptance reads the cycle FOR
 // SHARE and accepts only in BETTING_OPEN or ROLLING. One statement, fenced on the term: a
 // tick of the dead (or deposed) leader that holds the cycle is waited for and its result
@@ -89,7 +94,7 @@ export async function recoverPendingWork(svc: ServiceContext): Promise<Pick<Reco
 const INTERRUPT_CYCLES = statement(
   'recovery_interrupt_cycles',
   `UPDATE cycles SET phase = 'FINISHED', phase_ends_at = NULL, finished_at = $2
-   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT') AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
+   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT') AND NOT instant AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
      AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
    RETURNING id`,
 );
@@ -98,7 +103,7 @@ const INTERRUPT_CYCLES = statement(
 const ADOPT_CYCLES = statement(
   'recovery_adopt_cycles',
   `UPDATE cycles SET leader_epoch = $1::bigint
-   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN') AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
+   WHERE phase IN ('BETTING_OPEN', 'ROLLING', 'RESULT', 'COOLDOWN') AND NOT instant AND (leader_epoch IS NULL OR leader_epoch < $1::bigint)
      AND (phase = 'COOLDOWN' OR leader_epoch = $2::bigint)
      AND $1::bigint = (SELECT epoch FROM scheduler_leader WHERE id = 1)
    RETURNING id, game_code, phase, phase_ends_at, flight_started_at`,

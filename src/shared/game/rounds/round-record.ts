@@ -8,10 +8,10 @@ import type { AnyGameModule, RoundRecord } from '../../domain/games/types.js';
 
 export type RecordedRound = Pick<
   Round,
-  'state' | 'outcomeSide' | 'outcomeSum' | 'diceValues' | 'lowWeight' | 'highWeight' | 'crashCents' | 'cashOutCents' | 'cashOutMs'
+  'state' | 'outcomeSide' | 'outcomeSum' | 'diceValues' | 'lowWeight' | 'highWeight' | 'crashCents' | 'cashOutCents' | 'cashOutMs' | 'outcome'
 >;
 
-export const roundRecord = (round: RecordedRound, bet: Pick<Bet, 'side' | 'autoCashOutCents'>): RoundRecord => ({
+export const roundRecord = (round: RecordedRound, bet: Pick<Bet, 'side' | 'autoCashOutCents' | 'featureBuy'>): RoundRecord => ({
   state: round.state,
   side: bet.side,
   autoCashOutCents: bet.autoCashOutCents,
@@ -23,6 +23,8 @@ export const roundRecord = (round: RecordedRound, bet: Pick<Bet, 'side' | 'autoC
   crashCents: round.crashCents,
   cashOutCents: round.cashOutCents,
   cashOutMs: round.cashOutMs,
+  outcome: round.outcome,
+  featureBuy: bet.featureBuy,
 });
 
 // the module of a stored row's game (`of` names the row: `round <id>`, `cycle <id>`); a row of

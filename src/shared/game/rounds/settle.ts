@@ -31,8 +31,8 @@ import { moduleOf, roundRecord, type RecordedRound } from './round-record.js';
 // them. Which of them a game uses is its module's business.
 const RECORD_COLUMNS = `r.state, r.outcome_side AS "outcomeSide", r.outcome_sum AS "outcomeSum", r.dice_values AS "diceValues",
           r.low_weight AS "lowWeight", r.high_weight AS "highWeight", r.crash_cents AS "crashCents", r.cash_out_cents AS "cashOutCents",
-          r.cash_out_ms AS "cashOutMs", b.side, b.auto_cash_out_cents AS "autoCashOutCents", b.is_free`;
-type RecordRow = RecordedRound & { side: string | null; autoCashOutCents: bigint | null };
+          r.cash_out_ms AS "cashOutMs", r.outcome, b.side, b.auto_cash_out_cents AS "autoCashOutCents", b.feature_buy AS "featureBuy", b.is_free`;
+type RecordRow = RecordedRound & { side: string | null; autoCashOutCents: bigint | null; featureBuy: boolean };
 
 // `NOT settled` lets rounds_unsettled find the cycle's rounds (rgs_rounds_follow_rolling, called by clock.ts)
 const ROLLING_ROUNDS = statement(
@@ -65,10 +65,11 @@ const PERSIST_OUTCOMES = statement(
 
 // The module of a cycle whose rounds are rolled (D39); a cycle of a game no module knows, or of a
 // flight (D40, flight.ts), is an error, never another game's roll.
-type RolledModule = Extract<AnyGameModule, { flight: false }>;
+type RolledModule = Extract<AnyGameModule, { flight: false; kind: 'shared' }>;
 function rolledModule(cycle: PricedCycle): RolledModule {
   const module = moduleOf(cycle.gameCode, `cycle ${cycle.id}`);
   if (module.flight) throw new Error(`cycle ${cycle.id} is a flight of ${cycle.gameCode}: its rounds are not rolled`);
+  if (module.kind === 'instant') throw new Error(`cycle ${cycle.id} is an instant play of ${cycle.gameCode}: its round is not rolled`);
   return module;
 }
 
@@ -167,6 +168,7 @@ const priced = (cycle: PricedCycle, round: SettlingRound, result: Settlement): S
   round,
   won: result.won,
   net: result.won ? bookedPayout(roundedPayout(result.payoutMicro, cycle.payoutRounding, round.currency), round.amount_micro, round.is_free) : 0n,
+  ...(result.jackpotContributionMicro !== undefined ? { jackpotContributionMicro: result.jackpotContributionMicro } : {}),
 });
 
 // D40: cents of a multiplier as its text, "2.37" (null for null)
@@ -231,7 +233,7 @@ const SETTLE = statement(
 type Settled = { round_id: string; kind: 'lost' | 'demo_win' | 'win'; job_id: string | null; demo_balance_micro: bigint | null; currency: string | null };
 
 // a round to settle and what it pays: its payout when won (net, contract 8.4; D40), else 0
-type SettlementPlan = { round: SettlingRound; won: boolean; net: bigint };
+type SettlementPlan = { round: SettlingRound; won: boolean; net: bigint; jackpotContributionMicro?: bigint };
 type SettlingRound = {
   id: string;
   operator_id: string;
@@ -281,7 +283,7 @@ async function resultPlans(svc: ServiceContext, cycle: PricedCycle, module: AnyG
 // demo win's balance told.
 async function applySettlement(svc: ServiceContext, cycle: PricedCycle, planned: SettlementPlan[], rngVersion: string): Promise<void> {
   if (planned.length === 0) return;
-  const plans = planned.map(({ round, won, net }) => {
+  const plans = planned.map(({ round, won, net, jackpotContributionMicro }) => {
     const kind = !won ? 'lost' : round.demo ? 'demo_win' : 'win';
     const winTransactionUuid = kind === 'win' ? randomUUID() : null;
     return {
@@ -303,6 +305,7 @@ async function applySettlement(svc: ServiceContext, cycle: PricedCycle, planned:
                 betTransactionUuid: round.bet_transaction_uuid,
                 amountMicro: net.toString(),
                 roundId: round.id,
+                ...(jackpotContributionMicro !== undefined ? { jackpotContributionMicro: jackpotContributionMicro.toString() } : {}),
               }),
             )
           : null,

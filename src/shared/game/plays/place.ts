@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { statement } from '../../platform/db/sql.js';
+import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
+import type { BetTicket } from '../../platform/queues.js';
+import { configSnapshot } from '../operators/game-config.js';
+import { keepCycleConfig } from '../rounds/cycle-config.js';
+import { moduleOf } from '../rounds/round-record.js';
+import { DAY_MS, recordRgTrips, rgState, rgWindowSql, type TripFacts } from '../bets/rg-window.js';
+import type { Payer } from '../bets/ticket.js';
+import { InvalidBetError, type AnyGameModule, type InstantRounds, type StakeTerms } from '../../domain/games/types.js';
+
+// An instant play's placement (D41), on the realtime node: the rules that need no wallet, then
+// the play's own cycle (one round, no clock: its configuration's snapshot, contract 8.6, and the
+// month of its bet and round, D36) and its bet row (PENDING), in one transaction that holds the
+// session's row. The debit then goes the way every bet's does (bets/debit.ts: the audit row
+// first, 7.1's classification, acceptance creating the round in ROLLING), and the outcome is
+// derived once the debit is accepted (resolve.ts).
+//
+// One round at a time per session, and minRoundMs between two plays (D41): the session's row
+// names its last play and when it was placed. The row is locked first and the facts read after
+// (a fresh snapshot under READ COMMITTED), so that of two plays of a session at the same moment
+// the second sees the first's bet, committed, and is refused.
+
+export type PlayRequest = { sessionId: string; amountMicro: bigint; featureBuy: boolean; clientBetId?: string; payer?: Payer };
+
+export type PlayPlaced = { ok: true; ticket: BetTicket } | { ok: false; reason: BetRejectReason };
+
+// the session's game, whose configuration the play is priced under
+const SESSION_GAME = statement('play_session_game', `SELECT operator_id, game_code, currency FROM sessions WHERE id = $1`);
+
+const LOCK_SESSION = statement('play_lock_session', `SELECT id FROM sessions WHERE id = $1 FOR UPDATE`);
+
+// The session, the state of its last play's bet (PENDING or ACCEPTED: still in play), and the
+// player's last 24 hours for a session with limits (8.3)
+const PLAY_FACTS = statement(
+  'play_facts',
+  `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency, s.mode,
+          s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds, s.last_play_at,
+          (SELECT b.status FROM bets b WHERE b.id = s.last_play_bet_id AND b.cycle_created_at = s.last_play_cycle_created_at) AS last_status,
+          rg.lost, rg.wagered
+   FROM sessions s LEFT JOIN LATERAL (${rgWindowSql('s', '$2')}) rg ON true
+   WHERE s.id = $1`,
+);
+
+type PlayFacts = TripFacts & {
+  state: 'ACTIVE' | 'TERMINATED' | 'EXPIRED';
+  expires_at: Date;
+  game_code: string;
+  currency: string;
+  last_play_at: Date | null;
+  last_status: string | null;
+};
+
+// the engine row its cycles name (a foreign key); an instant game's engine never runs a clock
+const ENSURE_ENGINE = statement(
+  'play_engine',
+  `INSERT INTO engines (operator_id, game_code, currency, running, updated_at) VALUES ($1, $2, $3, false, now()) ON CONFLICT DO NOTHING`,
+);
+
+// the play's cycle, in ROLLING from the start (acceptance joins a round to a cycle in BETTING_OPEN
+// or ROLLING), its bet, and the session's last play
+const INSERT_PLAY = statement(
+  'play_insert',
+  `WITH cycle AS (
+     INSERT INTO cycles (id, operator_id, game_code, currency, number, instant, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
+                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight,
+                         stake_step_micro, payout_rounding, params, created_at)
+     VALUES ($1, $2, $3, $4, NULL, true, 'ROLLING', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::payout_rounding, $16::jsonb, $17)
+     RETURNING id, created_at
+   ),
+   bet AS (
+     INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, feature_buy, amount_micro,
+                       status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
+     SELECT $18, $2, $19, cycle.id, $20, $21, $3, $4, NULL, $22, $23, 'PENDING', $24, $25, $26, $27, cycle.created_at FROM cycle
+     RETURNING id
+   )
+   UPDATE sessions SET last_play_at = $17, last_play_bet_id = (SELECT id FROM bet), last_play_cycle_created_at = $17 WHERE id = $19`,
+);
+
+export type InstantModule = AnyGameModule & { kind: 'instant'; instant: InstantRounds<StakeTerms, unknown, unknown> };
+
+// the module of an instant game; another game's session plays with place_bet, never play
+export function instantModule(gameCode: string): InstantModule | undefined {
+  const module = moduleOf(gameCode, `game ${gameCode}`);
+  return module.kind === 'instant' ? (module as InstantModule) : undefined;
+}
+
+// debitNode: the node that debits the play itself (bets/debit.ts LocalDebits); null through
+// the bet queue
+export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>, request: PlayRequest, debitNode: string | null): Promise<PlayPlaced> {
+  const now = svc.now();
+  const [session] = await svc.sql.query<{ operator_id: string; game_code: string; currency: string }>(SESSION_GAME, [request.sessionId]);
+  if (!session) return { ok: false, reason: 'session_not_found' };
+  const module = instantModule(session.game_code);
+  if (!module) return { ok: false, reason: 'invalid_payload' };
+  // contract 8.6: the configuration the play is priced under, snapshotted into its cycle
+  const snapshot = await configSnapshot(svc.db, session.operator_id, session.game_code, session.currency);
+  const { config } = snapshot;
+  let bet: unknown;
+  try {
+    bet = module.bet.parse({ featureBuy: request.featureBuy }, config);
+  } catch (err) {
+    if (err instanceof InvalidBetError) return { ok: false, reason: 'invalid_payload' };
+    throw err;
+  }
+  const cost = module.instant.costMicro(request.amountMicro, bet, config);
+  // the play's cycle takes its bet's id: a cycle of one bet, found from it (and it from the
+  // cycle, sweep.ts) by primary key
+  const betId = randomUUID();
+  const ids = { cycleId: betId, betId, roundId: randomUUID(), betTransactionUuid: randomUUID() };
+  await svc.sql.query(ENSURE_ENGINE, [session.operator_id, session.game_code, session.currency]);
+
+  let refused: { facts: PlayFacts; reason: BetRejectReason } | undefined;
+  const placed = await svc.sql.transaction(async (tx): Promise<PlayPlaced> => {
+    await tx.query(LOCK_SESSION, [request.sessionId]);
+    const [facts] = await tx.query<PlayFacts>(PLAY_FACTS, [request.sessionId, new Date(now.getTime() - DAY_MS)]);
+    const reason = refuse(facts!, request.amountMicro, cost, config, module.instant.minRoundMs(config), now);
+    if (reason) {
+      refused = { facts: facts!, reason };
+      return { ok: false, reason };
+    }
+    const { columns: c, params } = snapshot;
+    const demo = facts!.mode === 'DEMO';
+    await tx.query(INSERT_PLAY, [
+      ids.cycleId,
+      session.operator_id,
+      session.game_code,
+      session.currency,
+      c.bettingWindowMs,
+      c.rollingWindowMs,
+      c.cooldownMs,
+      c.minBetMicro,
+      c.maxBetMicro,
+      c.commissionMicro,
+      c.payoutMultiplierScaled,
+      c.lowWeight,
+      c.highWeight,
+      c.stakeStepMicro,
+      c.payoutRounding,
+      JSON.stringify(params),
+      now,
+      ids.betId,
+      request.sessionId,
+      ids.roundId,
+      facts!.player_ref,
+      request.featureBuy,
+      cost,
+      ids.betTransactionUuid,
+      request.clientBetId ?? null,
+      demo,
+      debitNode,
+    ]);
+    return {
+      ok: true,
+      ticket: {
+        ...ids,
+        sessionId: request.sessionId,
+        cycleCreatedAt: now.toISOString(),
+        operatorId: session.operator_id,
+        playerRef: facts!.player_ref,
+        gameCode: session.game_code,
+        currency: session.currency,
+        side: null,
+        autoCashOutCents: null,
+        amountMicro: cost.toString(),
+        isFree: false,
+        demo,
+        ...(request.clientBetId ? { clientBetId: request.clientBetId } : {}),
+        featureBuy: request.featureBuy,
+        // D41: a demo play feeds no pool
+        ...(demo ? {} : { jackpotContributionMicro: module.instant.jackpotContributionMicro(cost, config).toString() }),
+      },
+    };
+  });
+  // the process that placed the play derives it, priced under this snapshot (resolve.ts)
+  if (placed.ok) keepCycleConfig(ids.cycleId, config);
+  // D31: a limit the play tripped is reported as a bet's is
+  if (refused) await recordRgTrips(svc, [{ amountMicro: cost }], [refused.facts], [{ ok: false, reason: refused.reason }], now);
+  return placed;
+}
+
+// 8.2 rule 1, then the session's previous play (D41: one round at a time, rule 4's analogue;
+// minRoundMs), the stake (rule 3: its bounds and step apply to the stake, whatever a bought
+// feature makes the debit), then 8.3 with what the play debits
+function refuse(facts: PlayFacts, stakeMicro: bigint, costMicro: bigint, config: StakeTerms, minRoundMs: number, now: Date): BetRejectReason | undefined {
+  const refusal = sessionRefusal({ state: facts.state, expiresAt: facts.expires_at }, now);
+  if (refusal) return refusal;
+  if (facts.last_status === 'PENDING' || facts.last_status === 'ACCEPTED') return 'already_bet_this_round';
+  if (facts.last_play_at !== null && now.getTime() - facts.last_play_at.getTime() < minRoundMs) return 'round_too_soon';
+  const outOfRange = amountRefusal(stakeMicro, config);
+  if (outOfRange) return outOfRange;
+  const rg = rgState(facts);
+  return rg ? rgRefusal(rg, costMicro, now) : undefined;
+}
