@@ -2413,8 +2413,21 @@ export interface operations {
                             cashOutMultiplier?: string | null;
                             /** @description crash: the ms of the flight the cash-out was decided at (D40) */
                             cashOutMs?: number | null;
-                            /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
+                            /** @description crash: the bet won, that is it was cashed out; gems: the play paid something; null until the result, and when voided (D40, D41) */
                             won?: boolean | null;
+                            /** @description gems: the play bought the feature; null until its outcome is stored (D41) */
+                            featurePurchased?: boolean | null;
+                            /** @description gems: the base spin as drawn, {stops, grid}; null for a bought feature and until the outcome is stored (contract 2.11 MULTI, D41) */
+                            baseGame?: unknown;
+                            /** @description gems: every event of the play in order (LINE_WIN, FEATURE_TRIGGER, FREE_SPIN, JACKPOT) with its subOutcome and what it paid; null until the outcome is stored (contract 2.11 MULTI, D41) */
+                            events?: {
+                                type: string;
+                                subOutcome?: unknown;
+                                /** @description decimal integer micro-units (contract 2.1) */
+                                payoutMicro: string;
+                            }[] | null;
+                            /** @description gems: what the play added to the jackpot's pool (D41) */
+                            jackpotContributionMicro?: string | null;
                             /** @description the round's bet was a free bet: its stake was not debited, it counts 0 here, in GGR and towards limits (contract 8.4, D42) */
                             isFree: boolean;
                             /** @description a free bet's campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet */
@@ -2556,8 +2569,21 @@ export interface operations {
                         cashOutMultiplier?: string | null;
                         /** @description crash: the ms of the flight the cash-out was decided at (D40) */
                         cashOutMs?: number | null;
-                        /** @description crash: the bet won, that is it was cashed out; null until the result, and when voided (D40) */
+                        /** @description crash: the bet won, that is it was cashed out; gems: the play paid something; null until the result, and when voided (D40, D41) */
                         won?: boolean | null;
+                        /** @description gems: the play bought the feature; null until its outcome is stored (D41) */
+                        featurePurchased?: boolean | null;
+                        /** @description gems: the base spin as drawn, {stops, grid}; null for a bought feature and until the outcome is stored (contract 2.11 MULTI, D41) */
+                        baseGame?: unknown;
+                        /** @description gems: every event of the play in order (LINE_WIN, FEATURE_TRIGGER, FREE_SPIN, JACKPOT) with its subOutcome and what it paid; null until the outcome is stored (contract 2.11 MULTI, D41) */
+                        events?: {
+                            type: string;
+                            subOutcome?: unknown;
+                            /** @description decimal integer micro-units (contract 2.1) */
+                            payoutMicro: string;
+                        }[] | null;
+                        /** @description gems: what the play added to the jackpot's pool (D41) */
+                        jackpotContributionMicro?: string | null;
                         /** @description the round's bet was a free bet: its stake was not debited, it counts 0 here, in GGR and towards limits (contract 8.4, D42) */
                         isFree: boolean;
                         /** @description a free bet's campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet */
@@ -3188,6 +3214,23 @@ export interface operations {
                             voidedRounds: number;
                             /** @description the row counts sandbox sessions' rounds, which are never counted with the others (D35) */
                             sandbox: boolean;
+                        }[];
+                        /** @description the operator's progressive jackpot pools as they stand, one per currency (D41): seededMicro + contributedMicro - paidMicro = poolMicro; a jackpot paid is in its round's payout in games */
+                        jackpots: {
+                            currency: string;
+                            /** @description decimal integer micro-units (contract 2.1) */
+                            poolMicro: string;
+                            /** @description what the pool restarts at after a hit */
+                            seedMicro: string;
+                            /** @description every seed put in: the first and one after each hit */
+                            seededMicro: string;
+                            /** @description the plays' contributions (jackpotContributionMicro) */
+                            contributedMicro: string;
+                            /** @description every jackpot paid */
+                            paidMicro: string;
+                            hits: number;
+                            /** Format: date-time */
+                            lastHitAt: string | null;
                         }[];
                     };
                 };

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { ServiceContext } from '../../shared/game/context.js';
 import { notFound, operatorMismatch } from '../../shared/platform/errors.js';
 import { BUCKETS } from '../../shared/platform/rate-limit.js';
-import { ggrReport } from '../../shared/game/reports/ggr.js';
+import { ggrReport, jackpotReport } from '../../shared/game/reports/ggr.js';
 import { findRound, listFinishedRounds } from '../../shared/game/reports/rounds.js';
 import { walletCallsReport } from '../../shared/game/reports/wallet-calls.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -43,7 +43,8 @@ export function reconciliationRoutes(svc: ServiceContext) {
   router.get('/v1/reports/ggr', read, async (ctx) => {
     const query = readReportQuery(ctx.query, svc.now());
     const operatorId = scope(ctx, query);
-    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), games: await svc.replica.read((db) => ggrReport(db, operatorId, query)) };
+    const [games, jackpots] = await svc.replica.read((db) => Promise.all([ggrReport(db, operatorId, query), jackpotReport(db, operatorId)]));
+    ctx.body = { from: query.from.toISOString(), to: query.to.toISOString(), games, jackpots };
   });
 
   router.get('/v1/reports/wallet-calls', read, async (ctx) => {

@@ -3,7 +3,7 @@ import { invalidRequest } from '../../shared/platform/errors.js';
 import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
 import { compile, toInvalidRequest } from '../../shared/platform/validation.js';
 import { BetStatus, RoundState } from '../../shared/platform/db/client.js';
-import type { GgrRow } from '../../shared/game/reports/ggr.js';
+import type { GgrRow, JackpotRow } from '../../shared/game/reports/ggr.js';
 import type { findRound } from '../../shared/game/reports/rounds.js';
 import type { betView, roundView, walletCallView, winCallView } from '../../shared/game/reports/round-view.js';
 import type { WalletCallsRow } from '../../shared/game/reports/wallet-calls.js';
@@ -136,7 +136,7 @@ type RoundDetail = RoundSummary & {
   bets: BetDetail[];
   walletCalls: ReturnType<typeof walletCallView>[];
 };
-type GgrBody = { from: string; to: string; games: GgrRow[] };
+type GgrBody = { from: string; to: string; games: GgrRow[]; jackpots: JackpotRow[] };
 type WalletCallsBody = { from: string; to: string; sandbox: boolean; endpoints: (WalletCallsRow & { circuit: CircuitState })[] };
 
 // what GET /v1/rounds/{roundId} answers (a round, or D22's rejected bet) fits RoundDetail
@@ -163,7 +163,21 @@ const roundSummaryProperties = {
   crashMultiplier: orNull({ ...multiplier, description: 'crash: the crash point, once the round\'s result is known (D40); null before' }),
   cashOutMultiplier: orNull({ ...multiplier, description: 'crash: the multiplier the bet was cashed out at, by hand or by itself; null when lost (D40)' }),
   cashOutMs: orNull({ type: 'integer', minimum: 0, description: 'crash: the ms of the flight the cash-out was decided at (D40)' }),
-  won: { type: ['boolean', 'null'], description: 'crash: the bet won, that is it was cashed out; null until the result, and when voided (D40)' },
+  won: {
+    type: ['boolean', 'null'],
+    description: 'crash: the bet won, that is it was cashed out; gems: the play paid something; null until the result, and when voided (D40, D41)',
+  },
+  // D41: a Gem Vault round's play; absent for the other games
+  featurePurchased: { type: ['boolean', 'null'], description: 'gems: the play bought the feature; null until its outcome is stored (D41)' },
+  baseGame: {
+    description: 'gems: the base spin as drawn, {stops, grid}; null for a bought feature and until the outcome is stored (contract 2.11 MULTI, D41)',
+  },
+  events: {
+    type: ['array', 'null'],
+    description: 'gems: every event of the play in order (LINE_WIN, FEATURE_TRIGGER, FREE_SPIN, JACKPOT) with its subOutcome and what it paid; null until the outcome is stored (contract 2.11 MULTI, D41)',
+    items: objectSchema<{ type: string; subOutcome?: unknown; payoutMicro: string }>({ type: { type: 'string' }, subOutcome: {}, payoutMicro: microAmount }, {}, ['subOutcome']),
+  },
+  jackpotContributionMicro: orNull({ ...microAmount, description: 'gems: what the play added to the jackpot\'s pool (D41)' }),
   isFree: { type: 'boolean', description: 'the round\'s bet was a free bet: its stake was not debited, it counts 0 here, in GGR and towards limits (contract 8.4, D42)' },
   bonusRef: orNull({ type: 'string', description: 'a free bet\'s campaignRef, the bonusRef its debit carried (contract 2.6, D42); null for a paid bet' }),
   totalBetsMicro: { ...microAmount, description: 'the stake of the round\'s bet; 0 for a free bet (D18, contract 8.4)' },
@@ -174,11 +188,20 @@ const roundSummaryProperties = {
   sandbox: { type: 'boolean', description: 'a round of a sandbox session: its outcomes may come from seeds the operator chose (D35)' },
 } satisfies { [K in keyof RoundSummary]-?: Schema };
 
-// the fields only a crash round has (D40)
-const CRASH_ROUND_FIELDS = ['crashMultiplier', 'cashOutMultiplier', 'cashOutMs', 'won'] as const;
+// the fields only some games' rounds have: crash's (D40), Gem Vault's (D41)
+const GAME_ROUND_FIELDS = [
+  'crashMultiplier',
+  'cashOutMultiplier',
+  'cashOutMs',
+  'won',
+  'featurePurchased',
+  'baseGame',
+  'events',
+  'jackpotContributionMicro',
+] as const;
 
 export const roundListSchema = objectSchema<RoundListBody>({
-  rounds: { type: 'array', items: objectSchema<RoundSummary>(roundSummaryProperties, {}, CRASH_ROUND_FIELDS) },
+  rounds: { type: 'array', items: objectSchema<RoundSummary>(roundSummaryProperties, {}, GAME_ROUND_FIELDS) },
   nextCursor: orNull({ type: 'string', description: 'pass as `cursor` for the next page; null on the last page (D10)' }),
 });
 type RoundListBody = { rounds: RoundSummary[]; nextCursor: string | null };
@@ -234,7 +257,7 @@ export const roundDetailSchema = objectSchema<RoundDetail>({
       respondedAt: orNull(instant),
     }),
   },
-}, {}, CRASH_ROUND_FIELDS);
+}, {}, GAME_ROUND_FIELDS);
 
 const count = { type: 'integer', minimum: 0 } as const;
 
@@ -253,6 +276,20 @@ export const ggrSchema = objectSchema<GgrBody>({
       ggrMicro: { ...microAmount, description: 'stakesMicro minus payoutsMicro; negative when the players won more' },
       voidedRounds: count,
       sandbox: { type: 'boolean', description: 'the row counts sandbox sessions\' rounds, which are never counted with the others (D35)' },
+    }),
+  },
+  jackpots: {
+    type: 'array',
+    description: 'the operator\'s progressive jackpot pools as they stand, one per currency (D41): seededMicro + contributedMicro - paidMicro = poolMicro; a jackpot paid is in its round\'s payout in games',
+    items: objectSchema<JackpotRow>({
+      currency: { type: 'string' },
+      poolMicro: microAmount,
+      seedMicro: { ...microAmount, description: 'what the pool restarts at after a hit' },
+      seededMicro: { ...microAmount, description: 'every seed put in: the first and one after each hit' },
+      contributedMicro: { ...microAmount, description: 'the plays\' contributions (jackpotContributionMicro)' },
+      paidMicro: { ...microAmount, description: 'every jackpot paid' },
+      hits: count,
+      lastHitAt: orNull(instant),
     }),
   },
 });

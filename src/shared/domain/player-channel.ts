@@ -249,6 +249,11 @@ export type RecalledRound = {
   crashMultiplier?: string | null;
   cashOutMultiplier?: string | null;
   cashOutMs?: number | null;
+  // Gem Vault only (D41): the play as its proof shows it once its outcome is stored, null before
+  featurePurchased?: boolean | null;
+  baseGame?: unknown;
+  events?: MultiEvent[] | null;
+  jackpotContributionMicro?: string | null;
   // known with the outcome (contract 3.1 RESULT), before the round settles
   won: boolean | null;
   // the net payout (contract 8.4): "0" for a lost round; null while in play (a won round's

@@ -425,6 +425,8 @@ describe('reconciliation reads (D10)', () => {
           { gameCode: 'dice', currency: 'GBP', rounds: 2, bets: 1, stakesMicro: '1000000', payoutsMicro: '1940000', ggrMicro: '-940000', voidedRounds: 1, sandbox: false },
           { gameCode: 'dice-turbo', currency: 'EUR', rounds: 1, bets: 1, stakesMicro: '100000', payoutsMicro: '0', ggrMicro: '100000', voidedRounds: 0, sandbox: false },
         ],
+        // no game with a jackpot was played (D41)
+        jackpots: [],
       });
 
       // an empty range has no rows

@@ -7,6 +7,10 @@ import { startHarness, type Harness, type TestOperator } from '../../support/har
 import { until } from '../../support/game.js';
 import { JACKPOT_SEEDS, gemsOperator, gemsSeed, lost, seatGemsPlayer, triggered, won, type GemsSeat } from '../../support/gems.js';
 import type { Player } from '../../support/player.js';
+import { unzipSync } from 'fflate';
+import { verifyRoundProof } from '../../../src/shared/domain/games/proofs.js';
+import { verifyPack, type Jwks } from '../../../src/shared/domain/dispute-pack.js';
+import { recallRound } from '../../../src/shared/game/reports/recall.js';
 
 // Gem Vault end to end (D41): a play is placed, debited, derived at once from the session's seed
 // and nonce, settled, and told; the jackpot's pool is fed by every real-money play and paid
@@ -161,6 +165,19 @@ describe('the multi-event game, Gem Vault (D41)', function () {
     const row = (await pool(operator))!;
     expect(row).to.include({ hits: 2, poolMicro: SEED_POOL, contributedMicro: 2n * c, paidMicro: 2n * (SEED_POOL + c), seededMicro: 3n * SEED_POOL });
     expect(row.seededMicro + row.contributedMicro - row.paidMicro).to.equal(row.poolMicro);
+    // the report shows the pool as it stands, with what went in and out
+    const range = `from=${new Date(h.svc.now().getTime() - 3_600_000).toISOString()}&to=${new Date(h.svc.now().getTime() + 3_600_000).toISOString()}`;
+    const report = await operator.request('GET', `/v1/reports/ggr?${range}`, undefined, { timestamp: Math.floor(h.svc.now().getTime() / 1000) });
+    expect(report.status, report.text).to.equal(200);
+    expect(report.body.jackpots).to.have.length(1);
+    expect(report.body.jackpots[0]).to.include({
+      currency: 'EUR',
+      poolMicro: SEED_POOL.toString(),
+      seededMicro: (3n * SEED_POOL).toString(),
+      contributedMicro: (2n * c).toString(),
+      paidMicro: (2n * (SEED_POOL + c)).toString(),
+      hits: 2,
+    });
     const told = await jackpotTold;
     expect(told).to.include({ currency: 'EUR', poolMicro: SEED_POOL.toString() });
     await until('both wins', async () => movements(a).length === 2 && movements(b).length === 2);
@@ -219,5 +236,48 @@ describe('the multi-event game, Gem Vault (D41)', function () {
     expect(gems).to.include({ kind: 'instant', name: 'Gem Vault', rtp: '0.954588', maxMultiplier: '5000' });
     expect(gems.features).to.deep.equal(['free_spins', 'feature_buy', 'jackpot']);
     expect(gems.currencies[0]).to.include({ currency: 'EUR', minBetMicro: '10000', jackpotPoolMicro: SEED_POOL.toString() });
+  });
+
+  it('a settled play\'s evidence: its proof re-derives every event (rgs verify), its dispute pack verifies, its reads show the play', async () => {
+    const operator = await gemsOperator(h);
+    const seated = await seat(operator, { serverSeed: gemsSeed([triggered], { stakeMicro: STAKE }) });
+    const ack = await seated.player.request('play', { amountMicro: STAKE.toString() });
+    const result = await seated.player.waitFor('round_result', (p) => p.roundId === ack.roundId);
+    await until('settled', async () => (await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } })).status === 'SETTLED');
+    const now = { timestamp: Math.floor(h.svc.now().getTime() / 1000) };
+    expect((await operator.request('POST', `/v1/session/${seated.sessionId}/terminate`, undefined, now)).status).to.equal(200);
+
+    const proof = await operator.request('GET', `/v1/rounds/${ack.roundId}/proof`, undefined, now);
+    expect(proof.status, proof.text).to.equal(200);
+    expect(proof.body).to.include({ gameCode: 'gems', rngVersion: 'gems-hmac-sha256-v1', stakeMicro: STAKE.toString(), payoutMicro: result.payoutMicro, jackpotRateMicro: '5000' });
+    expect(proof.body.outcome).to.deep.equal({
+      type: 'MULTI',
+      baseGame: result.baseGame,
+      events: result.events,
+      featurePurchased: false,
+      jackpotContributionMicro: result.jackpotContributionMicro,
+    });
+    const verdict = verifyRoundProof(proof.body);
+    expect(verdict.checks.filter((c) => !c.ok)).to.deep.equal([]);
+    expect(verdict.valid).to.equal(true);
+
+    const round = await operator.request('GET', `/v1/rounds/${ack.roundId}`, undefined, now);
+    expect(round.status, round.text).to.equal(200);
+    expect(round.body).to.include({ gameCode: 'gems', state: 'SETTLED', totalBetsMicro: STAKE.toString(), totalPayoutsMicro: result.payoutMicro });
+    expect(round.body.bets[0]).to.include({ featureBuy: false });
+    expect(round.body).to.deep.include({ won: true, featurePurchased: false, baseGame: result.baseGame, events: result.events });
+
+    const pack = await operator.request('GET', `/v1/rounds/${ack.roundId}/dispute-pack`, undefined, now);
+    expect(pack.status, pack.text).to.equal(200);
+    const files = new Map(Object.entries(unzipSync(pack.bytes)));
+    const jwks = (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as Jwks;
+    const packed = verifyPack(files, jwks);
+    expect(packed.checks.filter((c) => !c.ok)).to.deep.equal([]);
+    const sheet = JSON.parse(Buffer.from(files.get('par-sheet.json')!).toString('utf8'));
+    expect(sheet).to.include({ gameCode: 'gems', currency: 'EUR', payoutRounding: 'exact' });
+
+    const recalled = (await recallRound(h.svc, operator.operatorId, ack.roundId))!;
+    expect(recalled).to.include({ gameCode: 'gems', won: true, payoutMicro: result.payoutMicro, amountMicro: STAKE.toString() });
+    expect(recalled.events).to.deep.equal(result.events);
   });
 });

@@ -144,7 +144,19 @@ export const gemsModule = {
       return outcome === null ? null : outcome.payoutMicro > 0n;
     },
     betParams: (record) => ({ featureBuy: record.featureBuy }),
-    view: () => ({}),
+    // the play as the proof shows it (contract 2.11 MULTI), once its outcome is stored
+    view: (record) => {
+      const outcome = record.state === 'VOIDED' ? null : storedOutcome(record);
+      if (outcome === null) return { won: null, featurePurchased: null, baseGame: null, events: null, jackpotContributionMicro: null };
+      const shown = gemsProofOutcome(outcome);
+      return {
+        won: outcome.payoutMicro > 0n,
+        featurePurchased: shown.featurePurchased,
+        baseGame: shown.baseGame,
+        events: shown.events,
+        jackpotContributionMicro: shown.jackpotContributionMicro,
+      };
+    },
     checkTerms: () => ({}),
     proof: (input) => {
       const outcome = storedOutcome(input.record);

@@ -92,8 +92,16 @@ export type PlayView = {
   crashMultiplier?: string | null;
   cashOutMultiplier?: string | null;
   cashOutMs?: number | null;
-  // crash: whether the bet won, which follows from its cash-out (null until its result)
+  // crash: whether the bet won, which follows from its cash-out (null until its result);
+  // gems: whether the play paid anything
   won?: boolean | null;
+  // D41, a multi-event round once its outcome is stored (contract 2.11 MULTI): whether the
+  // feature was bought, the base spin (null for a bought feature), every event in play order
+  // with what it paid, and the play's contribution to the jackpot; null before the outcome
+  featurePurchased?: boolean | null;
+  baseGame?: unknown;
+  events?: { type: string; subOutcome?: unknown; payoutMicro: string }[] | null;
+  jackpotContributionMicro?: string | null;
 };
 
 // A bet's own parameters as the reads show them (bet.write's form): dice's side, crash's auto

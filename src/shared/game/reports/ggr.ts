@@ -37,6 +37,33 @@ type Aggregate = {
   sandbox: boolean;
 };
 
+// D41: the operator's jackpot pools as they stand, beside the range's figures (a jackpot paid
+// is in its round's payout above): what was put in (seeds, contributions), paid and is left
+export type JackpotRow = {
+  currency: string;
+  poolMicro: string;
+  seedMicro: string;
+  seededMicro: string;
+  contributedMicro: string;
+  paidMicro: string;
+  hits: number;
+  lastHitAt: string | null;
+};
+
+export async function jackpotReport(db: Db, operatorId: string): Promise<JackpotRow[]> {
+  const pools = await db.jackpotPool.findMany({ where: { operatorId }, orderBy: { currency: 'asc' } });
+  return pools.map((pool) => ({
+    currency: pool.currency,
+    poolMicro: pool.poolMicro.toString(),
+    seedMicro: pool.seedMicro.toString(),
+    seededMicro: pool.seededMicro.toString(),
+    contributedMicro: pool.contributedMicro.toString(),
+    paidMicro: pool.paidMicro.toString(),
+    hits: pool.hits,
+    lastHitAt: pool.lastHitAt?.toISOString() ?? null,
+  }));
+}
+
 export async function ggrReport(db: Db, operatorId: string, range: Required<TimeRange>): Promise<GgrRow[]> {
   const branch = (finish: Finish) => Prisma.sql`
     SELECT bet_id, session_id, game_code, currency, state FROM rounds WHERE ${finishedWithin(operatorId, range, finish)}`;
