@@ -94,27 +94,44 @@ export function parsePlaceBet(payload: unknown, gameCode: string): ParsedBet {
 const playSchema: JSONSchemaType<Play> = {
   type: 'object',
   additionalProperties: false,
-  required: ['amountMicro'],
+  required: [],
+  // D42: exactly one of amountMicro and freeBetGrantId; a free play's feature buy is its campaign's
+  oneOf: [
+    { required: ['amountMicro'], properties: { amountMicro: true } },
+    { required: ['freeBetGrantId'], properties: { freeBetGrantId: true } },
+  ],
   properties: {
     amountMicro: {
       anyOf: [{ type: 'integer' }, { type: 'string', pattern: STAKE_MICRO_PATTERN }],
     } as unknown as JSONSchemaType<Play>['properties']['amountMicro'],
     featureBuy: { type: 'boolean', nullable: true },
+    freeBetGrantId: { type: 'string', pattern: UUID_PATTERN, nullable: true },
     clientBetId: { type: 'string', minLength: 1, maxLength: 64, pattern: STORABLE_TEXT, nullable: true },
   },
 };
 const validPlay = strict.compile(playSchema);
 
 export type ParsedPlay =
-  | { ok: true; request: { amountMicro: bigint; featureBuy: boolean; clientBetId?: string } }
+  | { ok: true; request: { amountMicro: bigint; featureBuy: boolean; clientBetId?: string; freeBetGrantId?: string } }
   | { ok: false; reason: BetRejectReason; clientBetId?: string };
 
 export function parsePlay(payload: unknown, gameCode: string): ParsedPlay {
   const clientBetId = clientBetIdOf(payload);
   if (gameModule(gameCode)?.kind !== 'instant' || !validPlay(payload)) return { ok: false, reason: 'invalid_payload', clientBetId };
-  const amount = parseStakeMicro(payload.amountMicro);
+  const free = payload.freeBetGrantId ?? undefined;
+  // D42: a free play's feature buy is its campaign's, never the player's
+  if (free !== undefined && payload.featureBuy != null) return { ok: false, reason: 'invalid_payload', clientBetId };
+  const amount = free === undefined ? parseStakeMicro(payload.amountMicro!) : 0n;
   if (amount === null) return { ok: false, reason: 'invalid_payload', clientBetId };
-  return { ok: true, request: { amountMicro: amount, featureBuy: payload.featureBuy ?? false, ...(payload.clientBetId ? { clientBetId: payload.clientBetId } : {}) } };
+  return {
+    ok: true,
+    request: {
+      amountMicro: amount,
+      featureBuy: payload.featureBuy ?? false,
+      ...(payload.clientBetId ? { clientBetId: payload.clientBetId } : {}),
+      ...(free === undefined ? {} : { freeBetGrantId: free.toLowerCase() }),
+    },
+  };
 }
 
 type RotateSeedPayload = RotateSeed;

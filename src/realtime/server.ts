@@ -291,14 +291,18 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
     }
     const { placed, verdict } = await intake.play({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
+    // D42: a free play's grant changed, as place_bet's
+    const free = parsed.request.freeBetGrantId !== undefined;
     if (!placed.ok) {
       reply(rejectedHere(socket, placed.reason, parsed.request.clientBetId));
+      if (free) await tellFreeBets(svc, sessionId);
       if (placed.reason === 'session_expired' || placed.reason === 'session_terminated') await endHere(placed.reason);
       return;
     }
     const ack = await verdict!;
     reply(ack);
     if (!ack.ok) return;
+    if (free) await tellFreeBets(svc, sessionId);
     // the ack is sent: a play that cannot be finished here is the sweep's, never a rejection
     await resolvePlay(svc, placed.ticket).catch((err: unknown) =>
       svc.logger.warn({ err: (err as Error).message, betId: placed.ticket.betId }, 'play not finished here; the recovery sweep finishes it'),

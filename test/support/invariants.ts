@@ -1,4 +1,4 @@
-import type { Bet, Cycle, Db } from '../../src/shared/platform/db/client.js';
+import type { Bet, Cycle, Db, Prisma } from '../../src/shared/platform/db/client.js';
 import type { LedgerEntry, RecordedRequest, WalletSimulator } from '../../src/simulator/wallet-simulator.js';
 import { minorUnitMicro } from '../../src/shared/domain/currency.js';
 
@@ -27,7 +27,7 @@ export async function checkMoneyInvariants(db: Db, sim: WalletSimulator, opts: I
   if (operatorIds.length === 0) throw new Error(`no operator to check: none has ${sim.url} as its wallet and no operatorIds were given`);
   const inScope = { operatorId: { in: operatorIds } };
   const [bets, rounds, pendingRoundBets, walletJobs] = await Promise.all([
-    db.bet.findMany({ where: inScope, include: { round: { select: { id: true, outcomeSide: true, cashOutCents: true } } } }),
+    db.bet.findMany({ where: inScope, include: { round: { select: { id: true, outcomeSide: true, cashOutCents: true, outcome: true } } } }),
     db.round.findMany({ where: inScope, include: { bet: { select: { id: true, status: true } } } }),
     db.pendingRoundBet.findMany({ where: { bet: inScope }, include: { bet: { select: { status: true } } } }),
     db.walletJob.findMany({ where: inScope }),
@@ -47,7 +47,33 @@ export async function checkMoneyInvariants(db: Db, sim: WalletSimulator, opts: I
     ...walletJobs.flatMap((job) => (job.completedAt || job.abandonedAt ? [] : [`wallet job ${job.id} (${job.purpose}): ${openJob(job)}`])),
     ...rounds.flatMap(roundState),
     ...pendingRoundBets.flatMap(heldStake),
+    ...(await checkJackpotInvariants(db, operatorIds)),
   ];
+}
+
+// D41: each jackpot pool holds what went in less what was paid, and what went in and was paid is
+// what the real-money plays with an outcome say: their contributions, and their JACKPOT events
+const JACKPOT_PLAYS = `
+  SELECT p.operator_id, p.currency, p.pool_micro, p.seeded_micro, p.contributed_micro, p.paid_micro,
+         coalesce(sum((r.outcome->>'jackpotContributionMicro')::numeric), 0)::text AS contributions,
+         coalesce(sum((SELECT sum((e->>'payoutMicro')::numeric) FROM jsonb_array_elements(r.outcome->'events') e WHERE e->>'type' = 'JACKPOT')), 0)::text AS jackpots
+  FROM jackpot_pools p
+  LEFT JOIN rounds r ON r.operator_id = p.operator_id AND r.currency = p.currency AND r.outcome IS NOT NULL AND NOT r.demo
+  WHERE p.operator_id = ANY($1)
+  GROUP BY p.operator_id, p.currency, p.pool_micro, p.seeded_micro, p.contributed_micro, p.paid_micro`;
+
+type JackpotRow = { operator_id: string; currency: string; pool_micro: bigint; seeded_micro: bigint; contributed_micro: bigint; paid_micro: bigint; contributions: string; jackpots: string };
+
+export async function checkJackpotInvariants(db: Db, operatorIds: string[]): Promise<string[]> {
+  const pools = await db.$queryRawUnsafe<JackpotRow[]>(JACKPOT_PLAYS, operatorIds);
+  return pools.flatMap((p) => {
+    const what = `jackpot pool ${p.operator_id} ${p.currency}`;
+    const found: string[] = [];
+    if (p.seeded_micro + p.contributed_micro - p.paid_micro !== p.pool_micro) found.push(`${what}: seeded + contributed - paid is not the pool`);
+    if (BigInt(p.contributions) !== p.contributed_micro) found.push(`${what}: contributed ${p.contributed_micro}, its plays say ${p.contributions}`);
+    if (BigInt(p.jackpots) !== p.paid_micro) found.push(`${what}: paid ${p.paid_micro}, its plays' JACKPOT events say ${p.jackpots}`);
+    return found;
+  });
 }
 
 export type QuiescenceOptions = InvariantScope & { timeoutMs: number };
@@ -95,7 +121,7 @@ function openJob(job: { attempts: number; nextAttemptAt: Date | null; lastError:
   return `neither completed nor abandoned after ${job.attempts} attempt(s), ${next}${job.lastError ? `, last error ${job.lastError}` : ''}`;
 }
 
-type BetRow = Bet & { round: { id: string; outcomeSide: string | null; cashOutCents: bigint | null } | null };
+type BetRow = Bet & { round: { id: string; outcomeSide: string | null; cashOutCents: bigint | null; outcome: Prisma.JsonValue } | null };
 
 // contract 3.2: once quiet, every bet has its verdict; an accepted one always has its round
 function betStates(bets: BetRow[]): string[] {
@@ -378,7 +404,13 @@ export async function checkFreeBetInvariants(
 function freeBetNet(bet: BetRow, cycle: Cycle | undefined): bigint | null | undefined {
   if (!bet.round || !cycle) return undefined;
   let payout: bigint;
-  if (bet.gameCode === 'crash') {
+  if (bet.gameCode === 'gems') {
+    // D41: the play's events' sum, as stored with its outcome
+    const outcome = bet.round.outcome as { payoutMicro?: string } | null;
+    if (!outcome?.payoutMicro) return undefined;
+    payout = BigInt(outcome.payoutMicro);
+    if (payout === 0n) return null;
+  } else if (bet.gameCode === 'crash') {
     // D40: floor(stake * cents / 100), at most maxPayoutMicro
     if (bet.round.cashOutCents === null) return null;
     const max = (cycle.params as { maxPayoutMicro?: string } | null)?.maxPayoutMicro;

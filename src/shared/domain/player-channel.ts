@@ -63,7 +63,8 @@ export type Connected = {
 
 // D42: a free-bet grant the session may spend now: its campaign's stake, the rounds it has
 // left, and when it expires (ISO)
-export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string };
+// featureBuy: a grant of bought features (an instant game's campaign, D42), played with `play`
+export type FreeBet = { grantId: string; campaignRef: string; stakeMicro: string; remaining: number; expiresAt: string; featureBuy?: true };
 
 // D42: the session's usable grants, sent after each change of them
 export type FreeBets = { freeBets: FreeBet[] };
@@ -180,8 +181,10 @@ export type PlaceBet = { side?: Side; autoCashOut?: string; amountMicro?: number
 
 // D41: an instant play: its stake (amountMicro, as place_bet's), and whether it buys the
 // feature (featureBuy: it then debits featureBuyCost x the stake). Its ack is the debit's
-// verdict, as place_bet's; round_result follows with the outcome.
-export type Play = { amountMicro: number | string; featureBuy?: boolean; clientBetId?: string };
+// verdict, as place_bet's; round_result follows with the outcome. D42: a free play names
+// freeBetGrantId instead of amountMicro (exactly one of the two); its stake and feature buy are
+// its campaign's.
+export type Play = { amountMicro?: number | string; featureBuy?: boolean; freeBetGrantId?: string; clientBetId?: string };
 
 // D40: a cash-out of the session's bet in the flight; its ack is the decision, durable before
 // it is sent

@@ -5,12 +5,14 @@ import { finishInstantPlays } from '../../../src/shared/game/plays/sweep.js';
 import { BetDesk } from '../../../src/shared/game/bets/debit.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { until } from '../../support/game.js';
+import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
 import { JACKPOT_SEEDS, gemsOperator, gemsSeed, lost, seatGemsPlayer, triggered, won, type GemsSeat } from '../../support/gems.js';
 import type { Player } from '../../support/player.js';
 import { unzipSync } from 'fflate';
 import { verifyRoundProof } from '../../../src/shared/domain/games/proofs.js';
 import { verifyPack, type Jwks } from '../../../src/shared/domain/dispute-pack.js';
 import { recallRound } from '../../../src/shared/game/reports/recall.js';
+import { uniqueId } from '../../support/harness.js';
 
 // Gem Vault end to end (D41): a play is placed, debited, derived at once from the session's seed
 // and nonce, settled, and told; the jackpot's pool is fed by every real-money play and paid
@@ -279,5 +281,57 @@ describe('the multi-event game, Gem Vault (D41)', function () {
     const recalled = (await recallRound(h.svc, operator.operatorId, ack.roundId))!;
     expect(recalled).to.include({ gameCode: 'gems', won: true, payoutMicro: result.payoutMicro, amountMicro: STAKE.toString() });
     expect(recalled.events).to.deep.equal(result.events);
+  });
+
+  it('a free play of a campaign of bought features (D42): the grant spent, its stake sent isFree, the payout booked net of it', async () => {
+    const operator = await gemsOperator(h);
+    const playerRef = uniqueId('player');
+    const now = { timestamp: Math.floor(h.svc.now().getTime() / 1000) };
+    // made under the service's clock, which earlier tests moved
+    const body = {
+      campaignRef: uniqueId('camp'),
+      gameCode: 'gems',
+      currency: 'EUR',
+      stakeMicro: STAKE.toString(),
+      rounds: 1,
+      playerRefs: [playerRef],
+      featureBuy: true,
+      expiresAt: new Date(h.svc.now().getTime() + 86_400_000).toISOString(),
+    };
+    const created = await operator.request('POST', '/v1/freebets', body, now);
+    expect(created.status, created.text).to.equal(201);
+    const grants = await h.svc.db.freeBetGrant.findMany({ where: { campaignId: created.body.campaignId } });
+    const made = { campaignRef: body.campaignRef, grantOf: new Map(grants.map((g) => [g.playerRef, g.id])) };
+    const grantId = made.grantOf.get(playerRef)!;
+    const seated = await seat(operator, { serverSeed: gemsSeed([() => true], { stakeMicro: STAKE, featureBuy: true }) }, { playerRef });
+    expect(seated.connected.freeBets).to.have.length(1);
+    expect(seated.connected.freeBets[0]).to.include({ grantId, stakeMicro: STAKE.toString(), remaining: 1, featureBuy: true });
+    // a free play names its grant and nothing else: its feature buy is the campaign's
+    expect(await seated.player.request('play', { freeBetGrantId: grantId, featureBuy: false })).to.deep.equal({ ok: false, reason: 'invalid_payload' });
+    const ack = await seated.player.request('play', { freeBetGrantId: grantId });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    const result = await seated.player.waitFor('round_result', (p) => p.roundId === ack.roundId);
+    const cost = STAKE * GEMS_MATH.featureBuyCost;
+    expect(result).to.include({ featurePurchased: true, costMicro: cost.toString() });
+    await seated.player.waitFor('free_bets', (p) => p.freeBets.length === 0);
+    // D42: the debit carries the grant's stake, marked free; the payout is booked net of it
+    const debit = bodies(seated, 'bet')[0];
+    expect(debit).to.include({ amountMicro: STAKE.toString(), isFree: true, bonusRef: made.campaignRef, jackpotContributionMicro: contribution(cost).toString() });
+    const gross = result.events.reduce((sum: bigint, e: { payoutMicro: string }) => sum + BigInt(e.payoutMicro), 0n);
+    const net = gross > STAKE ? gross - STAKE : 0n;
+    expect(result.payoutMicro).to.equal(gross.toString());
+    await until('settled', async () => (await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } })).status === 'SETTLED');
+    const bet = await h.svc.db.bet.findUniqueOrThrow({ where: { id: ack.betId } });
+    expect(bet).to.include({ isFree: true, freeBetGrantId: grantId, amountMicro: STAKE, featureBuy: true, payoutMicro: net });
+    // the grant is spent: another free play is refused
+    expect(await seated.player.request('play', { freeBetGrantId: grantId })).to.deep.equal({ ok: false, reason: 'free_bet_unavailable' });
+  });
+
+  // D41 with every rule of the fault suite: each bet's wallet movements, the balances, the free
+  // bets, and each pool against its plays, over every play above
+  it('every play above keeps the money invariants and the jackpot pools their plays\' sums', async () => {
+    const operatorIds = (await h.svc.db.operator.findMany({ where: { walletUrl: h.wallet.url }, select: { id: true } })).map((o) => o.id);
+    await waitForQuiescence(h.svc.db, { operatorIds, timeoutMs: 20_000 });
+    expect(await checkMoneyInvariants(h.svc.db, h.wallet, { operatorIds })).to.deep.equal([]);
   });
 });

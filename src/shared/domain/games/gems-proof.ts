@@ -269,11 +269,10 @@ export function buildGemsProof(input: GemsProofInput): GemsProof {
 }
 
 // What a round books of its play (contract 8.4, D46, D42): the events' sum, rounded as the
-// cycle's payoutRounding says in the round's currency, and for a free bet its net of what the
-// play would have debited (the stake, or the feature's price: gems-math.ts's costMicro), never
-// below 0.
-export const gemsBookedPayout = (outcome: Pick<GemsOutcome, 'payoutMicro' | 'costMicro'>, rounding: PayoutRounding, currency: string, isFree: boolean): bigint =>
-  bookedPayout(roundedPayout(outcome.payoutMicro, rounding, currency), outcome.costMicro, isFree);
+// cycle's payoutRounding says in the round's currency, and for a free bet its net of the
+// grant's stake (D42: payout - stake, a bought feature's too), never below 0.
+export const gemsBookedPayout = (outcome: Pick<GemsOutcome, 'payoutMicro'>, rounding: PayoutRounding, currency: string, isFree: boolean, stakeMicro: bigint): bigint =>
+  bookedPayout(roundedPayout(outcome.payoutMicro, rounding, currency), stakeMicro, isFree);
 
 // what `rgs verify` recomputed of a gems proof
 export type GemsDerivation = {
@@ -388,7 +387,7 @@ function verify(body: unknown): ProofVerdict<GemsDerivation> {
     expected: hit ? 'the pool the play was given (the jackpot hit)' : null,
     actual: proof.jackpotPoolMicro,
   });
-  const booked = gemsBookedPayout(derived, proof.payoutRounding, proof.currency, proof.isFree).toString();
+  const booked = gemsBookedPayout(derived, proof.payoutRounding, proof.currency, proof.isFree, BigInt(proof.stakeMicro)).toString();
   checks.push({ name: 'payout', ok: booked === proof.payoutMicro, expected: booked, actual: proof.payoutMicro });
   return {
     valid: checks.every((check) => check.ok),
@@ -529,8 +528,9 @@ export function gemsPackChecks({ roundId, round, bet, proof, sheet, walletCalls 
         (round.state === 'VOIDED' || p.payoutMicro === round.totalPayoutsMicro) &&
         (!recorded || sameJson(gemsProofOutcome(recorded), p.outcome)) &&
         (!stated || (p.payoutRounding === stated.payoutRounding && p.mathVersion === stated.mathVersion)) &&
-        // the bet's debit is the play's: the stake, or the feature's price (D41)
-        (!bet || (bet.amountMicro === derived.costMicro && (bet.isFree === true) === p.isFree)) &&
+        // the bet's debit is the play's: the stake, or the feature's price (D41); a free play's,
+        // the grant's stake (D42)
+        (!bet || (bet.amountMicro === (p.isFree ? p.stakeMicro : derived.costMicro) && (bet.isFree === true) === p.isFree)) &&
         (!bet || typeof bet.featureBuy !== 'boolean' || bet.featureBuy === p.outcome.featurePurchased);
       check('proof_matches_round', same, same ? undefined : 'the proof\'s round, outcome, terms or bet differ from round.json, bets.json and par-sheet.json');
       outcome = deriveGems({
@@ -565,11 +565,15 @@ function gemsPayoutChecks(
   }
   if (!outcome) return [{ name: 'payout', ok: false, detail: recordedProblem ?? 'a settled round\'s payout follows from its outcome: the proof\'s, or round.json\'s outcome' }];
   if (typeof round.currency !== 'string') return [{ name: 'payout', ok: false, detail: 'round.json must carry currency' }];
-  if (outcome.costMicro.toString() !== bet.amountMicro) {
-    return [{ name: 'payout', ok: false, detail: { problem: 'the bet\'s amountMicro is not what the play debits', expected: outcome.costMicro.toString(), actual: bet.amountMicro } }];
+  // D42: a free play's debit carries the grant's stake, whatever the feature it bought
+  const free = bet.isFree === true;
+  const stake = outcome.featurePurchased ? outcome.costMicro / GEMS_MATH.featureBuyCost : outcome.costMicro;
+  const debited = free ? stake : outcome.costMicro;
+  if (debited.toString() !== bet.amountMicro) {
+    return [{ name: 'payout', ok: false, detail: { problem: 'the bet\'s amountMicro is not what the play debits', expected: debited.toString(), actual: bet.amountMicro } }];
   }
-  // contract 8.4, D46, D42: the events' sum, rounded, a free bet's net
-  const expected = gemsBookedPayout(outcome, sheet.payoutRounding, round.currency, bet.isFree === true).toString();
+  // contract 8.4, D46, D42: the events' sum, rounded, a free bet's net of its stake
+  const expected = gemsBookedPayout(outcome, sheet.payoutRounding, round.currency, free, stake).toString();
   const won = outcome.payoutMicro > 0n;
   const recorded = bet.payoutMicro ?? '0';
   const ok = recorded === expected && round.totalPayoutsMicro === expected;

@@ -170,7 +170,8 @@ export const gemsModule = {
         clientSeed: input.clientSeed,
         nonce: input.nonce,
         currency: input.currency,
-        stakeMicro: input.record.featureBuy ? input.stakeMicro / GEMS_MATH.featureBuyCost : input.stakeMicro,
+        // the bet keeps what it debited: a bought feature's price, a free play's stake (D42)
+        stakeMicro: input.record.featureBuy && !input.isFree ? input.stakeMicro / GEMS_MATH.featureBuyCost : input.stakeMicro,
         payoutMicro: input.payoutMicro,
         payoutRounding: input.config.payoutRounding,
         jackpotRateMicro: input.config.jackpotRateMicro,

@@ -12,7 +12,7 @@ import { Batcher, HOT_PATH_BATCH } from '../../platform/batch.js';
 import { betStep } from '../../platform/bet-steps.js';
 import { epochMs } from '../../platform/clock.js';
 import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
-import { GRANT_PLAYED } from '../freebets/usable.js';
+import { GRANT_FACTS, LOCK_GRANT, grantUsable, type GrantFacts } from './free-grant.js';
 import { placePlay, type PlayRequest } from '../plays/place.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
@@ -369,30 +369,6 @@ async function placeMixed(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, p
   return placements.map((p) => (p.freeBetGrantId === undefined ? paidPlaced[nextPaid++]! : freePlaced[nextFree++]!));
 }
 
-// D42: the lock a cancellation takes on the grant's row (campaigns.ts), so that a grant's
-// rounds bound its live bets across every node; a second statement then reads the grant,
-// its campaign and its live bets under a fresh snapshot, after any holder of the lock committed
-const LOCK_GRANT = statement('free_bet_lock', `SELECT id FROM free_bet_grants WHERE id = $1 FOR UPDATE`);
-const GRANT_FACTS = statement(
-  'free_bet_grant',
-  `SELECT c.operator_id, g.player_ref, c.game_code, c.currency, c.campaign_ref, c.stake_micro, c.state, c.valid_from, c.expires_at,
-          g.rounds - g.cancelled - ${GRANT_PLAYED} AS remaining
-   FROM free_bet_grants g JOIN free_bet_campaigns c ON c.id = g.campaign_id
-   WHERE g.id = $1`,
-);
-
-type GrantFacts = {
-  operator_id: string;
-  player_ref: string;
-  game_code: string;
-  currency: string;
-  campaign_ref: string;
-  stake_micro: bigint;
-  state: 'ACTIVE' | 'CANCELLED' | 'FINISHED';
-  valid_from: Date;
-  expires_at: Date;
-  remaining: number;
-};
 
 // A free bet, in one transaction: the grant's row locked, the session's facts and the grant's
 // read, the rules (8.2 rules 1 and 2, then the grant: D42), and the bet row with is_free, the
@@ -436,17 +412,6 @@ function refuseFree(placement: Placement, fact: Facts, grant: GrantFacts | undef
   const rg = rgState(fact);
   return rg ? rgRefusal(rg, 0n, now) : undefined;
 }
-
-const grantUsable = (grant: GrantFacts, fact: Facts, now: Date): boolean =>
-  fact.mode === 'REAL' &&
-  grant.operator_id === fact.operator_id &&
-  grant.player_ref === fact.player_ref &&
-  grant.game_code === fact.game_code &&
-  grant.currency === fact.currency &&
-  grant.state === 'ACTIVE' &&
-  grant.valid_from <= now &&
-  now < grant.expires_at &&
-  grant.remaining > 0;
 
 // place_bet on a realtime node (contract 8.2, D4): the bets that players send at the same
 // moment are placed together (one read, one insert) and then debited. A node that also runs

@@ -15,7 +15,7 @@ export const GRANT_PLAYED = `(SELECT count(*) FROM bets b WHERE b.free_bet_grant
 const USABLE = statement(
   'free_bets_usable',
   `SELECT * FROM (
-     SELECT g.id, c.campaign_ref, c.stake_micro, c.expires_at,
+     SELECT g.id, c.campaign_ref, c.stake_micro, c.feature_buy, c.expires_at,
             g.rounds - g.cancelled - ${GRANT_PLAYED} AS remaining
      FROM sessions s
      JOIN free_bet_grants g ON g.operator_id = s.operator_id AND g.player_ref = s.player_ref
@@ -28,7 +28,7 @@ const USABLE = statement(
    LIMIT 100`,
 );
 
-type UsableRow = { id: string; campaign_ref: string; stake_micro: bigint; expires_at: Date; remaining: number };
+type UsableRow = { id: string; campaign_ref: string; stake_micro: bigint; feature_buy: boolean; expires_at: Date; remaining: number };
 
 export async function usableFreeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string): Promise<FreeBet[]> {
   const rows = await svc.sql.query<UsableRow>(USABLE, [sessionId, svc.now()]);
@@ -38,6 +38,8 @@ export async function usableFreeBets(svc: Pick<ServiceContext, 'sql' | 'now'>, s
     stakeMicro: row.stake_micro.toString(),
     remaining: row.remaining,
     expiresAt: row.expires_at.toISOString(),
+    // D42: an instant game's grant of bought features says so (and only then)
+    ...(row.feature_buy ? { featureBuy: true } : {}),
   }));
 }
 

@@ -7,6 +7,7 @@ import { configSnapshot } from '../operators/game-config.js';
 import { keepCycleConfig } from '../rounds/cycle-config.js';
 import { moduleOf } from '../rounds/round-record.js';
 import { DAY_MS, recordRgTrips, rgState, rgWindowSql, type TripFacts } from '../bets/rg-window.js';
+import { GRANT_FACTS, LOCK_GRANT, grantUsable, type GrantFacts } from '../bets/free-grant.js';
 import type { Payer } from '../bets/ticket.js';
 import { InvalidBetError, type AnyGameModule, type InstantRounds, type StakeTerms } from '../../domain/games/types.js';
 
@@ -22,7 +23,9 @@ import { InvalidBetError, type AnyGameModule, type InstantRounds, type StakeTerm
 // (a fresh snapshot under READ COMMITTED), so that of two plays of a session at the same moment
 // the second sees the first's bet, committed, and is refused.
 
-export type PlayRequest = { sessionId: string; amountMicro: bigint; featureBuy: boolean; clientBetId?: string; payer?: Payer };
+// D42: a free play names the grant it spends (freeBetGrantId) and no stake of its own: its
+// amountMicro is then 0 here, and its stake and whether it buys the feature are its campaign's
+export type PlayRequest = { sessionId: string; amountMicro: bigint; featureBuy: boolean; clientBetId?: string; freeBetGrantId?: string; payer?: Payer };
 
 export type PlayPlaced = { ok: true; ticket: BetTicket } | { ok: false; reason: BetRejectReason };
 
@@ -71,8 +74,10 @@ const INSERT_PLAY = statement(
    ),
    bet AS (
      INSERT INTO bets (id, operator_id, session_id, cycle_id, round_id, player_ref, game_code, currency, side, feature_buy, amount_micro,
-                       status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at)
-     SELECT $18, $2, $19, cycle.id, $20, $21, $3, $4, NULL, $22, $23, 'PENDING', $24, $25, $26, $27, cycle.created_at FROM cycle
+                       status, bet_transaction_uuid, client_bet_id, demo, debit_node, cycle_created_at, is_free, free_bet_grant_id)
+     SELECT $18, $2, $19, cycle.id, $20, $21, $3, $4, NULL, $22, $23, 'PENDING', $24, $25, $26, $27, cycle.created_at,
+            $28::uuid IS NOT NULL, $28::uuid
+     FROM cycle
      RETURNING id
    )
    UPDATE sessions SET last_play_at = $17, last_play_bet_id = (SELECT id FROM bet), last_play_cycle_created_at = $17 WHERE id = $19`,
@@ -97,27 +102,36 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
   // contract 8.6: the configuration the play is priced under, snapshotted into its cycle
   const snapshot = await configSnapshot(svc.db, session.operator_id, session.game_code, session.currency);
   const { config } = snapshot;
-  let bet: unknown;
-  try {
-    bet = module.bet.parse({ featureBuy: request.featureBuy }, config);
-  } catch (err) {
-    if (err instanceof InvalidBetError) return { ok: false, reason: 'invalid_payload' };
-    throw err;
-  }
-  const cost = module.instant.costMicro(request.amountMicro, bet, config);
   // the play's cycle takes its bet's id: a cycle of one bet, found from it (and it from the
   // cycle, sweep.ts) by primary key
   const betId = randomUUID();
   const ids = { cycleId: betId, betId, roundId: randomUUID(), betTransactionUuid: randomUUID() };
   await svc.sql.query(ENSURE_ENGINE, [session.operator_id, session.game_code, session.currency]);
 
-  let refused: { facts: PlayFacts; reason: BetRejectReason } | undefined;
+  let refused: { facts: PlayFacts; reason: BetRejectReason; costMicro: bigint } | undefined;
   const placed = await svc.sql.transaction(async (tx): Promise<PlayPlaced> => {
     await tx.query(LOCK_SESSION, [request.sessionId]);
+    // D42: the grant's row is locked as a free bet's is (bets/place.ts), then read
+    let grant: GrantFacts | undefined;
+    if (request.freeBetGrantId !== undefined) {
+      await tx.query(LOCK_GRANT, [request.freeBetGrantId]);
+      [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [request.freeBetGrantId]);
+    }
     const [facts] = await tx.query<PlayFacts>(PLAY_FACTS, [request.sessionId, new Date(now.getTime() - DAY_MS)]);
-    const reason = refuse(facts!, request.amountMicro, cost, config, module.instant.minRoundMs(config), now);
+    const terms = playTerms(module, request, grant, facts!, config, now);
+    if (!terms.ok) {
+      refused = { facts: facts!, reason: terms.reason, costMicro: 0n };
+      return terms;
+    }
+    const { bet, stakeMicro, featureBuy } = terms;
+    const cost = module.instant.costMicro(stakeMicro, bet, config);
+    // D42: a free play's debit carries the grant's stake (isFree), whatever feature it buys;
+    // the jackpot is fed on the play's price as for any play
+    const debit = grant ? stakeMicro : cost;
+    // 8.3: a free play's stake counts 0 (D42)
+    const reason = refuse(facts!, stakeMicro, grant ? 0n : cost, config, module.instant.minRoundMs(config), now);
     if (reason) {
-      refused = { facts: facts!, reason };
+      refused = { facts: facts!, reason, costMicro: grant ? 0n : cost };
       return { ok: false, reason };
     }
     const { columns: c, params } = snapshot;
@@ -144,12 +158,13 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
       request.sessionId,
       ids.roundId,
       facts!.player_ref,
-      request.featureBuy,
-      cost,
+      featureBuy,
+      debit,
       ids.betTransactionUuid,
       request.clientBetId ?? null,
       demo,
       debitNode,
+      request.freeBetGrantId ?? null,
     ]);
     return {
       ok: true,
@@ -163,11 +178,12 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
         currency: session.currency,
         side: null,
         autoCashOutCents: null,
-        amountMicro: cost.toString(),
-        isFree: false,
+        amountMicro: debit.toString(),
+        isFree: grant !== undefined,
+        ...(grant ? { bonusRef: grant.campaign_ref } : {}),
         demo,
         ...(request.clientBetId ? { clientBetId: request.clientBetId } : {}),
-        featureBuy: request.featureBuy,
+        featureBuy,
         // D41: a demo play feeds no pool
         ...(demo ? {} : { jackpotContributionMicro: module.instant.jackpotContributionMicro(cost, config).toString() }),
       },
@@ -176,8 +192,32 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
   // the process that placed the play derives it, priced under this snapshot (resolve.ts)
   if (placed.ok) keepCycleConfig(ids.cycleId, config);
   // D31: a limit the play tripped is reported as a bet's is
-  if (refused) await recordRgTrips(svc, [{ amountMicro: cost }], [refused.facts], [{ ok: false, reason: refused.reason }], now);
+  if (refused) await recordRgTrips(svc, [{ amountMicro: refused.costMicro }], [refused.facts], [{ ok: false, reason: refused.reason }], now);
   return placed;
+}
+
+// The play's stake and bet: the player's (a bought feature where the configuration allows it),
+// or a free play's campaign's (D42: its stake, and whether it buys the feature; never a demo
+// session's, and only the session's own grant, usable now, with a round left)
+function playTerms(
+  module: InstantModule,
+  request: PlayRequest,
+  grant: GrantFacts | undefined,
+  facts: PlayFacts,
+  config: StakeTerms,
+  now: Date,
+): { ok: true; bet: unknown; stakeMicro: bigint; featureBuy: boolean } | { ok: false; reason: BetRejectReason } {
+  if (request.freeBetGrantId !== undefined && (!grant || !grantUsable(grant, facts, now))) return { ok: false, reason: 'free_bet_unavailable' };
+  const featureBuy = grant ? grant.feature_buy : request.featureBuy;
+  try {
+    const bet = module.bet.parse({ featureBuy }, config);
+    return { ok: true, bet, stakeMicro: grant ? grant.stake_micro : request.amountMicro, featureBuy };
+  } catch (err) {
+    // a campaign of bought features, once the operator has switched feature buy off, gives
+    // nothing more to play
+    if (err instanceof InvalidBetError) return { ok: false, reason: grant ? 'free_bet_unavailable' : 'invalid_payload' };
+    throw err;
+  }
 }
 
 // 8.2 rule 1, then the session's previous play (D41: one round at a time, rule 4's analogue;

@@ -22,7 +22,7 @@ import type { PayoutRounding } from '../../domain/games/config.js';
 const PLAY_ROUND = statement(
   'play_round',
   `SELECT r.id, r.nonce, r.session_id, r.operator_id, r.demo, r.bet_id, r.cycle_id, r.cycle_created_at, r.game_code, r.currency,
-          sd.id AS seed_id, sd.encrypted_server_seed, sd.client_seed, b.amount_micro, b.feature_buy, c.payout_rounding
+          sd.id AS seed_id, sd.encrypted_server_seed, sd.client_seed, b.amount_micro, b.feature_buy, b.is_free, c.payout_rounding
    FROM rounds r JOIN seeds sd ON sd.id = r.seed_id JOIN bets b ON b.id = r.bet_id AND b.cycle_created_at = r.cycle_created_at
    JOIN cycles c ON c.id = r.cycle_id
    WHERE r.id = $1 AND r.cycle_created_at = $2 AND r.state = 'ROLLING'
@@ -45,6 +45,7 @@ type PlayRound = {
   client_seed: string;
   amount_micro: bigint;
   feature_buy: boolean;
+  is_free: boolean;
   payout_rounding: PayoutRounding;
 };
 
@@ -134,7 +135,9 @@ async function derive(svc: ServiceContext, tx: Queryable, play: PlayToResolve): 
   const config = await cycleConfigOf(svc, round.cycle_id);
   // the bet as placed, under the snapshot it was placed under (place.ts)
   const bet = module.bet.parse({ featureBuy: round.feature_buy }, config);
-  const stakeMicro = module.instant.stakeMicro(round.amount_micro, bet, config);
+  // what the bet keeps: the play's price, or a free play's stake (D42)
+  const stakeMicro = round.is_free ? round.amount_micro : module.instant.stakeMicro(round.amount_micro, bet, config);
+  const costMicro = module.instant.costMicro(stakeMicro, bet, config);
   const key = [round.operator_id, round.currency];
   let poolMicro: bigint;
   if (round.demo) {
@@ -142,7 +145,7 @@ async function derive(svc: ServiceContext, tx: Queryable, play: PlayToResolve): 
     poolMicro = pool?.pool_micro ?? module.instant.jackpotSeedMicro(config);
   } else {
     await tx.query(SEED_POOL, [...key, module.instant.jackpotSeedMicro(config)]);
-    const contribution = module.instant.jackpotContributionMicro(round.amount_micro, config);
+    const contribution = module.instant.jackpotContributionMicro(costMicro, config);
     const [fed] = await tx.query<{ pool_micro: bigint }>(FEED_POOL, [...key, contribution, svc.now()]);
     poolMicro = fed!.pool_micro;
   }
