@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { EngineStarts } from './arrivals.js';
 import { CASH_OUT_MAX_BOUNDS, centsWords, crashCycleMs, DEFAULT_CASH_OUT_MAX_CENTS, parseCashOutMax, SMOKE_CASH_OUT_MAX_CENTS } from './crash-play.js';
+import { DEFAULT_MIN_ROUND_MS, parseFeatureBuyShare } from './gems-play.js';
 
 // Command-line options of `npm run bench`. Every run must finish in under two
 // minutes, so the options that set its length are bounded here rather than discovered
@@ -8,14 +9,19 @@ import { CASH_OUT_MAX_BOUNDS, centsWords, crashCycleMs, DEFAULT_CASH_OUT_MAX_CEN
 
 export type Deployment = 'all-in-one' | 'split';
 
-// the game the players play: dice, or crash (D40), whose players also cash out (crash-play.ts)
-export type BenchGame = 'dice' | 'crash';
+// the game the players play: dice, or crash (D40), whose players also cash out (crash-play.ts),
+// or Gem Vault (D41), an instant game whose players play on their own pace (gems-play.ts)
+export type BenchGame = 'dice' | 'crash' | 'gems';
 
 export type BenchOptions = {
   deployment: Deployment;
   game: BenchGame;
   // crash: the highest multiplier a player aims to cash out at, in cents (crash-play.ts)
   cashOutMaxCents: number;
+  // gems: the operators' minRoundMs, the least time between two plays of a session (D41)
+  minRoundMs: number;
+  // gems: the fraction of plays that buy the feature (0 to 1)
+  featureBuyShare: number;
   players: number;
   operators: number;
   sessionRate: number; // session creates per second, spread over the operators
@@ -35,7 +41,8 @@ export type BenchOptions = {
   traceBetsDir: string | undefined;
   // run the bet path's skeleton beside the players (skeleton.ts)
   skeleton: boolean;
-  // the fraction of the betting window over which each player's bet falls, at random
+  // the fraction of the betting window over which each player's bet falls, at random; gems:
+  // of minRoundMs, over which each player's first play falls (gems-play.ts)
   betSpread: number;
   // worker threads the players are spread over
   playerThreads: number;
@@ -65,8 +72,13 @@ export const COOLDOWN_MS = 200;
 // one cycle of every bench operator's engine: PENDING opens at once, then the three windows;
 // a crash cycle's ROLLING is its flight, which lasts until its players' rounds have ended,
 // at most until the curve reaches the highest cash-out they aim at (crash-play.ts)
-export const cycleMs = (o: Pick<BenchOptions, 'bettingWindowMs' | 'game' | 'cashOutMaxCents'>) =>
-  o.game === 'crash' ? crashCycleMs(o.bettingWindowMs, COOLDOWN_MS, o.cashOutMaxCents) : o.bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
+// gems has no cycles of a clock (D41): a player's own cycle is a play every minRoundMs
+export const cycleMs = (o: Pick<BenchOptions, 'bettingWindowMs' | 'game' | 'cashOutMaxCents' | 'minRoundMs'>) =>
+  o.game === 'crash'
+    ? crashCycleMs(o.bettingWindowMs, COOLDOWN_MS, o.cashOutMaxCents)
+    : o.game === 'gems'
+      ? o.minRoundMs
+      : o.bettingWindowMs + ROLLING_WINDOW_MS + COOLDOWN_MS;
 
 // The idle window: every player connected, none betting, for this long, once the connect
 // phase's tail has settled. The target it measures: an engine with connected players and no
@@ -87,7 +99,9 @@ const FIXED_SECONDS = 20 + IDLE_MEASURE_MS / 1000;
 const CYCLES_PER_RUN = 3.5;
 const CRASH_CYCLES_PER_RUN = 2.5;
 const MAX_RUN_SECONDS = 115;
-export const expectedRunSeconds = (o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs' | 'game' | 'cashOutMaxCents'>) =>
+export const expectedRunSeconds = (
+  o: Pick<BenchOptions, 'players' | 'sessionRate' | 'durationS' | 'bettingWindowMs' | 'game' | 'cashOutMaxCents' | 'minRoundMs'>,
+) =>
   FIXED_SECONDS + (2 * o.players) / o.sessionRate + o.durationS + ((o.game === 'crash' ? CRASH_CYCLES_PER_RUN : CYCLES_PER_RUN) * cycleMs(o)) / 1000;
 
 // --players, after --overload's doubling: each player is a Socket.IO connection of the
@@ -106,6 +120,7 @@ const DEFAULTS = {
   betSpreadPercent: 40,
   playerThreads: 2,
   cashOutMaxCents: DEFAULT_CASH_OUT_MAX_CENTS,
+  minRoundMs: DEFAULT_MIN_ROUND_MS,
 };
 // a crash smoke run aims lower, so that its flights are short, and bets for a whole cycle and
 // a second more, so that every engine opens its betting while the players bet
@@ -119,13 +134,17 @@ const SMOKE = {
   playerThreads: 1,
   operators: 2,
   cashOutMaxCents: SMOKE_CASH_OUT_MAX_CENTS,
+  minRoundMs: DEFAULT_MIN_ROUND_MS,
 };
 
 export const USAGE = `usage: npm run bench -- [options]
   --deployment all-in-one|split   the service as one process, or one process per Procfile role (default all-in-one)
-  --game dice|crash               the game the players play (default dice); crash players also cash out (D40)
+  --game dice|crash|gems          the game the players play (default dice); crash players also cash out (D40); gems
+                                  players play Gem Vault (D41), each as often as minRoundMs lets it
   --cash-out-max M.MM             crash: the highest multiplier a player aims to cash out at (default ${centsWords(DEFAULTS.cashOutMaxCents)},
                                   ${centsWords(SMOKE.cashOutMaxCents)} with --smoke)
+  --min-round MS                  gems: the operators' minRoundMs, the least time between a session's plays (default ${DEFAULTS.minRoundMs})
+  --feature-buy-share F           gems: the fraction of plays, 0 to 1, that buy the feature (default 0)
   --players N                     connected players, each betting every round (default ${DEFAULTS.players})
   --operators N                   operators the players are spread over (default: session rate / ${SESSIONS_PER_OPERATOR_PER_S})
   --session-rate N                players arriving per second: session creates, then connections (default ${DEFAULTS.sessionRate})
@@ -133,7 +152,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --wallet-latency MS             latency added to every wallet answer (default 0)
   --betting-window MS             the operators' betting window (default ${DEFAULTS.bettingWindowMs})
   --out FILE                      the JSON results (default bench-results/<timestamp>.json)
-  --bet-spread PERCENT            each bet falls at random in the first PERCENT of the betting window (default ${DEFAULTS.betSpreadPercent})
+  --bet-spread PERCENT            each bet falls at random in the first PERCENT of the betting window (default ${DEFAULTS.betSpreadPercent});
+                                  gems: each player's first play falls in the first PERCENT of minRoundMs (up to 100)
   --engine-starts aligned|staggered
                                   operators' engines start together and run in step (the worst case), or at
                                   phases spread over one cycle, as independent casinos do (default staggered)
@@ -207,11 +227,20 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const deployment = take('deployment') ?? 'all-in-one';
   if (deployment !== 'all-in-one' && deployment !== 'split') throw new UsageError(`--deployment must be all-in-one or split (got ${deployment})`);
   const game = take('game') ?? 'dice';
-  if (game !== 'dice' && game !== 'crash') throw new UsageError(`--game must be dice or crash (got ${game})`);
+  if (game !== 'dice' && game !== 'crash' && game !== 'gems') throw new UsageError(`--game must be dice, crash or gems (got ${game})`);
   const cashOutMaxText = take('cash-out-max');
   if (cashOutMaxText !== undefined && game !== 'crash') throw new UsageError('--cash-out-max is a crash option: add --game crash');
   const cashOutMaxCents = cashOutMaxText === undefined ? base.cashOutMaxCents : parseCashOutMax(cashOutMaxText);
   if (cashOutMaxCents === undefined) throw new UsageError(`--cash-out-max must be a multiplier with two decimals, ${CASH_OUT_MAX_BOUNDS} (got ${cashOutMaxText})`);
+  const minRoundText = given.get('min-round');
+  if (minRoundText !== undefined && game !== 'gems') throw new UsageError('--min-round is a gems option: add --game gems');
+  // D41's bounds are 0 to an hour; a bench player plays at least every few seconds, and 100 ms
+  // keeps a run's plays countable
+  const minRoundMs = int('min-round', base.minRoundMs, 100, 5000);
+  const featureBuyText = take('feature-buy-share');
+  if (featureBuyText !== undefined && game !== 'gems') throw new UsageError('--feature-buy-share is a gems option: add --game gems');
+  const featureBuyShare = featureBuyText === undefined ? 0 : parseFeatureBuyShare(featureBuyText);
+  if (featureBuyShare === undefined) throw new UsageError(`--feature-buy-share must be a number from 0 to 1 (got ${featureBuyText})`);
   const asked = int('players', base.players, 1, MAX_PLAYERS);
   // doubled before anything follows from the count (the operators, the run's length), so
   // that an overloaded run is bounded like any other
@@ -222,11 +251,12 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
   const operators = int('operators', Math.min(players, defaultOperators), 1, 1000);
   const bettingWindowMs = int('betting-window', base.bettingWindowMs, 500, 15_000);
   // a crash smoke run bets for a cycle whole (SMOKE above)
-  const defaultDurationS = smoke && game === 'crash' ? Math.ceil(cycleMs({ game, cashOutMaxCents, bettingWindowMs }) / 1000) + 1 : base.durationS;
+  const defaultDurationS = smoke && game === 'crash' ? Math.ceil(cycleMs({ game, cashOutMaxCents, bettingWindowMs, minRoundMs }) / 1000) + 1 : base.durationS;
   const durationS = int('duration', defaultDurationS, 1, 60);
   const walletLatencyMs = int('wallet-latency', base.walletLatencyMs, 0, 2000);
-  // up to 90 %: a bet sent in the window's last moments arrives after it closed
-  const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, 90);
+  // up to 90 %: a bet sent in the window's last moments arrives after it closed; a gems play
+  // has no window to miss (D41)
+  const betSpreadPercent = int('bet-spread', base.betSpreadPercent, 1, game === 'gems' ? 100 : 90);
   const playerThreads = int('player-threads', base.playerThreads, 1, 8);
   const history = int('history', 0, 0, MAX_HISTORY_BETS);
   if (historyRebuild && history === 0) throw new UsageError('--history-rebuild needs --history N');
@@ -246,12 +276,14 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
         `(contract 8.1: ${CONTRACT_SESSIONS_PER_OPERATOR_PER_S} per second each)`,
     );
   }
-  const runSeconds = expectedRunSeconds({ players, sessionRate, durationS, bettingWindowMs, game, cashOutMaxCents });
+  const runSeconds = expectedRunSeconds({ players, sessionRate, durationS, bettingWindowMs, game, cashOutMaxCents, minRoundMs });
   if (runSeconds > MAX_RUN_SECONDS) {
     const cycle =
       game === 'crash'
         ? `${CRASH_CYCLES_PER_RUN} cycles of betting window + the flight to ${centsWords(cashOutMaxCents)} + ${COOLDOWN_MS} ms`
-        : `${CYCLES_PER_RUN} cycles of betting window + ${ROLLING_WINDOW_MS + COOLDOWN_MS} ms`;
+        : game === 'gems'
+          ? `${CYCLES_PER_RUN} x minRoundMs`
+          : `${CYCLES_PER_RUN} cycles of betting window + ${ROLLING_WINDOW_MS + COOLDOWN_MS} ms`;
     throw new UsageError(
       `this run would take about ${Math.ceil(runSeconds)} s (${FIXED_SECONDS} s + 2 x players / session rate + duration + ` +
         `${cycle}); keep it within ${MAX_RUN_SECONDS} s so that it ends within 2 minutes`,
@@ -261,6 +293,8 @@ export function parseOptions(argv: string[], root: string, now: Date = new Date(
     deployment,
     game,
     cashOutMaxCents,
+    minRoundMs,
+    featureBuyShare,
     players,
     operators,
     sessionRate,

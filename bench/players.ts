@@ -2,13 +2,16 @@ import { io, type Socket } from 'socket.io-client';
 import { arrivalOffsetMs, type EngineStarts } from './arrivals.js';
 import { cashesOutAutomatically, centsWords, curveTimeOf, drawTargetCents, FlightClock } from './crash-play.js';
 import { LoopDelayMonitor, type LoopDelay } from './event-loop.js';
+import { GEMS_STALL_MS, nextPlayAt, type GemsPace } from './gems-play.js';
 import type { BenchGame } from './options.js';
 import type { BenchSession } from './sessions.js';
 import { epochMs } from '../src/shared/platform/clock.js';
 
 // The players: one Socket.IO client each (WebSocket transport only, contract 4.4) that bets
 // once in every round while betting is on, and records what a browser would see and when. A
-// crash player also cashes out (crash-play.ts), by hand or automatically.
+// crash player also cashes out (crash-play.ts), by hand or automatically. A Gem Vault player
+// (D41) has no round to wait for: it plays at its own pace (gems-play.ts), each play a
+// BetRecord as a bet is.
 
 export type BetRecord = {
   cycleId: string;
@@ -22,12 +25,17 @@ export type BetRecord = {
   // cash out there (autoCashOut) or cashes out by hand
   targetCents?: number;
   auto?: boolean;
+  // gems: whether the play bought the feature (D41)
+  featureBuy?: boolean;
 };
 
 // crash: what round_result told, multipliers in cents
 export type CrashResult = { crashCents: number; cashOutCents: number | null; payoutMicro: string };
 
-export type ResultRecord = { at: number; cycleId: string; won: boolean; crash?: CrashResult };
+// gems: what round_result told of a play (D41): its bet and payout, and whether it bought the feature
+export type GemsResult = { betId: string; payoutMicro: string; featurePurchased: boolean };
+
+export type ResultRecord = { at: number; cycleId: string; won: boolean; crash?: CrashResult; gems?: GemsResult };
 
 // A crash cash-out by hand: when the player clicked, by its own clock and by this machine's,
 // and what the service answered.
@@ -80,13 +88,27 @@ export type PlayerSetup = {
   baseUrl: string;
   game: BenchGame;
   cashOutMaxCents: number;
+  // gems: the operators' minRoundMs, and the fraction of plays that buy the feature
+  minRoundMs: number;
+  featureBuyShare: number;
   operators: number;
   bettingWindowMs: number;
   betSpread: number;
   engineStarts: EngineStarts;
   cycleMs: number;
 };
-type RoundResult = { roundId: string; cycleId: string; won: boolean; crashMultiplier?: string; cashOutMultiplier?: string | null; payoutMicro?: string };
+type RoundResult = {
+  roundId: string;
+  cycleId: string;
+  won: boolean;
+  crashMultiplier?: string;
+  cashOutMultiplier?: string | null;
+  payoutMicro?: string;
+  // gems (MultiRoundResult, D41)
+  betId?: string;
+  featurePurchased?: boolean;
+  events?: unknown[];
+};
 type BetAck = { ok: boolean; betId?: string; roundId?: string; reason?: string };
 type CashOutAck = { ok: boolean; cashOutMultiplier?: string; payoutMicro?: string; reason?: string };
 
@@ -105,6 +127,18 @@ type CrashRound = {
   over: boolean;
 };
 
+// A Gem Vault player (gems-play.ts): its socket, its last play, the balance_update messages it
+// has seen and the plays it had accepted and won, and the one timer of its pace
+type GemsSeat = {
+  socket?: Socket;
+  last?: GemsPace;
+  notBefore: number;
+  balanceUpdatesSeen: number;
+  accepted: number;
+  won: number;
+  timer?: NodeJS.Timeout;
+};
+
 // The players of one thread (player-thread.ts); the load generator runs several threads so
 // that no single event loop's delay shows in the measured latencies.
 export class Players {
@@ -120,6 +154,7 @@ export class Players {
   readonly connectLatenciesMs: number[] = [];
   readonly failures: string[] = [];
   private readonly sockets: Socket[] = [];
+  private readonly gemsSeats: GemsSeat[] = [];
   private closing = false;
 
   constructor(private readonly setup: PlayerSetup) {}
@@ -137,6 +172,14 @@ export class Players {
     this.bettingOn = on;
     if (on) this.loop.start();
     else this.eventLoopDelay = this.loop.stop();
+    // gems: each player's first play at random in the first betSpread of minRoundMs
+    for (const seat of this.gemsSeats) {
+      clearTimeout(seat.timer);
+      seat.timer = undefined;
+      if (!on) continue;
+      seat.notBefore = Date.now() + Math.random() * this.setup.minRoundMs * this.setup.betSpread;
+      this.pace(seat);
+    }
   }
 
   // players arrive as their sessions did: handshakes start on a fixed schedule (the player
@@ -163,6 +206,7 @@ export class Players {
     const side = Math.floor(session.index / this.setup.operators) % 2 === 0 ? 'LOW' : 'HIGH';
     // crash: this player's rounds by cycle
     const crash = this.setup.game === 'crash' ? { auto: cashesOutAutomatically(session.index, this.setup.operators), rounds: new Map<string, CrashRound>() } : undefined;
+    const gems: GemsSeat | undefined = this.setup.game === 'gems' ? { notBefore: 0, balanceUpdatesSeen: 0, accepted: 0, won: 0 } : undefined;
     let socket: Socket;
     try {
       socket = await handshake(this.setup.baseUrl, session.token, (opening) => {
@@ -185,7 +229,11 @@ export class Players {
                   },
                 }
               : {}),
+            ...(result.events !== undefined
+              ? { gems: { betId: result.betId ?? '', payoutMicro: result.payoutMicro ?? '', featurePurchased: result.featurePurchased === true } }
+              : {}),
           });
+          if (gems) this.onGemsResult(gems, result);
           const round = crash?.rounds.get(result.cycleId);
           if (round) {
             round.over = true;
@@ -194,6 +242,14 @@ export class Players {
           }
         });
         opening.on('session_ended', () => this.failures.push('session_ended'));
+        if (gems) {
+          opening.on('balance_update', () => {
+            gems.balanceUpdatesSeen++;
+            this.pace(gems);
+          });
+          // D23: a win that failed after its round_result; the wallet's ledger shows it too
+          opening.on('win_failed', () => this.failures.push('win_failed'));
+        }
       });
     } catch (err) {
       this.failures.push(`connect:${(err as Error).message}`);
@@ -204,6 +260,80 @@ export class Players {
       if (!this.closing) this.failures.push('disconnected');
     });
     this.sockets.push(socket);
+    if (gems) {
+      gems.socket = socket;
+      this.gemsSeats.push(gems);
+      if (this.betting) {
+        gems.notBefore = Date.now() + Math.random() * this.setup.minRoundMs * this.setup.betSpread;
+        this.pace(gems);
+      }
+    }
+  }
+
+  // gems: the next play when the rules allow it (gems-play.ts), or a timer until then; called
+  // on every message that may allow it, each call replacing the seat's one timer
+  private pace(seat: GemsSeat): void {
+    clearTimeout(seat.timer);
+    seat.timer = undefined;
+    if (!this.betting || !seat.socket || this.closing) return;
+    const now = Date.now();
+    let at = nextPlayAt(seat.last, seat.balanceUpdatesSeen, this.setup.minRoundMs);
+    if (at === undefined) {
+      const last = seat.last!;
+      const stallAt = last.sentWallMs + GEMS_STALL_MS;
+      if (now < stallAt) {
+        seat.timer = setTimeout(() => this.pace(seat), stallAt - now);
+        return;
+      }
+      // still in play after the ack's own limit: the analysis counts what is missing (its ack,
+      // its round_result, its win); the player goes on as if it had come
+      this.failures.push('play:stalled');
+      last.ackWallMs ??= now;
+      last.resulted = true;
+      seat.balanceUpdatesSeen = Math.max(seat.balanceUpdatesSeen, last.balanceUpdatesDue);
+      at = last.ackWallMs + this.setup.minRoundMs;
+    }
+    const due = Math.max(at, seat.notBefore);
+    // a timer may fire a fraction of a millisecond early: the play waits for the wall clock
+    if (due > now) {
+      seat.timer = setTimeout(() => this.pace(seat), Math.ceil(due - now));
+      return;
+    }
+    this.play(seat);
+  }
+
+  private play(seat: GemsSeat): void {
+    const featureBuy = this.setup.featureBuyShare > 0 && Math.random() < this.setup.featureBuyShare;
+    const pace: GemsPace = { sentWallMs: Date.now(), resulted: false, won: false, balanceUpdatesDue: 0 };
+    seat.last = pace;
+    // a play's cycle is its own, named by its bet's id (D41): known from the ack
+    const record: BetRecord = { cycleId: '', sentAt: 0, featureBuy };
+    this.placeBet(seat.socket!, 'play', { amountMicro: STAKE_MICRO, ...(featureBuy ? { featureBuy: true } : {}) }, record, (ack) => {
+      pace.ackWallMs = Date.now();
+      pace.accepted = ack.ok === true;
+      if (ack.ok) {
+        record.cycleId = ack.betId ?? '';
+        pace.roundId = ack.roundId;
+        seat.accepted++;
+        pace.balanceUpdatesDue = seat.accepted + seat.won;
+        // its round_result follows the ack (D41); should it have come first, it is kept
+        const result = ack.roundId === undefined ? undefined : this.results.get(ack.roundId);
+        if (result) this.onGemsResult(seat, { roundId: ack.roundId!, cycleId: result.cycleId, won: result.won });
+      }
+      this.pace(seat);
+    });
+  }
+
+  private onGemsResult(seat: GemsSeat, result: Pick<RoundResult, 'roundId' | 'cycleId' | 'won'>): void {
+    const last = seat.last;
+    if (!last || last.roundId !== result.roundId || last.resulted) return;
+    last.resulted = true;
+    last.won = result.won;
+    if (result.won) {
+      seat.won++;
+      last.balanceUpdatesDue = seat.accepted + seat.won;
+    }
+    this.pace(seat);
   }
 
   private onRoundState(socket: Socket, side: string, state: RoundState): void {
@@ -212,7 +342,7 @@ export class Players {
     }
     if (state.phase !== 'BETTING_OPEN' || !this.betting) return;
     setTimeout(() => {
-      if (this.betting) this.placeBet(socket, { side, amountMicro: STAKE_MICRO }, { cycleId: state.cycleId, sentAt: 0 });
+      if (this.betting) this.placeBet(socket, 'place_bet', { side, amountMicro: STAKE_MICRO }, { cycleId: state.cycleId, sentAt: 0 });
     }, Math.random() * this.setup.bettingWindowMs * this.setup.betSpread);
   }
 
@@ -232,7 +362,7 @@ export class Players {
       const targetCents = drawTargetCents(Math.random(), this.setup.cashOutMaxCents);
       const round: CrashRound = { bet: { cycleId: state.cycleId, sentAt: 0, targetCents, auto: crash.auto }, due: false, clicked: false, over: false };
       crash.rounds.set(state.cycleId, round);
-      this.placeBet(socket, { amountMicro: STAKE_MICRO, ...(crash.auto ? { autoCashOut: centsWords(targetCents) } : {}) }, round.bet, (ack) => {
+      this.placeBet(socket, 'place_bet', { amountMicro: STAKE_MICRO, ...(crash.auto ? { autoCashOut: centsWords(targetCents) } : {}) }, round.bet, (ack) => {
         if (!ack.ok) crash.rounds.delete(state.cycleId);
         else if (round.due) this.cashOut(socket, round, true);
       });
@@ -291,13 +421,14 @@ export class Players {
       });
   }
 
-  // `then`: after the ack (or its timeout) is recorded
-  private placeBet(socket: Socket, payload: Record<string, string>, record: BetRecord, then?: (ack: BetAck) => void): void {
+  // `event`: place_bet, or a gems play (D41), whose ack is a bet's; `then`: after the ack (or
+  // its timeout) is recorded
+  private placeBet(socket: Socket, event: 'place_bet' | 'play', payload: Record<string, unknown>, record: BetRecord, then?: (ack: BetAck) => void): void {
     record.sentAt = epochMs();
     this.bets.push(record);
     socket
       .timeout(ACK_TIMEOUT_MS)
-      .emitWithAck('place_bet', payload)
+      .emitWithAck(event, payload)
       .then((ack: BetAck) => {
         record.ackAt = epochMs();
         record.ok = ack.ok === true;
@@ -317,6 +448,7 @@ export class Players {
 
   close(): void {
     this.closing = true;
+    for (const seat of this.gemsSeats) clearTimeout(seat.timer);
     for (const socket of this.sockets) socket.close();
   }
 }

@@ -84,7 +84,7 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
     for (const endpoint of WALLET_ENDPOINTS) wallet.setFault(endpoint, { kind: 'delay', ms: options.walletLatencyMs });
   }
   const db = createDb(databaseUrl, 2);
-  const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs, options.game).finally(() =>
+  const operators = await onboardOperators(db, config.masterKey, wallet, options.operators, options.bettingWindowMs, options.game, options.minRoundMs).finally(() =>
     db.$disconnect(),
   );
 
@@ -146,9 +146,11 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const skeleton = options.skeleton ? await sampleSkeletonUnderLoad(databaseUrl, config.redisUrl, redisKeyPrefix, handoff === 'queue') : null;
   const start = epochMs();
   await players.setBetting(true);
-  progress(`betting for ${options.durationS} s`);
+  // a gems player plays rather than bets (D41)
+  const bets = options.game === 'gems' ? 'plays' : 'bets';
+  progress(`${options.game === 'gems' ? 'playing' : 'betting'} for ${options.durationS} s`);
   const ticker = setInterval(() => {
-    void players.status().then(({ sent, accepted }) => progress(`  ${Math.round((epochMs() - start) / 1000)} s: ${sent} bets sent, ${accepted} accepted`));
+    void players.status().then(({ sent, accepted }) => progress(`  ${Math.round((epochMs() - start) / 1000)} s: ${sent} ${bets} sent, ${accepted} accepted`));
   }, PROGRESS_EVERY_MS);
   await sleep(options.durationS * 1000);
   await players.setBetting(false);
@@ -218,6 +220,8 @@ const playerSetup = (baseUrl: string, options: BenchOptions): PlayerSetup => ({
   baseUrl,
   game: options.game,
   cashOutMaxCents: options.cashOutMaxCents,
+  minRoundMs: options.minRoundMs,
+  featureBuyShare: options.featureBuyShare,
   operators: options.operators,
   bettingWindowMs: options.bettingWindowMs,
   betSpread: options.betSpread,

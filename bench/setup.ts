@@ -5,6 +5,7 @@ import { createOperator, updateOperator, type OnboardedOperator } from '../src/s
 import { sealedCredential } from '../src/shared/wallet/credentials.js';
 import type { WalletSimulator } from '../src/simulator/wallet-simulator.js';
 import { COOLDOWN_MS, ROLLING_WINDOW_MS, type BenchGame } from './options.js';
+import { DEFAULT_MIN_ROUND_MS } from './gems-play.js';
 
 // What a run owns and removes again: a database of its own, a Redis key prefix of its own,
 // and the operators it onboards there, all sharing one wallet simulator.
@@ -42,6 +43,8 @@ export async function onboardOperators(
   count: number,
   bettingWindowMs: number,
   game: BenchGame = 'dice',
+  // gems: the operators' minRoundMs (D41)
+  minRoundMs = DEFAULT_MIN_ROUND_MS,
 ): Promise<BenchOperator[]> {
   const operators: BenchOperator[] = [];
   const seeded = new Set((await db.operator.findMany({ select: { id: true } })).map(({ id }) => id));
@@ -57,6 +60,10 @@ export async function onboardOperators(
         rollingWindowMs: ROLLING_WINDOW_MS,
         cooldownMs: COOLDOWN_MS,
       });
+    } else if (game === 'gems') {
+      // D41: Gem Vault is launchable for an operator that configured it; it has no clock, only
+      // the least time between a session's plays
+      await setGameConfig(db, created.operatorId, 'gems', CURRENCY, {}, { minRoundMs });
     } else {
       // D40: crash is launchable for an operator that configured it; its ROLLING is the
       // flight, as long as its rounds last, so it has no rolling window

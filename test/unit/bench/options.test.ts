@@ -77,9 +77,30 @@ describe('bench options', () => {
     expect(parseOptions(['--smoke', '--game', 'crash'], '/r')).to.include({ cashOutMaxCents: 130, durationS: 7, players: 6, operators: 2 });
     expect(parseOptions(['--smoke', '--game', 'crash', '--duration', '4'], '/r').durationS).to.equal(4);
     expect(parseOptions(['--smoke'], '/r').durationS).to.equal(3);
-    expect(() => parseOptions(['--game', 'slots'], '/r')).to.throw(UsageError, '--game must be dice or crash (got slots)');
+    expect(() => parseOptions(['--game', 'slots'], '/r')).to.throw(UsageError, '--game must be dice, crash or gems (got slots)');
     expect(() => parseOptions(['--cash-out-max', '2.00'], '/r')).to.throw(UsageError, '--cash-out-max is a crash option');
     expect(() => parseOptions(['--game', 'crash', '--cash-out-max', '2'], '/r')).to.throw(UsageError, '--cash-out-max must be a multiplier with two decimals, 1.06 to 10.00 (got 2)');
+  });
+
+  it('plays Gem Vault with --game gems: dice\'s shape, minRoundMs 1000 unless --min-round, no feature bought unless --feature-buy-share (D41)', () => {
+    const { game: _g, out: _o, ...gemsShape } = parseOptions(['--game', 'gems'], '/r');
+    const { game: _h, out: _p, ...diceShape } = parseOptions([], '/r');
+    expect(gemsShape).to.deep.equal(diceShape);
+    expect(parseOptions(['--game', 'gems'], '/r')).to.include({ game: 'gems', minRoundMs: 1000, featureBuyShare: 0, players: 2000, betSpread: 0.4 });
+    expect(parseOptions(['--game', 'gems', '--min-round', '500', '--feature-buy-share', '0.25', '--bet-spread', '100'], '/r')).to.include({
+      minRoundMs: 500,
+      featureBuyShare: 0.25,
+      betSpread: 1,
+    });
+    expect(parseOptions(['--game', 'gems', '--feature-buy-share', '1'], '/r').featureBuyShare).to.equal(1);
+    expect(() => parseOptions(['--min-round', '500'], '/r')).to.throw(UsageError, '--min-round is a gems option');
+    expect(() => parseOptions(['--game', 'crash', '--feature-buy-share', '0.5'], '/r')).to.throw(UsageError, '--feature-buy-share is a gems option');
+    expect(() => parseOptions(['--game', 'gems', '--feature-buy-share', '1.5'], '/r')).to.throw(UsageError, '--feature-buy-share must be a number from 0 to 1 (got 1.5)');
+    expect(() => parseOptions(['--game', 'gems', '--feature-buy-share', '-0.1'], '/r')).to.throw(UsageError, '--feature-buy-share must be a number');
+    expect(() => parseOptions(['--game', 'gems', '--min-round', '50'], '/r')).to.throw(UsageError, '--min-round must be an integer from 100 to 5000');
+    expect(() => parseOptions(['--bet-spread', '100'], '/r')).to.throw(UsageError, '--bet-spread must be an integer from 1 to 90');
+    // a player's cycle is minRoundMs: 25 s + 20 s of arrivals + 30 s + 3.5 s
+    expect(expectedRunSeconds(parseOptions(['--game', 'gems'], '/r'))).to.equal(78.5);
   });
 
   it('counts a crash run by its flights: the default within two minutes, a longer flight refused', () => {
