@@ -13,6 +13,8 @@ import { totalOf, type BoxUsage, type Snapshot } from './usage.js';
 import type { WalletAnswerTimes } from './wallet-timing.js';
 import { analyseCrash, crashSettlement } from './crash-analysis.js';
 import type { CrashRoundRow } from './crash-rounds.js';
+import { analyseGems, gemsSettlement } from './gems-analysis.js';
+import type { LedgerEntry } from '../src/simulator/ledger.js';
 
 // Turns what a run observed (the players' clocks, the wallet's, the service's own rows and
 // the processes' usage) into the report's measurement sections. Every latency is a
@@ -24,6 +26,9 @@ export type Observations = {
   // crash (D40): the highest cash-out target, the rounds as the service decided them, and
   // the bench's stake; null for dice
   crash: { cashOutMaxCents: number; rounds: CrashRoundRow[]; stakeMicro: bigint } | null;
+  // gems (D41): the operators' minRoundMs, the share of plays that buy the feature, the
+  // bench's stake, and the wallet simulator's ledger (the wins it booked); null for the others
+  gems: { minRoundMs: number; featureBuyShare: number; stakeMicro: bigint; ledger: readonly LedgerEntry[] } | null;
   sessions: SessionPhase;
   players: PlayerRecords;
   walletRequests: readonly RecordedRequest[];
@@ -122,15 +127,17 @@ export function analyse(o: Observations): Measurements {
   }
 
   const failures: string[] = [...o.sessions.failures, ...o.players.failures];
+  // a gems play is a bet in every count (D41), named as what it is
+  const kind = o.gems ? 'play' : 'bet';
   for (const bet of o.players.bets) {
     // D37: a refusal is the service's answer to more than it can take, not a failure; the
     // overload section counts it
     if (isRefusal(bet)) continue;
-    if (!bet.ok) failures.push(`bet:${bet.reason ?? 'no_ack'}`);
+    if (!bet.ok) failures.push(`${kind}:${bet.reason ?? 'no_ack'}`);
     else {
       const result = o.players.results.get(bet.roundId!);
-      if (!result) failures.push('bet:no_round_result');
-      else if (result.won && !wins.has(bet.roundId!)) failures.push('bet:no_wallet_win');
+      if (!result) failures.push(`${kind}:no_round_result`);
+      else if (result.won && !wins.has(bet.roundId!)) failures.push(`${kind}:no_wallet_win`);
     }
   }
   for (const record of o.walletRequests) {
@@ -150,6 +157,19 @@ export function analyse(o: Observations): Measurements {
       stakeMicro: o.crash.stakeMicro,
     });
   if (crash) failures.push(...crash.failures);
+  const gems =
+    o.gems &&
+    analyseGems({
+      minRoundMs: o.gems.minRoundMs,
+      featureBuyShare: o.gems.featureBuyShare,
+      stakeMicro: o.gems.stakeMicro,
+      players: o.players.connected,
+      bets: o.players.bets,
+      results: o.players.results,
+      ledger: o.gems.ledger,
+      bettingSeconds,
+    });
+  if (gems) failures.push(...gems.failures);
   const byKind: Record<string, number> = {};
   for (const kind of failures) byKind[kind] = (byKind[kind] ?? 0) + 1;
   const operations = o.planned.players + o.sessions.sessions.length + o.players.bets.length + o.players.cashOuts.length + o.walletRequests.length;
@@ -188,11 +208,14 @@ export function analyse(o: Observations): Measurements {
     betSteps: o.betStepTimes && betSteps(o.betStepTimes, accepted.map((bet) => ({ betId: bet.betId!, sentAt: bet.sentAt, ackAt: bet.ackAt! }))),
     settlement: o.crash
       ? crashSettlement(o.crash.rounds, o.players.results, new Map([...wins].map(([roundId, record]) => [roundId, receivedAt(record)])))
-      : {
-          roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
-          walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),
-        },
+      : o.gems
+        ? gemsSettlement(o.players.bets, o.players.results, new Map([...wins].map(([roundId, record]) => [roundId, receivedAt(record)])))
+        : {
+            roundResultMs: summarize([...o.players.results.values()].flatMap((result) => afterRollingEnd(result.cycleId, result.at))),
+            walletWinMs: summarize([...wins].flatMap(([roundId, record]) => afterRollingEnd(cycleOfRound.get(roundId), receivedAt(record)))),
+          },
     crash: crash?.report ?? null,
+    gems: gems?.report ?? null,
     walletOverhead: {
       insideWalletMs: summarize(segments.insideWallet),
       beforeWalletMs: summarize(beforeWallet),

@@ -10,6 +10,7 @@ import type { SkeletonStep } from './skeleton.js';
 import type { Summary } from './stats.js';
 import type { CrashReport } from './crash-analysis.js';
 import { CASH_OUT_MIN_CENTS, centsWords } from './crash-play.js';
+import type { GemsReport } from './gems-analysis.js';
 
 // The results of a run: the whole of it as JSON in a file, and a short table on stdout.
 
@@ -57,10 +58,14 @@ export type Report = {
   // with --trace-bets only: the accepted bets' steps (bet-steps.ts)
   betSteps: BetStepsReport | null;
   // dice: from the end of ROLLING announced in round_state; crash: from the instant each
-  // round was decided on the service's clock (crash-analysis.ts)
+  // round was decided on the service's clock (crash-analysis.ts); gems: from the play's ack,
+  // after which its outcome is derived at once (gems-analysis.ts)
   settlement: { roundResultMs: Summary; walletWinMs: Summary };
   // --game crash only (D40): its cash-outs
   crash: CrashReport | null;
+  // --game gems only (D41): its plays, play to round_result, and the wallet's wins against
+  // round_result's payouts
+  gems: GemsReport | null;
   walletOverhead: {
     insideWalletMs: Summary;
     beforeWalletMs: Summary;
@@ -157,11 +162,20 @@ export function formatTable(report: Report, file: string): string {
   const cpu = resources.service.cpuPercentByPhase;
   const box = resources.box.cpuPercentBetting;
   const idle = resources.idle;
+  // gems (D41): a play is counted, timed and costed as a bet is
+  const gems = options.game === 'gems';
+  const bet = gems ? 'play' : 'bet';
+  const handoff = `${bet}s ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}`;
+  const players = `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators`;
   const lines = [
-    `RGS benchmark${options.game === 'crash' ? ' (crash)' : ''}: ${options.deployment} (bets ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}), ` +
-      `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators, ` +
-      `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
-      `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
+    gems
+      ? `RGS benchmark (gems): ${options.deployment} (${handoff}), ${players}, each playing as often as minRoundMs ${options.minRoundMs} ms ` +
+        `allows (its first play in the first ${Math.round(options.betSpread * 100)} % of it), stake ${units(BigInt(report.gems?.stakeMicro ?? '0'))} EUR every play, ` +
+        `feature bought on ${number(options.featureBuyShare * 100, 0)} % of plays, wallet +${options.walletLatencyMs} ms, ` +
+        `${options.durationS} s of playing, players on ${options.playerThreads} thread(s)`
+      : `RGS benchmark${options.game === 'crash' ? ' (crash)' : ''}: ${options.deployment} (${handoff}), ${players}, ` +
+        `${options.bettingWindowMs} ms betting window (bets in its first ${Math.round(options.betSpread * 100)} %), wallet +${options.walletLatencyMs} ms, ` +
+        `${options.durationS} s of betting, engines ${options.engineStarts}, players on ${options.playerThreads} thread(s)`,
     ...historyLines(report.run.history),
     `machine floors (p50)  postgres commit ${number(floors.postgresCommitMs.p50, 3)} ms   redis ping ${number(floors.redisPingMs.p50, 3)} ms   ` +
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
@@ -174,16 +188,22 @@ export function formatTable(report: Report, file: string): string {
     `${'latency (ms)'.padEnd(labelWidth)}${'count'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'p99 95% CI'.padStart(16)}${'max'.padStart(10)}`,
     row(`session create at ${session.targetRate}/s (sent ${number(session.achievedRate)}/s)`, session.latencyMs),
     row('player connect (handshake to connected)', report.connect.latencyMs),
-    row('bet ack (place_bet to ack)', report.betAck.latencyMs),
+    row(gems ? 'play ack (play to ack)' : 'bet ack (place_bet to ack)', report.betAck.latencyMs),
+    ...(report.gems ? [row('play to round_result', report.gems.playToResultMs)] : []),
     row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
     ...(loaded.betPathSkeleton ? [row('  the bet path skeleton while betting (arrival to accepted)', loaded.betPathSkeleton.latencyMs)] : []),
-    row('bet refused service_busy (place_bet to its ack)', overload.refusalAckMs),
+    row(`${bet} refused service_busy (${gems ? 'play' : 'place_bet'} to its ack)`, overload.refusalAckMs),
     ...(report.crash
       ? [
           row('round_result after the round ended by itself', report.settlement.roundResultMs),
           row('/wallet/win arrival after the round was decided', report.settlement.walletWinMs),
         ]
-      : [
+      : gems
+        ? [
+            row('round_result after the play\'s ack', report.settlement.roundResultMs),
+            row('/wallet/win arrival after the play\'s ack', report.settlement.walletWinMs),
+          ]
+        : [
           row('round_result after end of ROLLING', report.settlement.roundResultMs),
           row('/wallet/win arrival after end of ROLLING', report.settlement.walletWinMs),
         ]),
@@ -193,27 +213,28 @@ export function formatTable(report: Report, file: string): string {
     row('service-added (bet ack minus inside wallet)', report.walletOverhead.serviceAddedMs),
     ...stepRows(report.betSteps, labelWidth),
     ...crashRows(report.crash, row),
+    ...gemsRows(report.gems),
     '',
-    `throughput  accepted bets/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
+    `throughput  accepted ${bet}s/s ${number(throughput.acceptedBetsPerS)} (sent ${number(throughput.betsSentPerS)})   ` +
       `wallet calls/s ${number(throughput.walletCallsPerS)}   failures ${failures.total} of ${failures.operations} (${(failures.rate * 100).toFixed(3)}%)`,
-    `overload    bets offered ${overload.betsOffered}, accepted ${overload.betsAccepted}, refused service_busy ${overload.betsRefused} ` +
+    `overload    ${bet}s offered ${overload.betsOffered}, accepted ${overload.betsAccepted}, refused service_busy ${overload.betsRefused} ` +
       `(${number(overload.refusedPerS)}/s, ${number(overload.refusedPercentOfOffered, 2)}% of offered)   ` +
       `session creates refused service_busy ${overload.sessionCreatesRefused}`,
-    `idle        ${idle.players} players connected on ${idle.operators} operators, no bets, ${number(idle.seconds, 0)} s: ` +
+    `idle        ${idle.players} players connected on ${idle.operators} operators, no ${bet}s, ${number(idle.seconds, 0)} s: ` +
       `service ${number(idle.serviceCpuPercent)} % of a core (${number(idle.serviceCpuPercentPerOperator, 2)} % per operator), ` +
       `postgres ${number(idle.postgresCpuPercent)} %, redis ${number(idle.redisCpuPercent)} %, box ${number(idle.boxCpuPercent)} % of ${report.run.machine.cpus * 100}`,
-    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.idle)} idle, ${number(cpu.betting)} betting   ` +
+    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.idle)} idle, ${number(cpu.betting)} ${gems ? 'playing' : 'betting'}   ` +
       `event-loop delay p99 ${number(resources.service.eventLoopDelayP99Ms)} ms (max ${number(resources.service.eventLoopDelayMaxMs)})`,
     `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +
-      `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted bet ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
+      `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted ${bet} ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
     `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms, ` +
       `players' threads ${number(resources.loadGenerator.playerThreadsEventLoopDelayP99Ms)} ms   peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
-    `box         cpu % of a core while betting: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
+    `box         cpu % of a core while ${gems ? 'playing' : 'betting'}: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
       `postgres ${number(box.postgres)} + redis ${number(box.redis)} + load gen ${number(box.loadGenerator)} + other ${number(box.other)}`,
-    `            cpu per accepted bet: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
+    `            cpu per accepted ${bet}: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
       `redis ${number(resources.box.redisCpuMsPerAcceptedBet, 2)} ms`,
-    `            ceiling at this cost: ${number(resources.box.ceilingBetsPerS, 0)} bets/s; ` +
-      `${number(resources.box.ceilingBetsPerSWithoutService, 0)} bets/s if the service cost nothing`,
+    `            ceiling at this cost: ${number(resources.box.ceilingBetsPerS, 0)} ${bet}s/s; ` +
+      `${number(resources.box.ceilingBetsPerSWithoutService, 0)} ${bet}s/s if the service cost nothing`,
   ];
   const kinds = Object.entries(failures.byKind).sort(([, a], [, b]) => b - a);
   if (kinds.length > 0) lines.push(`failures    ${kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);
@@ -245,6 +266,32 @@ function crashRows(crash: CrashReport | null, row: (label: string, summary: Summ
       `${crash.grantedOffArrivalStamp} granted off the arrival stamp's curve`,
   ];
 }
+
+// D41: the plays, and the wallet's wins against round_result's payouts (amounts exact, in EUR)
+function gemsRows(gems: GemsReport | null): string[] {
+  if (!gems) return [];
+  const p = gems.plays;
+  const refused = Object.entries(p.refusedByReason).sort(([, a], [, b]) => b - a);
+  const t = gems.playToResultMs;
+  const w = gems.payouts;
+  return [
+    '',
+    `gems        plays sent ${p.sent} (${number(p.perS)}/s, ${number(p.perPlayerPerS, 3)} per player per s), accepted ${p.accepted}, won ${p.won}, ` +
+      `feature bought ${p.featureBought}; refused ${refused.length === 0 ? 'none' : refused.map(([reason, count]) => `${reason} ${count}`).join(', ')}`,
+    `            play to round_result p50 ${number(t.p50)} ms, p95 ${number(t.p95)} ms, p99 ${number(t.p99)} ms, max ${number(t.max)} ms (${t.count} plays)`,
+    `            payouts: round_result ${units(BigInt(w.resultsMicro))} EUR, wallet wins ${units(BigInt(w.walletWinsMicro))} EUR ` +
+      `(${w.sumsEqual ? 'equal' : 'DIFFER'}); wins missing ${w.winsMissing}, of another amount ${w.winsMismatched}, without a won result ${w.winsUnexpected}`,
+  ];
+}
+
+// micro-units (D18: 1.00 = 100000) as units, every micro-unit shown
+function units(micro: bigint): string {
+  const sign = micro < 0n ? '-' : '';
+  const abs = micro < 0n ? -micro : micro;
+  const fraction = (abs % MICRO_PER_UNIT).toString().padStart(5, '0').replace(/0{1,3}$/, '');
+  return `${sign}${abs / MICRO_PER_UNIT}.${fraction}`;
+}
+const MICRO_PER_UNIT = 100_000n;
 
 function historyLines(history: HistoryInfo | null): string[] {
   if (!history) return [];

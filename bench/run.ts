@@ -181,6 +181,10 @@ async function run(options: BenchOptions, cleanup: (() => Promise<void> | void)[
   const measurements = analyse({
     planned: { players: options.players, operators: options.operators, sessionRate: options.sessionRate },
     crash: crashRounds && { cashOutMaxCents: options.cashOutMaxCents, rounds: crashRounds, stakeMicro: BigInt(STAKE_MICRO) },
+    gems:
+      options.game === 'gems'
+        ? { minRoundMs: options.minRoundMs, featureBuyShare: options.featureBuyShare, stakeMicro: BigInt(STAKE_MICRO), ledger: wallet.transactions }
+        : null,
     sessions,
     players: seen,
     walletRequests: wallet.requests,
