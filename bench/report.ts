@@ -165,6 +165,7 @@ export function formatTable(report: Report, file: string): string {
   // gems (D41): a play is counted, timed and costed as a bet is
   const gems = options.game === 'gems';
   const bet = gems ? 'play' : 'bet';
+  const betting = gems ? 'playing' : 'betting';
   const handoff = `${bet}s ${report.run.betHandoff === 'local' ? 'debited by the realtime node' : 'through the bet queue'}`;
   const players = `${options.players} players${options.overload ? ' (doubled by --overload)' : ''} on ${options.operators} operators`;
   const lines = [
@@ -181,7 +182,7 @@ export function formatTable(report: Report, file: string): string {
       `loopback http ${number(floors.loopbackHttpMs.p50, 3)} ms`,
     `  after ${floors.afterIdle.idleMs} ms idle   postgres commit ${number(floors.afterIdle.postgresCommitMs.p50, 3)} ms   ` +
       `redis ping ${number(floors.afterIdle.redisPingMs.p50, 3)} ms   loopback http ${number(floors.afterIdle.loopbackHttpMs.p50, 3)} ms`,
-    `  while betting (p50 / p99)   postgres commit ${number(loaded.postgresCommitMs.p50, 2)} / ${number(loaded.postgresCommitMs.p99, 2)} ms   ` +
+    `  while ${betting} (p50 / p99)   postgres commit ${number(loaded.postgresCommitMs.p50, 2)} / ${number(loaded.postgresCommitMs.p99, 2)} ms   ` +
       `redis ping ${number(loaded.redisPingMs.p50, 2)} / ${number(loaded.redisPingMs.p99, 2)} ms   ` +
       `loopback http ${number(loaded.loopbackHttpMs.p50, 2)} / ${number(loaded.loopbackHttpMs.p99, 2)} ms`,
     '',
@@ -190,8 +191,8 @@ export function formatTable(report: Report, file: string): string {
     row('player connect (handshake to connected)', report.connect.latencyMs),
     row(gems ? 'play ack (play to ack)' : 'bet ack (place_bet to ack)', report.betAck.latencyMs),
     ...(report.gems ? [row('play to round_result', report.gems.playToResultMs)] : []),
-    row(`  its floor while betting (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
-    ...(loaded.betPathSkeleton ? [row('  the bet path skeleton while betting (arrival to accepted)', loaded.betPathSkeleton.latencyMs)] : []),
+    row(`  its floor while ${betting} (${chainWords(loaded.betAckChain.steps)})`, loaded.betAckChain.latencyMs),
+    ...(loaded.betPathSkeleton ? [row(`  the bet path skeleton while ${betting} (arrival to accepted)`, loaded.betPathSkeleton.latencyMs)] : []),
     row(`${bet} refused service_busy (${gems ? 'play' : 'place_bet'} to its ack)`, overload.refusalAckMs),
     ...(report.crash
       ? [
@@ -223,13 +224,13 @@ export function formatTable(report: Report, file: string): string {
     `idle        ${idle.players} players connected on ${idle.operators} operators, no ${bet}s, ${number(idle.seconds, 0)} s: ` +
       `service ${number(idle.serviceCpuPercent)} % of a core (${number(idle.serviceCpuPercentPerOperator, 2)} % per operator), ` +
       `postgres ${number(idle.postgresCpuPercent)} %, redis ${number(idle.redisCpuPercent)} %, box ${number(idle.boxCpuPercent)} % of ${report.run.machine.cpus * 100}`,
-    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.idle)} idle, ${number(cpu.betting)} ${gems ? 'playing' : 'betting'}   ` +
+    `service     cpu % of a core: ${number(cpu.sessions)} creating sessions, ${number(cpu.connect)} connecting, ${number(cpu.idle)} idle, ${number(cpu.betting)} ${betting}   ` +
       `event-loop delay p99 ${number(resources.service.eventLoopDelayP99Ms)} ms (max ${number(resources.service.eventLoopDelayMaxMs)})`,
     `            peak RSS ${number(resources.service.peakRssMiB)} MiB   ` +
       `RSS per idle player ${number(resources.service.idleRssKiBPerPlayer)} KiB   cpu per accepted ${bet} ${number(resources.service.cpuMsPerAcceptedBet, 2)} ms`,
     `load gen    cpu ${number(resources.loadGenerator.cpuPercent)}% of a core   event-loop delay p99 ${number(resources.loadGenerator.eventLoopDelayP99Ms)} ms, ` +
       `players' threads ${number(resources.loadGenerator.playerThreadsEventLoopDelayP99Ms)} ms   peak RSS ${number(resources.loadGenerator.peakRssMiB)} MiB`,
-    `box         cpu % of a core while ${gems ? 'playing' : 'betting'}: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
+    `box         cpu % of a core while ${betting}: ${number(box.total)} of ${report.run.machine.cpus * 100} = service ${number(box.service)} + ` +
       `postgres ${number(box.postgres)} + redis ${number(box.redis)} + load gen ${number(box.loadGenerator)} + other ${number(box.other)}`,
     `            cpu per accepted ${bet}: box ${number(resources.box.cpuMsPerAcceptedBet, 2)} ms, postgres ${number(resources.box.postgresCpuMsPerAcceptedBet, 2)} ms, ` +
       `redis ${number(resources.box.redisCpuMsPerAcceptedBet, 2)} ms`,
