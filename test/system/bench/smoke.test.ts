@@ -171,4 +171,25 @@ describe('npm run bench -- --smoke', function () {
     expect(report.betAck.latencyMs.count).to.be.above(0);
     expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
   });
+
+  // D41: the same tiny load playing Gem Vault, some plays buying the feature: every play's
+  // round_result, and the wallet's wins against them (any difference is a failure)
+  it('runs Gem Vault to the end and reports its plays and payouts', async () => {
+    const out = path.join(dir, 'gems.json');
+    const run = await runBench('--smoke', '--game', 'gems', '--feature-buy-share', '0.3', '--out', out);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout).to.include('RGS benchmark (gems)');
+    expect(run.stdout).to.include('play to round_result');
+
+    const report = JSON.parse(await readFile(out, 'utf8')) as Report;
+    expect(report.run.options).to.include({ game: 'gems' });
+    const gems = report.gems!;
+    expect(gems.plays.accepted).to.be.above(0);
+    expect(gems.playToResultMs.count).to.equal(gems.plays.accepted);
+    expect(gems.payouts.sumsEqual).to.equal(true);
+    expect(gems.payouts.resultsMicro).to.equal(gems.payouts.walletWinsMicro);
+    expect(gems.payouts).to.include({ winsMissing: 0, winsMismatched: 0 });
+    expect(report.failures.byKind, JSON.stringify(report.failures.byKind)).to.deep.equal({});
+    expect(report.crash).to.equal(null);
+  });
 });
