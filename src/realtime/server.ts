@@ -290,7 +290,7 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
       svc.overload.refuse('bet', svc);
       return reply(rejectedHere(socket, 'service_busy', parsed.request.clientBetId));
     }
-    const { placed, verdict } = await intake.play({ ...parsed.request, sessionId, ...(payer ? { payer } : {}) });
+    const { placed, verdict } = await intake.play({ ...parsed.request, sessionId, engine, ...(payer ? { payer } : {}) });
     // D42: a free play's grant changed, as place_bet's
     const free = parsed.request.freeBetGrantId !== undefined;
     if (!placed.ok) {

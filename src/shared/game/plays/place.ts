@@ -3,7 +3,8 @@ import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
 import type { BetTicket } from '../../platform/queues.js';
-import { configSnapshot } from '../operators/game-config.js';
+import { configSnapshot, type ConfigSnapshot } from '../operators/game-config.js';
+import type { EngineKey } from '../../domain/engine-key.js';
 import { keepCycleConfig } from '../rounds/cycle-config.js';
 import { moduleOf } from '../rounds/round-record.js';
 import { DAY_MS, recordRgTrips, rgState, rgWindowSql, type TripFacts } from '../bets/rg-window.js';
@@ -25,7 +26,17 @@ import { InvalidBetError, type AnyGameModule, type InstantRounds, type StakeTerm
 
 // D42: a free play names the grant it spends (freeBetGrantId) and no stake of its own: its
 // amountMicro is then 0 here, and its stake and whether it buys the feature are its campaign's
-export type PlayRequest = { sessionId: string; amountMicro: bigint; featureBuy: boolean; clientBetId?: string; freeBetGrantId?: string; payer?: Payer };
+// engine: the session's operator, game and currency, when the caller knows them (the realtime
+// node does, from the session's standing at the handshake); read from the session otherwise
+export type PlayRequest = {
+  sessionId: string;
+  amountMicro: bigint;
+  featureBuy: boolean;
+  clientBetId?: string;
+  freeBetGrantId?: string;
+  payer?: Payer;
+  engine?: EngineKey;
+};
 
 export type PlayPlaced = { ok: true; ticket: BetTicket } | { ok: false; reason: BetRejectReason };
 
@@ -91,22 +102,50 @@ export function instantModule(gameCode: string): InstantModule | undefined {
   return module.kind === 'instant' ? (module as InstantModule) : undefined;
 }
 
+// The configuration a play is priced under is snapshotted into its cycle (contract 8.6). A
+// process reads an engine's configuration at most once a SNAPSHOT_TTL_MS, not once a play: a
+// change reaches every play placed that long after it, as a shared game's reaches its next
+// cycle. The engine row its cycles name is made once per process.
+const SNAPSHOT_TTL_MS = 1000;
+const snapshots = new Map<string, { at: number; snapshot: Promise<ConfigSnapshot> }>();
+const ensuredEngines = new Set<string>();
+
+function currentSnapshot(svc: Pick<ServiceContext, 'db'>, engine: EngineKey): Promise<ConfigSnapshot> {
+  const key = `${engine.operatorId}\u0000${engine.gameCode}\u0000${engine.currency}`;
+  const now = Date.now();
+  const kept = snapshots.get(key);
+  if (kept && now - kept.at < SNAPSHOT_TTL_MS) return kept.snapshot;
+  const snapshot = configSnapshot(svc.db, engine.operatorId, engine.gameCode, engine.currency);
+  snapshots.set(key, { at: now, snapshot });
+  snapshot.catch(() => snapshots.delete(key));
+  if (snapshots.size > 10_000) snapshots.delete(snapshots.keys().next().value!);
+  return snapshot;
+}
+
+async function ensureEngineRow(svc: Pick<ServiceContext, 'sql'>, engine: EngineKey): Promise<void> {
+  const key = `${engine.operatorId}\u0000${engine.gameCode}\u0000${engine.currency}`;
+  if (ensuredEngines.has(key)) return;
+  await svc.sql.query(ENSURE_ENGINE, [engine.operatorId, engine.gameCode, engine.currency]);
+  ensuredEngines.add(key);
+}
+
 // debitNode: the node that debits the play itself (bets/debit.ts LocalDebits); null through
 // the bet queue
 export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>, request: PlayRequest, debitNode: string | null): Promise<PlayPlaced> {
   const now = svc.now();
-  const [session] = await svc.sql.query<{ operator_id: string; game_code: string; currency: string }>(SESSION_GAME, [request.sessionId]);
-  if (!session) return { ok: false, reason: 'session_not_found' };
+  const engine = request.engine ?? (await sessionEngine(svc, request.sessionId));
+  if (!engine) return { ok: false, reason: 'session_not_found' };
+  const session = { operator_id: engine.operatorId, game_code: engine.gameCode, currency: engine.currency };
   const module = instantModule(session.game_code);
   if (!module) return { ok: false, reason: 'invalid_payload' };
   // contract 8.6: the configuration the play is priced under, snapshotted into its cycle
-  const snapshot = await configSnapshot(svc.db, session.operator_id, session.game_code, session.currency);
+  const snapshot = await currentSnapshot(svc, engine);
   const { config } = snapshot;
   // the play's cycle takes its bet's id: a cycle of one bet, found from it (and it from the
   // cycle, sweep.ts) by primary key
   const betId = randomUUID();
   const ids = { cycleId: betId, betId, roundId: randomUUID(), betTransactionUuid: randomUUID() };
-  await svc.sql.query(ENSURE_ENGINE, [session.operator_id, session.game_code, session.currency]);
+  await ensureEngineRow(svc, engine);
 
   let refused: { facts: PlayFacts; reason: BetRejectReason; costMicro: bigint } | undefined;
   const placed = await svc.sql.transaction(async (tx): Promise<PlayPlaced> => {
@@ -118,6 +157,11 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
       [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [request.freeBetGrantId]);
     }
     const [facts] = await tx.query<PlayFacts>(PLAY_FACTS, [request.sessionId, new Date(now.getTime() - DAY_MS)]);
+    if (!facts) return { ok: false, reason: 'session_not_found' };
+    // the engine named by the caller is the session's (a session's game never changes)
+    if (facts.operator_id !== session.operator_id || facts.game_code !== session.game_code || facts.currency !== session.currency) {
+      return { ok: false, reason: 'invalid_payload' };
+    }
     const terms = playTerms(module, request, grant, facts!, config, now);
     if (!terms.ok) {
       refused = { facts: facts!, reason: terms.reason, costMicro: 0n };
@@ -218,6 +262,12 @@ function playTerms(
     if (err instanceof InvalidBetError) return { ok: false, reason: grant ? 'free_bet_unavailable' : 'invalid_payload' };
     throw err;
   }
+}
+
+// the session's operator, game and currency, read
+async function sessionEngine(svc: Pick<ServiceContext, 'sql'>, sessionId: string): Promise<EngineKey | undefined> {
+  const [row] = await svc.sql.query<{ operator_id: string; game_code: string; currency: string }>(SESSION_GAME, [sessionId]);
+  return row && { operatorId: row.operator_id, gameCode: row.game_code, currency: row.currency };
 }
 
 // 8.2 rule 1, then the session's previous play (D41: one round at a time, rule 4's analogue;
