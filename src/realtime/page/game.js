@@ -4,10 +4,12 @@
 // panel. Server messages drive the state; render functions draw it. Words come from
 // i18n.js in the session's language, amounts from money.js in its language and currency.
 // This file is the shell every game shares, with dice's die and sides; the session's game
-// (connected.gameCode, D39) chooses the stage and the bet's controls: crash's are crash.js.
+// (connected.gameCode, D39) chooses the stage and the bet's controls: crash's are crash.js,
+// Gem Vault's gems.js (D41).
 
 import { crashGame } from './crash.js';
 import { deriveCrash, deriveRound } from './fair.js';
+import { gemsGame } from './gems.js';
 import { freeBetAnnouncement, freeBetPayload, freeBetRows, freeBetSideCaption, goneFreeBets, readFreeBets } from './freebets.js';
 import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
@@ -92,10 +94,19 @@ const CHIP_UNITS = [1n, 5n, 10n, 25n];
 // the stake a format hint shows, written the player's way ("2.50", "2,50")
 const EXAMPLE_STAKE_MICRO = 250000n;
 
+// a game code as the page plays it: crash (D40), Gem Vault (D41), dice for any other
+/**
+ * @param {string | undefined} code
+ * @returns {'dice' | 'crash' | 'gems'}
+ */
+function gameOf(code) {
+  return code === 'crash' || code === 'gems' ? code : 'dice';
+}
+
 const state = {
   // the session's game: the page's address names it (the launch page marks the body with
   // it, so the first paint is that game's), and `connected` confirms it (D39)
-  game: document.body.dataset.game === 'crash' ? 'crash' : 'dice',
+  game: gameOf(document.body.dataset.game),
   connected: false, // a `connected` message arrived on the live socket
   ended: false,
   money: moneyFormat('en', ''), // the session's money.js formatter: its language and currency
@@ -132,7 +143,7 @@ const rangeVars = () => ({
 
 // The session's game (D39): the body's data-game shows that game's stage and controls
 // (game.css) and the title names it
-/** @param {'dice' | 'crash'} game */
+/** @param {'dice' | 'crash' | 'gems'} game */
 function setGame(game) {
   state.game = game;
   el.body.dataset.game = game;
@@ -157,6 +168,24 @@ const crash = crashGame({
     socket.timeout(CASH_OUT_ACK_MS).emit('cash_out', {}, (err, ack) => answer(err ? null : ack));
   },
   betOf: (cycleId) => state.rounds.find((round) => round.cycleId === cycleId && (round.amountMicro !== null || round.flight)),
+});
+
+// Gem Vault's grid, controls and jackpot meter (gems.js, D41), on the shell's state
+const gems = gemsGame({
+  money: () => state.money,
+  playing: () => state.connected && !state.ended,
+  readStake: (options) => readStake(options),
+  showMessage: (text, kind) => showMessage(text, kind),
+  showResult: (text, outcome) => {
+    el.result.textContent = text;
+    el.result.dataset.outcome = outcome;
+  },
+  play: (payload, answer) => {
+    if (!socket) return answer(null);
+    // the ack is the debit's verdict, as place_bet's (D41)
+    socket.timeout(PLACE_BET_ACK_MS).emit('play', payload, (err, ack) => answer(err ? null : ack));
+  },
+  reportRejection: (reason, clientBetId) => reportRejection(reason, clientBetId),
 });
 
 // ---- connection (D4) -------------------------------------------------------------------
@@ -230,8 +259,11 @@ function connect() {
   on('bet_rejected', (msg) => {
     if (msg.reason === 'already_bet_this_round' && state.round) state.betCycleId = state.round.cycleId;
     reportRejection(msg.reason, msg.clientBetId);
+    if (state.game === 'gems') gems.onRejected(msg.clientBetId);
     renderBetting();
   });
+  // the jackpot's pool of the session's operator and currency, and its hits (D41)
+  on('jackpot', (msg) => gems.onJackpot(msg));
   // the session's free bets after each change (D42), the service's numbers
   on('free_bets', (msg) => {
     setFreeBets(freeBetsOf(msg), true);
@@ -263,7 +295,7 @@ function onConnected(msg) {
   // contract 2.2: the way back to the operator, offered during play whenever it is set
   el.exitLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.exitLink.href = state.returnUrl;
-  setGame(msg.gameCode === 'crash' ? 'crash' : 'dice');
+  setGame(gameOf(msg.gameCode));
   state.config = {
     minBetMicro: BigInt(msg.config.minBetMicro),
     maxBetMicro: BigInt(msg.config.maxBetMicro),
@@ -272,6 +304,7 @@ function onConnected(msg) {
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
   if (state.game === 'crash') crash.configure(msg.config);
+  if (state.game === 'gems') gems.configure(msg.config, msg.jackpot);
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
   // null: unknown (D24: another connect of the session read it moments ago); a balance
   // this page already knows stays until the next balance_update
@@ -358,13 +391,18 @@ function onBetPlaced(msg) {
   Object.assign(entry, { side: msg.side, amountMicro: msg.amountMicro, isFree: msg.isFree });
   // crash: the bet's auto cash-out, or null for none (D40)
   if (msg.autoCashOut !== undefined) entry.autoCashOut = msg.autoCashOut;
+  // Gem Vault: whether the play bought the feature; its amountMicro is then the feature's cost (D41)
+  if (msg.featureBuy !== undefined) entry.featureBuy = msg.featureBuy;
   // the service's time of the message until its own record of the bet says (recent_rounds)
   entry.placedAt ??= msg.ts;
   // D1: an accepted bet's round takes the seed's next nonce, without gaps
   entry.nonce ??= state.fair.nonce++;
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
-  showMessage(state.game === 'crash' ? crash.betPlacedText(stake, msg.autoCashOut) : t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
+  if (state.game === 'gems') {
+    // the result follows at once (D41): a message only while the play is still in flight
+    if (!entry.play) showMessage(msg.featureBuy ? t('gems_feature_placed', { cost: stake }) : t('gems_play_placed', { stake }), 'info');
+  } else showMessage(state.game === 'crash' ? crash.betPlacedText(stake, msg.autoCashOut) : t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
   renderAll();
 }
 
@@ -441,13 +479,28 @@ function mergeRound(round) {
       payoutMicro: round.payoutMicro ?? entry.flight?.payoutMicro ?? null,
     };
   }
+  // Gem Vault (D41): a spin or a bought feature, and what it paid once its outcome is known
+  if (round.featureBuy !== undefined) {
+    entry.featureBuy = round.featureBuy;
+    if (round.won !== null) entry.play = { won: round.won, payoutMicro: round.payoutMicro ?? entry.play?.payoutMicro ?? null };
+  }
   if (round.state === 'VOIDED') entry.voided = round.voidReason;
 }
 
 /** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
-  // D41: an instant play's result is its game's part of the page
-  if ('events' in msg) return;
+  // D41: an instant play's result: its events are shown by Gem Vault's part of the page
+  if ('events' in msg) {
+    const entry = roundEntry(msg.roundId, msg.cycleId);
+    entry.nonce = msg.nonce;
+    entry.featureBuy = msg.featurePurchased;
+    entry.play = { won: msg.won, payoutMicro: msg.payoutMicro };
+    if (entry.seedHash === state.fair.serverSeedHash) state.fair.nonce = Math.max(state.fair.nonce, msg.nonce + 1);
+    gems.onResult(msg);
+    renderAll();
+    refreshRounds();
+    return;
+  }
   // a crash round's result (D40): its crash point, and its cash-out if it had one
   if (!('side' in msg)) {
     const entry = roundEntry(msg.roundId, msg.cycleId);
@@ -745,9 +798,11 @@ function renderBalance() {
 // The table's next round is still to start: the session is connected and either no round
 // has been announced yet (a table's first cycle starts when its first player connects, D1)
 // or the announced one is PENDING, before its betting opens
-const roundStarting = () => state.connected && !state.ended && (!state.round || state.round.phase === 'PENDING');
+// (an instant game has no round to wait for, D41)
+const roundStarting = () => state.game !== 'gems' && state.connected && !state.ended && (!state.round || state.round.phase === 'PENDING');
 
 function renderRound() {
+  if (state.game === 'gems') return renderPlays();
   const round = state.round;
   const phase = round?.phase ?? (roundStarting() ? 'PENDING' : null);
   el.phase.textContent = phase ? (flying() ? t('crash_phase_flying') : phaseText(phase)) : t('phase_connecting');
@@ -755,6 +810,15 @@ function renderRound() {
   renderCountdown();
   if (state.game === 'crash') crash.render();
   else renderDie();
+}
+
+// Gem Vault (D41): no shared clock, so no phase nor countdown; the heading says whether the
+// page can play
+function renderPlays() {
+  el.phase.textContent = !state.connected && !state.ended ? t('phase_connecting') : t('gems_phase');
+  el.phase.dataset.phase = '';
+  el.countdown.textContent = '';
+  gems.render();
 }
 
 // a crash cycle's ROLLING is its flight (D40): its phaseEndsAt is the latest it could end, not
@@ -863,6 +927,7 @@ function renderBetting() {
   for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
   renderFreeBets(el.freeBets, el.freeBetsList, freeBetRows(state.freeBets, state.money, { now: serverNow() }), { canPlay: open, onPlay: playFreeBet });
   if (state.game === 'crash') return crash.renderBetting();
+  if (state.game === 'gems') return gems.renderBetting();
   el.freeBetCaption.textContent = freeBetSideCaption(freeBetSide());
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
@@ -877,7 +942,7 @@ function renderBetting() {
 }
 
 function renderHistoryPanel() {
-  const cells = state.game === 'crash' ? crash.historyCells : undefined;
+  const cells = state.game === 'crash' ? crash.historyCells : state.game === 'gems' ? gems.historyCells : undefined;
   renderHistory(el.history, state.rounds, { revealed: state.revealed, sideName, money: state.money, cells });
   el.historyGame.textContent = t('history_game', { game: gameTitle() });
   el.historyEmpty.hidden = state.rounds.length > 0;
@@ -922,11 +987,12 @@ el.history.addEventListener('click', (event) => {
   const button = /** @type {Element} */ (event.target).closest('button.verify');
   if (button) void verify(button.dataset.roundId);
 });
-// L and H bet, unless the player is typing (crash: its own keys, crash.js)
+// L and H bet, unless the player is typing (crash: its own keys, crash.js; Gem Vault's, gems.js)
 document.addEventListener('keydown', (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (/** @type {Partial<Element>} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) return;
   if (state.game === 'crash') return crash.shortcut(event.key.toLowerCase());
+  if (state.game === 'gems') return gems.shortcut(event.key.toLowerCase());
   const side = /** @type {Partial<Record<string, Side>>} */ ({ l: 'LOW', h: 'HIGH' })[event.key.toLowerCase()];
   if (side) placeBet(side);
 });

@@ -72,7 +72,10 @@ export async function setLanguage(tag) {
 
 // The name of the page's game (D39): the body's data-game, which the launch page sets from
 // the game's address and the page from the session's gameCode; dice without it
-export const gameTitle = () => (document.body?.dataset.game === 'crash' ? t('title_crash') : t('title'));
+export const gameTitle = () => {
+  const game = document.body?.dataset.game;
+  return game === 'crash' ? t('title_crash') : game === 'gems' ? t('title_gems') : t('title');
+};
 
 /**
  * @param {string} key
@@ -163,6 +166,8 @@ export function reasonText(reason, vars = {}) {
       return t('reason_service_busy');
     case 'free_bet_unavailable':
       return t('reason_free_bet_unavailable');
+    case 'round_too_soon':
+      return t('reason_round_too_soon');
     case 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY':
       return t('reason_not_enough_money');
     case 'wallet_rejected:RS_ERROR_LIMIT_REACHED':

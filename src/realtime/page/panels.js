@@ -39,6 +39,8 @@ import { balanceText, roundStateText, utcTime } from './rounds.js';
  *   crash: the round's result once resolved (D40): the player's crash point (null until round_result
  *   names it), the cash-out granted (null when lost), the payout
  * @property {string} [commissionMicro] crash: the edge its crash point was derived with, as its proof gives it (D40)
+ * @property {boolean} [featureBuy] Gem Vault: whether the play bought the feature (its amountMicro is then the feature's cost, D41)
+ * @property {{ won: boolean, payoutMicro: string | null } | null} [play] Gem Vault: the play's result once known (D41)
  */
 
 // A game's own cells of a history row, beside the shared ones: what was bet (the stake is
@@ -104,8 +106,8 @@ export function renderHistory(tbody, rounds, { revealed, sideName, money, cells 
     ...rounds.map((round) => {
       const row = document.createElement('tr');
       row.dataset.roundId = round.roundId;
-      // the outcome as far as it is known: dice's die, or crash's resolved flight
-      const known = round.outcome ?? round.flight ?? null;
+      // the outcome as far as it is known: dice's die, crash's resolved flight, or Gem Vault's play
+      const known = round.outcome ?? round.flight ?? round.play ?? null;
       row.dataset.outcome = round.voided ? 'voided' : known ? (known.won ? 'won' : 'lost') : 'pending';
       const stake = round.isFree ? t('free_bet') : round.amountMicro === null ? '—' : money.number(round.amountMicro);
       const payout = round.voided || !known || known.payoutMicro === null ? '—' : known.won ? `+${money.number(known.payoutMicro)}` : money.number(0n);

@@ -252,7 +252,9 @@ export type RecalledRound = {
   crashMultiplier?: string | null;
   cashOutMultiplier?: string | null;
   cashOutMs?: number | null;
-  // Gem Vault only (D41): the play as its proof shows it once its outcome is stored, null before
+  // Gem Vault only (D41): whether the play bought the feature (amountMicro is then its cost), and
+  // the play as its proof shows it once its outcome is stored, null before
+  featureBuy?: boolean;
   featurePurchased?: boolean | null;
   baseGame?: unknown;
   events?: MultiEvent[] | null;

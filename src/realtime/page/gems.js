@@ -1,0 +1,447 @@
+// @ts-check
+// Gem Vault's part of the game page (D41; D39: each game brings its part of the page). The
+// page's shell (game.js) keeps the connection, the words, the money, the stake field, the
+// balance, the history and the seeds; this module draws the 3x3 grid and runs Gem Vault's own
+// controls: the Spin and Buy feature buttons, a play's events shown one after the other (each
+// line win, the feature's trigger, each free spin, the jackpot) with a Skip, the total win,
+// and the jackpot's meter.
+//
+// An instant game has no shared clock (D41): a play is its own round, sent with `play` and
+// answered by its ack (the debit's verdict) and its round_result (the whole outcome at once).
+// The page holds the buttons while a play is in flight and for minRoundMs after it, as the
+// service refuses a play sooner (round_too_soon).
+
+import { t } from './i18n.js';
+import { byId } from './panels.js';
+
+/** @typedef {import('../../shared/domain/player-channel.js').MultiRoundResult} MultiRoundResult */
+/** @typedef {import('../../shared/domain/player-channel.js').Jackpot} Jackpot */
+/** @typedef {import('../../shared/domain/player-channel.js').Play} Play */
+/** @typedef {import('../../shared/domain/player-channel.js').PlaceBetAck} PlaceBetAck */
+/** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
+/** @typedef {import('./panels.js').HistoryRound} HistoryRound */
+
+/**
+ * What the page's shell gives Gem Vault
+ * @typedef {object} Shell
+ * @property {() => MoneyFormat} money the session's money.js formatter
+ * @property {() => boolean} playing connected to a session that has not ended
+ * @property {(options?: { quiet?: boolean }) => bigint | null} readStake the stake field, checked (null: refused, said unless quiet)
+ * @property {(text: string, kind: 'info' | 'error' | '') => void} showMessage
+ * @property {(text: string, outcome: 'won' | 'lost' | '') => void} showResult
+ * @property {(payload: Play & { clientBetId: string }, answer: (ack: PlaceBetAck | null) => void) => void} play sends `play`; null: no answer in time
+ * @property {(reason: string, clientBetId?: string) => void} reportRejection a refusal in words, once per play (the ack and bet_rejected both say it)
+ */
+
+// docs/games/gems.md "Reels and lines": each line's row on reels 1, 2 and 3
+const LINES = [
+  [1, 1, 1],
+  [0, 0, 0],
+  [2, 2, 2],
+  [0, 1, 2],
+  [2, 1, 0],
+];
+const ROWS = 3;
+const REELS = 3;
+const SCATTER = 'V';
+// how long each step of a play's events stays on screen before the next; Skip shows the end
+const STEP_MS = 700;
+const SPIN_MS = 450;
+
+// a symbol's name in the player's language (docs/games/gems.md "Symbols and pays")
+/** @type {Record<string, () => string>} */
+const SYMBOL_NAMES = {
+  W: () => t('gems_symbol_W'),
+  D: () => t('gems_symbol_D'),
+  R: () => t('gems_symbol_R'),
+  E: () => t('gems_symbol_E'),
+  S: () => t('gems_symbol_S'),
+  A: () => t('gems_symbol_A'),
+  T: () => t('gems_symbol_T'),
+  V: () => t('gems_symbol_V'),
+};
+/** @param {string} symbol */
+const symbolName = (symbol) => (SYMBOL_NAMES[symbol] ?? (() => symbol))();
+
+// ---- the wire's events, read defensively (the map types them as unknown, D41) --------------
+
+/** @param {unknown} value @returns {Record<string, unknown>} */
+const record = (value) => (value !== null && typeof value === 'object' ? /** @type {Record<string, unknown>} */ (value) : {});
+/** @param {unknown} value */
+const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+// a grid[row][reel] of symbols, or null when the value is not one
+/** @param {unknown} value @returns {string[][] | null} */
+function gridOf(value) {
+  if (!Array.isArray(value) || value.length !== ROWS) return null;
+  const rows = value.map((row) => (Array.isArray(row) && row.length === REELS && row.every((s) => typeof s === 'string') ? /** @type {string[]} */ (row) : null));
+  return rows.every((row) => row !== null) ? /** @type {string[][]} */ (rows) : null;
+}
+/** @param {unknown} value @returns {{ line: number, symbol: string }[]} */
+const lineWinsOf = (value) =>
+  Array.isArray(value)
+    ? value.flatMap((win) => {
+        const line = num(record(win).line);
+        const symbol = record(win).symbol;
+        return line !== null && LINES[line] && typeof symbol === 'string' ? [{ line, symbol }] : [];
+      })
+    : [];
+
+/**
+ * One step of a play as the page shows it
+ * @typedef {object} Step
+ * @property {string} type the event's type, or BASE for the base spin's grid
+ * @property {string[][] | null} grid the grid to show (null: keep the one shown)
+ * @property {string[]} cells the cells to light, as "row-reel"
+ * @property {string} text the event in words ('' for the base spin)
+ * @property {string | null} feature the feature's caption from this step on
+ * @property {string | null} jackpot a jackpot won, in words
+ * @property {boolean} won whether the step paid
+ */
+
+/** @param {Shell} shell */
+export function gemsGame(shell) {
+  const el = {
+    felt: byId('gems'),
+    grid: byId('gems-grid'),
+    feature: byId('gems-feature'),
+    events: byId('gems-events'),
+    skip: byId('gems-skip', HTMLButtonElement),
+    meter: byId('gems-jackpot'),
+    banner: byId('gems-jackpot-banner'),
+    spin: byId('gems-spin', HTMLButtonElement),
+    buy: byId('gems-buy', HTMLButtonElement),
+    buyCost: byId('gems-buy-cost'),
+    potential: byId('potential'),
+    freeBetCaption: byId('free-bet-caption'),
+  };
+  const cells = /** @type {HTMLElement[]} */ ([...el.grid.querySelectorAll('.gem')]);
+  if (cells.length !== ROWS * REELS) throw new Error("the page's #gems-grid has not 9 cells");
+
+  // the session's terms (connected.config, D41)
+  const terms = { minRoundMs: 0, featureBuyCost: /** @type {bigint | null} */ (null), maxMultiplier: /** @type {bigint | null} */ (null) };
+  // the jackpot's pool as the service last said it
+  let poolMicro = /** @type {string | null} */ (null);
+  // the play in flight: its clientBetId until its round_result or its refusal
+  let inFlight = /** @type {string | null} */ (null);
+  // this page's clock before which a play would come within minRoundMs of the previous one
+  let nextPlayAt = 0;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let wake = null;
+  // the play being shown: its steps, how many are shown, and its end in words
+  let show = /** @type {{ steps: Step[], shown: number, timer: ReturnType<typeof setTimeout> | null, done: boolean, result: MultiRoundResult } | null} */ (null);
+  let grid = /** @type {string[][] | null} */ (null);
+
+  const money = () => shell.money();
+  const canPlay = () => shell.playing() && inFlight === null && Date.now() >= nextPlayAt;
+
+  // ---- the session -----------------------------------------------------------------------
+
+  /**
+   * @param {{ minRoundMs?: number, featureBuyCost?: string, maxMultiplier?: string }} config
+   * @param {Jackpot | undefined} jackpot
+   */
+  function configure(config, jackpot) {
+    terms.minRoundMs = typeof config.minRoundMs === 'number' && config.minRoundMs > 0 ? config.minRoundMs : 0;
+    terms.featureBuyCost = config.featureBuyCost && /^\d+$/.test(config.featureBuyCost) ? BigInt(config.featureBuyCost) : null;
+    terms.maxMultiplier = config.maxMultiplier && /^\d+$/.test(config.maxMultiplier) ? BigInt(config.maxMultiplier) : null;
+    if (jackpot) poolMicro = jackpot.poolMicro;
+    render();
+  }
+
+  // the pool after a play fed it or a hit paid it; a hit is said in a banner (D41)
+  /** @param {Jackpot} jackpot */
+  function onJackpot(jackpot) {
+    poolMicro = jackpot.poolMicro;
+    if (jackpot.hit) {
+      const mine = show?.result.roundId === jackpot.hit.roundId;
+      el.banner.textContent = mine ? t('gems_jackpot_yours', { amount: money().amount(jackpot.hit.payoutMicro) }) : t('gems_jackpot_hit', { amount: money().amount(jackpot.hit.payoutMicro) });
+      el.banner.hidden = false;
+    }
+    renderMeter();
+  }
+
+  // ---- a play ------------------------------------------------------------------------------
+
+  /** @param {boolean} featureBuy */
+  function play(featureBuy) {
+    if (!canPlay()) return;
+    if (featureBuy && terms.featureBuyCost === null) return;
+    const stake = shell.readStake();
+    if (stake === null) return;
+    // a play shown still is finished at once: the new one is the one on screen
+    finish();
+    const clientBetId = randomId();
+    inFlight = clientBetId;
+    el.banner.hidden = true;
+    shell.showMessage(t('placing'), 'info');
+    shell.showResult('', '');
+    render();
+    /** @type {Play & { clientBetId: string }} */
+    const payload = featureBuy ? { amountMicro: stake.toString(), featureBuy: true, clientBetId } : { amountMicro: stake.toString(), clientBetId };
+    shell.play(payload, (ack) => {
+      // the service counts minRoundMs from the play's placing, which is before this answer
+      nextPlayAt = Math.max(nextPlayAt, Date.now() + terms.minRoundMs);
+      if (ack === null) {
+        if (inFlight === clientBetId) inFlight = null;
+        shell.showMessage(t('no_answer'), 'error');
+      } else if (!ack.ok) {
+        if (inFlight === clientBetId) inFlight = null;
+        shell.reportRejection(ack.reason, clientBetId);
+      }
+      // accepted: the play stays in flight until its round_result (which may come first)
+      render();
+    });
+  }
+
+  // bet_rejected (D4): the play it names is no longer in flight
+  /** @param {string | undefined} clientBetId */
+  function onRejected(clientBetId) {
+    if (clientBetId !== undefined && clientBetId === inFlight) inFlight = null;
+    render();
+  }
+
+  // the play's outcome, all at once (D41): shown step by step
+  /** @param {MultiRoundResult} result */
+  function onResult(result) {
+    inFlight = null;
+    nextPlayAt = Math.max(nextPlayAt, Date.now() + terms.minRoundMs);
+    finish();
+    shell.showMessage('', '');
+    shell.showResult('', '');
+    el.events.replaceChildren();
+    el.feature.hidden = true;
+    show = { steps: stepsOf(result), shown: 0, timer: null, done: false, result };
+    el.felt.dataset.state = 'showing';
+    el.skip.hidden = false;
+    next();
+    render();
+  }
+
+  // the next step, and the one after it in STEP_MS; after the last, the total
+  function next() {
+    if (!show) return;
+    if (show.shown >= show.steps.length) return end();
+    const step = show.steps[show.shown];
+    show.shown += 1;
+    apply(step, true);
+    show.timer = setTimeout(next, step.type === 'BASE' ? SPIN_MS : STEP_MS);
+  }
+
+  // Skip: every step left at once, then the total
+  function finish() {
+    if (!show || show.done) return;
+    if (show.timer !== null) clearTimeout(show.timer);
+    show.timer = null;
+    while (show.shown < show.steps.length) {
+      apply(show.steps[show.shown], false);
+      show.shown += 1;
+    }
+    end();
+  }
+
+  function end() {
+    if (!show || show.done) return;
+    const { result } = show;
+    if (show.timer !== null) clearTimeout(show.timer);
+    show.timer = null;
+    show.done = true;
+    el.skip.hidden = true;
+    el.felt.dataset.state = 'done';
+    if (result.won) shell.showResult(t('gems_total_win', { amount: money().amount(result.payoutMicro) }), 'won');
+    else shell.showResult(t('gems_no_win'), 'lost');
+    const skipHadFocus = document.activeElement === el.skip;
+    // the focus Skip had goes to Spin rather than to the page's body
+    if (skipHadFocus) el.spin.focus();
+    render();
+  }
+
+  /**
+   * @param {Step} step
+   * @param {boolean} animate
+   */
+  function apply(step, animate) {
+    if (step.grid) drawGrid(step.grid, animate ? 'spun' : '');
+    for (const cell of cells) cell.classList.remove('hit', 'scatter');
+    for (const key of step.cells) cellAt(key)?.classList.add(step.type === 'FEATURE_TRIGGER' ? 'scatter' : 'hit');
+    if (step.feature !== null) {
+      el.feature.textContent = step.feature;
+      el.feature.hidden = false;
+    }
+    if (step.jackpot !== null) {
+      el.banner.textContent = step.jackpot;
+      el.banner.hidden = false;
+    }
+    if (step.text) {
+      const item = document.createElement('li');
+      item.textContent = step.text;
+      item.dataset.type = step.type;
+      item.dataset.won = String(step.won);
+      el.events.append(item);
+      // the newest event in view in the list's own box
+      if (animate) el.events.scrollTop = el.events.scrollHeight;
+    }
+  }
+
+  /** @param {string} key "row-reel" */
+  const cellAt = (key) => {
+    const [row, reel] = key.split('-').map(Number);
+    return cells[row * REELS + reel];
+  };
+
+  /**
+   * @param {string[][]} next
+   * @param {'spun' | ''} motion
+   */
+  function drawGrid(next, motion) {
+    grid = next;
+    for (let row = 0; row < ROWS; row++) {
+      for (let reel = 0; reel < REELS; reel++) {
+        const cell = cells[row * REELS + reel];
+        cell.dataset.symbol = next[row][reel];
+        // replay the landing on every spin
+        cell.classList.remove('spun');
+        if (motion) {
+          void cell.offsetWidth;
+          cell.classList.add('spun');
+        }
+      }
+    }
+    labelGrid();
+  }
+
+  // the grid in words, row by row, for a screen reader (the drawing is aria-hidden)
+  function labelGrid() {
+    if (!grid) {
+      el.grid.setAttribute('aria-label', t('gems_grid_empty'));
+      return;
+    }
+    const rows = grid.map((row) => row.map(symbolName).join(', ')).join(' / ');
+    el.grid.setAttribute('aria-label', t('gems_grid_label', { rows }));
+  }
+
+  // a play's round_result as the steps the page shows: the base spin's grid, its line wins one
+  // by one, the feature's trigger, each free spin, the jackpot (the events' own order, D41)
+  /** @param {MultiRoundResult} result @returns {Step[]} */
+  function stepsOf(result) {
+    const m = money();
+    /** @type {Step[]} */
+    const steps = [];
+    const base = gridOf(record(result.baseGame).grid);
+    if (base) steps.push({ type: 'BASE', grid: base, cells: [], text: '', feature: null, jackpot: null, won: false });
+    const spins = result.events.filter((event) => event.type === 'FREE_SPIN').length;
+    let freeSpins = spins;
+    for (const event of result.events) {
+      const sub = record(event.subOutcome);
+      const amount = m.amount(event.payoutMicro);
+      const won = BigInt(event.payoutMicro) > 0n;
+      if (event.type === 'LINE_WIN') {
+        const [win] = lineWinsOf([sub]);
+        const line = win ? win.line : -1;
+        steps.push({
+          type: event.type,
+          grid: null,
+          cells: win ? lineCells(line) : [],
+          text: t('gems_line_win', { line: line + 1, symbol: win ? symbolName(win.symbol) : '—', amount }),
+          feature: null,
+          jackpot: null,
+          won,
+        });
+      } else if (event.type === 'FEATURE_TRIGGER') {
+        const multiplier = num(sub.multiplier) ?? 1;
+        freeSpins = num(sub.freeSpins) ?? spins;
+        const scatters = num(sub.scatters);
+        const text =
+          sub.purchased === true || scatters === null
+            ? t('gems_trigger_bought', { spins: freeSpins, multiplier })
+            : t('gems_trigger', { scatters, spins: freeSpins, multiplier, amount });
+        const vaults = base ? base.flatMap((row, r) => row.flatMap((symbol, reel) => (symbol === SCATTER ? [`${r}-${reel}`] : []))) : [];
+        steps.push({ type: event.type, grid: null, cells: vaults, text, feature: t('gems_feature_caption', { spins: freeSpins, multiplier }), jackpot: null, won });
+      } else if (event.type === 'FREE_SPIN') {
+        const spin = (num(sub.spin) ?? 0) + 1;
+        const multiplier = num(sub.multiplier) ?? 1;
+        const lines = lineWinsOf(sub.lineWins);
+        const lit = [...new Set(lines.flatMap((win) => lineCells(win.line)))];
+        steps.push({
+          type: event.type,
+          grid: gridOf(sub.grid),
+          cells: lit,
+          text: won ? t('gems_free_spin_win', { spin, spins: freeSpins, amount }) : t('gems_free_spin', { spin, spins: freeSpins }),
+          feature: t('gems_free_spin_caption', { spin, spins: freeSpins, multiplier }),
+          jackpot: null,
+          won,
+        });
+      } else if (event.type === 'JACKPOT') {
+        steps.push({ type: event.type, grid: null, cells: [], text: t('gems_jackpot_event', { amount }), feature: null, jackpot: t('gems_jackpot_yours', { amount }), won });
+      }
+    }
+    return steps;
+  }
+
+  /** @param {number} line */
+  const lineCells = (line) => (LINES[line] ?? []).map((row, reel) => `${row}-${reel}`);
+
+  // ---- the controls --------------------------------------------------------------------------
+
+  function render() {
+    renderMeter();
+    renderBetting();
+  }
+
+  function renderMeter() {
+    const text = poolMicro === null ? '—' : money().amount(poolMicro);
+    if (el.meter.textContent !== text) el.meter.textContent = text;
+  }
+
+  // the Spin and Buy buttons (held while a play is in flight and for minRoundMs after it),
+  // the feature's price at the stake typed, and what a spin may pay at most
+  function renderBetting() {
+    const open = canPlay();
+    el.spin.disabled = !open;
+    el.buy.hidden = terms.featureBuyCost === null;
+    el.buy.disabled = !open || terms.featureBuyCost === null;
+    el.felt.dataset.busy = String(inFlight !== null);
+    const stake = shell.readStake({ quiet: true });
+    const cost = terms.featureBuyCost !== null && stake !== null ? money().amount(stake * terms.featureBuyCost) : '';
+    if (el.buyCost.textContent !== cost) el.buyCost.textContent = cost;
+    el.buy.setAttribute('aria-label', cost ? t('gems_buy_label', { cost }) : t('gems_buy'));
+    el.potential.textContent = stake !== null && terms.maxMultiplier !== null ? t('gems_potential', { amount: money().amount(stake * terms.maxMultiplier) }) : '';
+    el.freeBetCaption.textContent = '';
+    if (!grid) labelGrid();
+    // the buttons open again once minRoundMs has passed
+    if (wake === null && inFlight === null && Date.now() < nextPlayAt) {
+      wake = setTimeout(() => {
+        wake = null;
+        renderBetting();
+      }, nextPlayAt - Date.now() + 10);
+    }
+  }
+
+  el.spin.addEventListener('click', () => play(false));
+  el.buy.addEventListener('click', () => play(true));
+  el.skip.addEventListener('click', finish);
+
+  // S spins and Escape skips, unless the player is typing (as L and H bet in dice); buying the
+  // feature, at featureBuyCost stakes, takes its button
+  /** @param {string} key */
+  function shortcut(key) {
+    if (key === 's') play(false);
+    else if (key === 'escape') finish();
+  }
+
+  // ---- the history ---------------------------------------------------------------------------
+
+  // a play's cells: a spin or a bought feature, and what it paid once known
+  /** @param {HistoryRound} round */
+  function historyCells(round) {
+    const tag = document.createElement('span');
+    tag.className = round.featureBuy ? 'tag feature' : 'tag spin';
+    tag.textContent = round.featureBuy ? t('gems_history_feature') : t('gems_history_spin');
+    return { bet: [tag], result: [] };
+  }
+
+  return { configure, onJackpot, onResult, onRejected, render, renderBetting, shortcut, historyCells, labelGrid };
+}
+
+function randomId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
