@@ -277,8 +277,6 @@ export function gemsGame(shell) {
       item.dataset.type = step.type;
       item.dataset.won = String(step.won);
       el.events.append(item);
-      // the newest event in view in the list's own box
-      if (animate) el.events.scrollTop = el.events.scrollHeight;
     }
   }
 

@@ -241,5 +241,5 @@ export default {
   gems_play_placed: 'Dreh angenommen: {stake}.',
   gems_feature_placed: 'Feature für {cost} gekauft.',
   gems_history_spin: 'Dreh',
-  gems_history_feature: 'Feature gekauft',
+  gems_history_feature: 'Feature',
 };

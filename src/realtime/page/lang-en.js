@@ -243,5 +243,5 @@ export default {
   gems_play_placed: 'Spin accepted: {stake}.',
   gems_feature_placed: 'Feature bought for {cost}.',
   gems_history_spin: 'spin',
-  gems_history_feature: 'feature bought',
+  gems_history_feature: 'feature',
 };

@@ -241,5 +241,5 @@ export default {
   gems_play_placed: 'Giro aceptado: {stake}.',
   gems_feature_placed: 'Función comprada por {cost}.',
   gems_history_spin: 'giro',
-  gems_history_feature: 'función comprada',
+  gems_history_feature: 'función',
 };

@@ -241,5 +241,5 @@ export default {
   gems_play_placed: 'Tour accepté : {stake}.',
   gems_feature_placed: 'Bonus acheté pour {cost}.',
   gems_history_spin: 'tour',
-  gems_history_feature: 'bonus acheté',
+  gems_history_feature: 'bonus',
 };

@@ -241,5 +241,5 @@ export default {
   gems_play_placed: 'Giro accettato: {stake}.',
   gems_feature_placed: 'Bonus acquistato per {cost}.',
   gems_history_spin: 'giro',
-  gems_history_feature: 'bonus acquistato',
+  gems_history_feature: 'bonus',
 };

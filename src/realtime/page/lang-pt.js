@@ -242,5 +242,5 @@ export default {
   gems_play_placed: 'Giro aceito: {stake}.',
   gems_feature_placed: 'Bônus comprado por {cost}.',
   gems_history_spin: 'giro',
-  gems_history_feature: 'bônus comprado',
+  gems_history_feature: 'bônus',
 };

@@ -241,5 +241,5 @@ export default {
   gems_play_placed: 'Snurr accepterat: {stake}.',
   gems_feature_placed: 'Bonus köpt för {cost}.',
   gems_history_spin: 'snurr',
-  gems_history_feature: 'bonus köpt',
+  gems_history_feature: 'bonus',
 };
