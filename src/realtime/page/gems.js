@@ -130,6 +130,8 @@ export function gemsGame(shell) {
   // the play being shown: its steps, how many are shown, and its end in words
   let show = /** @type {{ steps: Step[], shown: number, timer: ReturnType<typeof setTimeout> | null, done: boolean, result: MultiRoundResult } | null} */ (null);
   let grid = /** @type {string[][] | null} */ (null);
+  // Skip had the focus when the play's end hid it: Spin takes it once it can play
+  let refocus = false;
 
   const money = () => shell.money();
   const canPlay = () => shell.playing() && inFlight === null && Date.now() >= nextPlayAt;
@@ -213,6 +215,8 @@ export function gemsGame(shell) {
     show = { steps: stepsOf(result), shown: 0, timer: null, done: false, result };
     el.felt.dataset.state = 'showing';
     el.skip.hidden = false;
+    // a player at the keyboard whose Spin or Buy button is now held goes on from Skip
+    if (document.activeElement === el.spin || document.activeElement === el.buy || document.activeElement === document.body) el.skip.focus();
     next();
     render();
   }
@@ -245,13 +249,12 @@ export function gemsGame(shell) {
     if (show.timer !== null) clearTimeout(show.timer);
     show.timer = null;
     show.done = true;
+    // the focus Skip had goes back to Spin (once minRoundMs lets it play) rather than to the body
+    refocus = document.activeElement === el.skip;
     el.skip.hidden = true;
     el.felt.dataset.state = 'done';
     if (result.won) shell.showResult(t('gems_total_win', { amount: money().amount(result.payoutMicro) }), 'won');
     else shell.showResult(t('gems_no_win'), 'lost');
-    const skipHadFocus = document.activeElement === el.skip;
-    // the focus Skip had goes to Spin rather than to the page's body
-    if (skipHadFocus) el.spin.focus();
     render();
   }
 
@@ -395,6 +398,10 @@ export function gemsGame(shell) {
   function renderBetting() {
     const open = canPlay();
     el.spin.disabled = !open;
+    if (refocus && open) {
+      refocus = false;
+      if (document.activeElement === document.body || document.activeElement === el.skip) el.spin.focus();
+    }
     el.buy.hidden = terms.featureBuyCost === null;
     el.buy.disabled = !open || terms.featureBuyCost === null;
     el.felt.dataset.busy = String(inFlight !== null);

@@ -124,8 +124,9 @@ describe('the Gem Vault page in a browser (D41)', function () {
     expect(await page.locator('#gems-buy').isDisabled()).to.equal(true);
     expect(await page.locator('#result').innerText()).to.equal('');
     expect(await page.locator('#gems-events li').count()).to.be.below(spin.events.length);
-    // Skip shows the end at once
-    await page.click('#gems-skip');
+    // Skip, which the keyboard's focus moved to, shows the end at once
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('gems-skip');
+    await page.keyboard.press('Enter');
     expect(await page.locator('#gems-skip').isVisible()).to.equal(false);
     const items = page.locator('#gems-events li');
     expect(await items.count()).to.equal(spin.events.length);
@@ -169,8 +170,9 @@ describe('the Gem Vault page in a browser (D41)', function () {
     expect(await rows.locator('.stake-amount').innerText()).to.equal('10.00');
     expect(await rows.locator('.payout').innerText()).to.equal(`+${figures(spin.payoutMicro)}`);
 
-    // the buttons open again once minRoundMs has passed
+    // the buttons open again once minRoundMs has passed, the focus back on Spin
     await page.locator('#gems-spin:enabled').waitFor({ timeout: MIN_ROUND_MS + 5_000 });
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('gems-spin');
     expect(await page.locator('#gems-buy').isEnabled()).to.equal(true);
 
     // the feature bought at a stake of 1.00: its price on the button before the tap
