@@ -132,6 +132,11 @@ export function gemsGame(shell) {
   let grid = /** @type {string[][] | null} */ (null);
   // Skip had the focus when the play's end hid it: Spin takes it once it can play
   let refocus = false;
+  // the rounds of this page's plays, whose jackpot is told by their own JACKPOT event
+  const ownRounds = new Set();
+  // a hit told while this page's play is in flight or shown: said after the play's end, unless
+  // it was that play's (its JACKPOT step says it then, not before the events get there)
+  let laterHit = /** @type {{ roundId: string, payoutMicro: string } | null} */ (null);
 
   const money = () => shell.money();
   const canPlay = () => shell.playing() && inFlight === null && Date.now() >= nextPlayAt;
@@ -154,12 +159,25 @@ export function gemsGame(shell) {
   /** @param {Jackpot} jackpot */
   function onJackpot(jackpot) {
     poolMicro = jackpot.poolMicro;
-    if (jackpot.hit) {
-      const mine = show?.result.roundId === jackpot.hit.roundId;
-      el.banner.textContent = mine ? t('gems_jackpot_yours', { amount: money().amount(jackpot.hit.payoutMicro) }) : t('gems_jackpot_hit', { amount: money().amount(jackpot.hit.payoutMicro) });
-      el.banner.hidden = false;
+    const hit = jackpot.hit;
+    if (hit && !ownRounds.has(hit.roundId)) {
+      if (inFlight !== null || (show !== null && !show.done)) laterHit = hit;
+      else tellHit(hit);
     }
     renderMeter();
+  }
+
+  // a hit held while a play was in flight or shown, once that play is over
+  function tellLaterHit() {
+    if (laterHit && !ownRounds.has(laterHit.roundId)) tellHit(laterHit);
+    laterHit = null;
+  }
+
+  // another player's hit, in the banner
+  /** @param {{ roundId: string, payoutMicro: string }} hit */
+  function tellHit(hit) {
+    el.banner.textContent = t('gems_jackpot_hit', { amount: money().amount(hit.payoutMicro) });
+    el.banner.hidden = false;
   }
 
   // ---- a play ------------------------------------------------------------------------------
@@ -189,7 +207,8 @@ export function gemsGame(shell) {
       } else if (!ack.ok) {
         if (inFlight === clientBetId) inFlight = null;
         shell.reportRejection(ack.reason, clientBetId);
-      }
+        tellLaterHit();
+      } else ownRounds.add(ack.roundId);
       // accepted: the play stays in flight until its round_result (which may come first)
       render();
     });
@@ -198,13 +217,17 @@ export function gemsGame(shell) {
   // bet_rejected (D4): the play it names is no longer in flight
   /** @param {string | undefined} clientBetId */
   function onRejected(clientBetId) {
-    if (clientBetId !== undefined && clientBetId === inFlight) inFlight = null;
+    if (clientBetId !== undefined && clientBetId === inFlight) {
+      inFlight = null;
+      tellLaterHit();
+    }
     render();
   }
 
   // the play's outcome, all at once (D41): shown step by step
   /** @param {MultiRoundResult} result */
   function onResult(result) {
+    ownRounds.add(result.roundId);
     inFlight = null;
     nextPlayAt = Math.max(nextPlayAt, Date.now() + terms.minRoundMs);
     finish();
@@ -255,6 +278,7 @@ export function gemsGame(shell) {
     el.felt.dataset.state = 'done';
     if (result.won) shell.showResult(t('gems_total_win', { amount: money().amount(result.payoutMicro) }), 'won');
     else shell.showResult(t('gems_no_win'), 'lost');
+    tellLaterHit();
     render();
   }
 

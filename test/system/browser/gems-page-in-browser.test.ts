@@ -4,7 +4,7 @@ import { expectFits, launchChromium, serviceForPages, watch } from '../../suppor
 import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
 import { deriveGems, GEMS_MATH, type GemsOutcome } from '../../../src/shared/domain/games/gems-math.js';
 import type { Harness, TestOperator } from '../../support/harness.js';
-import { GEMS_CLIENT_SEED, gemsOperator, gemsSeed, triggered } from '../../support/gems.js';
+import { GEMS_CLIENT_SEED, JACKPOT_SEEDS, gemsOperator, gemsSeed, triggered } from '../../support/gems.js';
 import { until } from '../../support/game.js';
 
 // Gem Vault's page (D41) in a real headless Chromium, against a service in this process: a
@@ -201,6 +201,39 @@ describe('the Gem Vault page in a browser (D41)', function () {
     await expectFits(page);
     await page.close();
     expect(h.wallet.violations).to.deep.equal([]);
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it("a jackpot hit: its event and banner name the pool paid, the total win includes it, and the meter shows the pool started again", async () => {
+    // an operator of its own, whose pool is the seed's until this play
+    const own = await gemsOperator(h);
+    const body = own.sessionBody({ gameCode: 'gems', sandboxSeeds: JACKPOT_SEEDS });
+    const playerRef = body.playerRef as string;
+    h.wallet.setBalance(playerRef, 'EUR', START_MICRO);
+    const launch = await own.request('POST', '/v1/session', body);
+    expect(launch.status, launch.text).to.equal(200);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, origins, problems);
+    await page.goto(launch.body.launchUrl as string);
+    await page.locator('#balance').filter({ hasText: '€1,000.00' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('#gems-jackpot').innerText()).to.equal(shown(SEED_POOL_MICRO));
+    await page.fill('#stake', '1.00');
+    await page.locator('#gems-spin:enabled').waitFor({ timeout: 10_000 });
+    // the S key spins, once the player is not typing in a field
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('s');
+    await page.locator('#result').filter({ hasText: /^Total win/ }).waitFor({ timeout: 30_000 });
+    const row = await h.svc.db.jackpotPool.findUniqueOrThrow({ where: { operatorId_currency: { operatorId: own.operatorId, currency: 'EUR' } } });
+    expect(row.hits).to.equal(1);
+    const paid = row.paidMicro;
+    expect(await page.locator('#gems-events li[data-type="JACKPOT"]').innerText()).to.equal(`JACKPOT: ${shown(paid)}`);
+    expect(await page.locator('#gems-jackpot-banner').innerText()).to.equal(`You won the jackpot: ${shown(paid)}!`);
+    await until('the win at the wallet', async () => h.wallet.transactions.some((entry) => entry.playerRef === playerRef && entry.type === 'win'), 15_000);
+    const win = h.wallet.transactions.find((entry) => entry.playerRef === playerRef && entry.type === 'win')!.amountMicro;
+    expect(win >= paid).to.equal(true);
+    expect(await page.locator('#result').innerText()).to.equal(`Total win: ${shown(win)}`);
+    await until('the meter with the pool started again', async () => (await page.locator('#gems-jackpot').innerText()) === shown(row.poolMicro), 10_000);
+    await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
