@@ -3,6 +3,9 @@ import { GEMS_MATH } from '../../../src/shared/domain/games/gems-math.js';
 import { placePlay } from '../../../src/shared/game/plays/place.js';
 import { finishInstantPlays } from '../../../src/shared/game/plays/sweep.js';
 import { BetDesk } from '../../../src/shared/game/bets/debit.js';
+import { resolvePlay } from '../../../src/shared/game/plays/resolve.js';
+import { closeServiceContext, createServiceContext } from '../../../src/bootstrap.js';
+import { loadConfig } from '../../../src/shared/platform/config.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { until } from '../../support/game.js';
 import { checkMoneyInvariants, waitForQuiescence } from '../../support/invariants.js';
@@ -192,6 +195,35 @@ describe('the multi-event game, Gem Vault (D41)', function () {
         ['win', BigInt(result.payoutMicro)],
       ]);
     }
+  });
+
+  it('two jackpot hits derived at the same instant by two processes: one takes the pool, the other what it holds after, conserved', async () => {
+    const operator = await gemsOperator(h);
+    const a = await seat(operator, JACKPOT_SEEDS);
+    const b = await seat(operator, JACKPOT_SEEDS);
+    // each play placed and debited, then left for its process to derive (as resolvePlay does
+    // after the ack), here two processes' own database pools and Redis connections
+    const accepted = [];
+    for (const seated of [a, b]) {
+      const placed = await placePlay(h.svc, { sessionId: seated.sessionId, amountMicro: STAKE, featureBuy: false }, null);
+      const ticket = placed.ok ? placed.ticket : undefined;
+      expect(await new BetDesk(h.svc).process(ticket!)).to.deep.include({ ok: true });
+      accepted.push(ticket!);
+    }
+    const other = await createServiceContext(loadConfig({ ...process.env, WALLET_CALL_TIMEOUT_MS: '1000', ROLES: 'realtime' }));
+    try {
+      const decided = await Promise.all([resolvePlay(h.svc, accepted[0]!), resolvePlay(other, accepted[1]!)]);
+      expect(decided).to.deep.equal([true, true]);
+    } finally {
+      await closeServiceContext(other);
+    }
+    const c = contribution(STAKE);
+    const rounds = await h.svc.db.round.findMany({ where: { id: { in: accepted.map((t) => t.roundId) } } });
+    const paid = rounds.map((r) => BigInt((r.outcome as { events: { type: string; payoutMicro: string }[] }).events.find((e) => e.type === 'JACKPOT')!.payoutMicro));
+    // whichever came first took the seed and its contribution; the second, the new seed and its own
+    expect(paid.sort()).to.deep.equal([SEED_POOL + c, SEED_POOL + c]);
+    expect(await pool(operator)).to.include({ hits: 2, poolMicro: SEED_POOL, seededMicro: 3n * SEED_POOL, contributedMicro: 2n * c, paidMicro: 2n * (SEED_POOL + c) });
+    await until('both wins', async () => movements(a).length === 2 && movements(b).length === 2);
   });
 
   it('a play whose debit was accepted when its process stopped is played and paid once by the recovery sweep', async () => {
