@@ -62,6 +62,16 @@ describe('the game page shows and plays free bets (D42)', () => {
     expect(de!.expires).to.match(/06\.12\.2026, 03:30/);
   });
 
+  it('keeps a Gem Vault grant of bought features marked as one, and marks no other (D41, D42)', () => {
+    const [feature, spin] = readFreeBets([{ ...grant({ grantId: 'feature' }), featureBuy: true }, { ...grant({ grantId: 'spin' }), featureBuy: false }]);
+    expect(feature).to.deep.equal(grant({ grantId: 'feature', featureBuy: true }));
+    expect(spin).to.deep.equal(grant({ grantId: 'spin' }));
+    const rows = freeBetRows([feature!, spin!], moneyFormat('en', 'EUR'), { now: NOW, timeZone: 'UTC' });
+    expect(rows.map((row) => row.feature)).to.deep.equal([true, false]);
+    // a Gem Vault free play names its grant alone: its stake and feature buy are its campaign's
+    expect(freeBetPayload('feature', 'c-5', {})).to.deep.equal({ freeBetGrantId: 'feature', clientBetId: 'c-5' });
+  });
+
   it('marks a grant past its expiry on the clock given, and shows none when there is none', () => {
     const [row] = freeBetRows([grant()], moneyFormat('en', 'EUR'), { now: Date.parse('2026-12-05T18:30:00.000Z') });
     expect(row!.expired).to.equal(true);

@@ -4,7 +4,7 @@ import type { FreeBet } from '../../shared/domain/player-channel.js';
 import type { MoneyFormat } from './money.js';
 
 export type { FreeBet };
-export type FreeBetRow = { grantId: string; campaign: string; stake: string; remaining: string; expires: string; expired: boolean };
+export type FreeBetRow = { grantId: string; campaign: string; stake: string; remaining: string; expires: string; expired: boolean; feature: boolean };
 export type GameParams = { side?: 'LOW' | 'HIGH'; autoCashOut?: string };
 
 export function readFreeBets(value: unknown): FreeBet[];

@@ -12,8 +12,9 @@ import { t } from './i18n.js';
 // rounds left, its expiry (ISO)
 /** @typedef {import('../../shared/domain/player-channel.js').FreeBet} FreeBet */
 
-// a grant's row of the panel, in words: its campaign as the operator named it (campaignRef)
-/** @typedef {{ grantId: string, campaign: string, stake: string, remaining: string, expires: string, expired: boolean }} FreeBetRow */
+// a grant's row of the panel, in words: its campaign as the operator named it (campaignRef);
+// feature: its rounds buy the game's feature (D42, Gem Vault's campaigns of bought features)
+/** @typedef {{ grantId: string, campaign: string, stake: string, remaining: string, expires: string, expired: boolean, feature: boolean }} FreeBetRow */
 
 // the game's own parameters of a bet: dice's side, crash's auto cash-out ("2.00")
 /** @typedef {{ side?: 'LOW' | 'HIGH', autoCashOut?: string }} GameParams */
@@ -48,6 +49,8 @@ export function readFreeBets(value) {
     stakeMicro: grant.stakeMicro,
     remaining: grant.remaining,
     expiresAt: grant.expiresAt,
+    // D42: a campaign of bought features (an instant game's), played with `play`
+    ...(grant.featureBuy === true ? { featureBuy: /** @type {const} */ (true) } : {}),
   })).filter((grant) => grant.remaining > 0);
 }
 
@@ -71,6 +74,7 @@ export function freeBetRows(grants, money, { now, timeZone }) {
       remaining: grant.remaining === 1 ? t('free_bet_round_one', { count: grant.remaining }) : t('free_bet_rounds', { count: grant.remaining }),
       expires: known ? t('free_bet_expires', { at: when.format(expiresAt) }) : '',
       expired: known && expiresAt <= now,
+      feature: grant.featureBuy === true,
     };
   });
 }

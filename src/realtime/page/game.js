@@ -183,9 +183,14 @@ const gems = gemsGame({
   play: (payload, answer) => {
     if (!socket) return answer(null);
     // the ack is the debit's verdict, as place_bet's (D41)
-    socket.timeout(PLACE_BET_ACK_MS).emit('play', payload, (err, ack) => answer(err ? null : ack));
+    socket.timeout(PLACE_BET_ACK_MS).emit('play', payload, (err, ack) => {
+      // D42: the service's next free_bets counts a free play's round as spent
+      if (!err && ack.ok && payload.freeBetGrantId !== undefined) state.spentGrantId = payload.freeBetGrantId;
+      answer(err ? null : ack);
+    });
   },
   reportRejection: (reason, clientBetId) => reportRejection(reason, clientBetId),
+  renderFreeBets: () => renderFreeBetPanel(),
 });
 
 // ---- connection (D4) -------------------------------------------------------------------
@@ -400,10 +405,20 @@ function onBetPlaced(msg) {
   state.betCycleId = msg.cycleId;
   const stake = msg.isFree ? t('free_bet') : state.money.amount(msg.amountMicro);
   if (state.game === 'gems') {
-    // the result follows at once (D41): a message only while the play is still in flight
-    if (!entry.play) showMessage(msg.featureBuy ? t('gems_feature_placed', { cost: stake }) : t('gems_play_placed', { stake }), 'info');
+    // the result follows at once (D41): a message only while the play is still in flight; a
+    // free play's amountMicro is its campaign's stake, whatever feature it buys (D42)
+    if (!entry.play) showMessage(gemsPlacedText(msg), 'info');
   } else showMessage(state.game === 'crash' ? crash.betPlacedText(stake, msg.autoCashOut) : t('bet_placed', { side: sideName(msg.side ?? null), stake }), 'info');
   renderAll();
+}
+
+// a Gem Vault play accepted, in words: a spin at its stake, the feature at its price, or a free
+// play (D42) at its grant's stake
+/** @param {Message<'bet_placed'>} msg */
+function gemsPlacedText(msg) {
+  const amount = state.money.amount(msg.amountMicro);
+  if (msg.isFree) return msg.featureBuy ? t('gems_free_feature_placed', { stake: amount }) : t('gems_free_play_placed', { stake: amount });
+  return msg.featureBuy ? t('gems_feature_placed', { cost: amount }) : t('gems_play_placed', { stake: amount });
 }
 
 // ---- the session's rounds as the service recorded them (D33) ----------------------------
@@ -604,10 +619,13 @@ function placeGameBet(params) {
 const freeBetSide = () => (el.freeBetHigh.checked ? /** @type {const} */ ('HIGH') : /** @type {const} */ ('LOW'));
 
 // a free bet (D42): the grant in place of the stake field's amount, with the game's parameters
-// (dice: the panel's side; crash: the auto cash-out field when set). The rounds left come from
-// the service's next free_bets, never counted down here.
+// (dice: the panel's side; crash: the auto cash-out field when set; Gem Vault: none, its
+// campaign says whether it buys the feature). The rounds left come from the service's next
+// free_bets, never counted down here.
 /** @param {string} grantId */
 function playFreeBet(grantId) {
+  // Gem Vault: `play` naming the grant, whose stake and feature buy are its campaign's (D41, D42)
+  if (state.game === 'gems') return gems.playFree(grantId);
   if (!socket || !state.round || !canBet()) return;
   const params = state.game === 'crash' ? crash.betParams() : { side: freeBetSide() };
   if (params === undefined) return;
@@ -925,9 +943,13 @@ function renderBetting() {
   el.stakeHint.textContent = t('stake_hint', rangeVars());
   const stake = readStake({ quiet: true });
   for (const chip of chips) chip.classList.toggle('active', stake !== null && chip.dataset.micro === stake.toString());
-  renderFreeBets(el.freeBets, el.freeBetsList, freeBetRows(state.freeBets, state.money, { now: serverNow() }), { canPlay: open, onPlay: playFreeBet });
-  if (state.game === 'crash') return crash.renderBetting();
+  if (state.game === 'crash') {
+    renderFreeBetPanel();
+    return crash.renderBetting();
+  }
+  // Gem Vault draws the panel itself, whenever its buttons change (gems.js)
   if (state.game === 'gems') return gems.renderBetting();
+  renderFreeBetPanel();
   el.freeBetCaption.textContent = freeBetSideCaption(freeBetSide());
   const { multiplierScaled, commissionMicro } = state.config;
   el.potential.textContent =
@@ -939,6 +961,14 @@ function renderBetting() {
           // a fraction of 100000 (contract 2.12) as a percentage: 3000 -> 3
           commission: state.money.ratio(commissionMicro * 100n),
         });
+}
+
+// The free-bets panel (D42): its buttons play when the game's own would (dice and crash: the
+// round's betting open; Gem Vault: no play in flight, minRoundMs past)
+function renderFreeBetPanel() {
+  if (!state.config) return;
+  const open = state.game === 'gems' ? gems.canPlay() : canBet();
+  renderFreeBets(el.freeBets, el.freeBetsList, freeBetRows(state.freeBets, state.money, { now: serverNow() }), { canPlay: open, onPlay: playFreeBet });
 }
 
 function renderHistoryPanel() {

@@ -4,13 +4,16 @@
 // balance, the history and the seeds; this module draws the 3x3 grid and runs Gem Vault's own
 // controls: the Spin and Buy feature buttons, a play's events shown one after the other (each
 // line win, the feature's trigger, each free spin, the jackpot) with a Skip, the total win,
-// and the jackpot's meter.
+// and the jackpot's meter. The free-bets panel plays a grant here too (D42): `play` naming it.
+// A play's steps and grids are gems-play.js's, which the recall page shares.
 //
 // An instant game has no shared clock (D41): a play is its own round, sent with `play` and
 // answered by its ack (the debit's verdict) and its round_result (the whole outcome at once).
 // The page holds the buttons while a play is in flight and for minRoundMs after it, as the
 // service refuses a play sooner (round_too_soon).
 
+import { freeBetPayload } from './freebets.js';
+import { drawGems, gridLabel, lightGems, playSteps, ROWS, REELS } from './gems-play.js';
 import { t } from './i18n.js';
 import { byId } from './panels.js';
 
@@ -20,6 +23,7 @@ import { byId } from './panels.js';
 /** @typedef {import('../../shared/domain/player-channel.js').PlaceBetAck} PlaceBetAck */
 /** @typedef {import('./money.js').MoneyFormat} MoneyFormat */
 /** @typedef {import('./panels.js').HistoryRound} HistoryRound */
+/** @typedef {import('./gems-play.js').Step} Step */
 
 /**
  * What the page's shell gives Gem Vault
@@ -31,72 +35,12 @@ import { byId } from './panels.js';
  * @property {(text: string, outcome: 'won' | 'lost' | '') => void} showResult
  * @property {(payload: Play & { clientBetId: string }, answer: (ack: PlaceBetAck | null) => void) => void} play sends `play`; null: no answer in time
  * @property {(reason: string, clientBetId?: string) => void} reportRejection a refusal in words, once per play (the ack and bet_rejected both say it)
+ * @property {() => void} renderFreeBets draws the free-bets panel, whose buttons follow canPlay (D42)
  */
 
-// docs/games/gems.md "Reels and lines": each line's row on reels 1, 2 and 3
-const LINES = [
-  [1, 1, 1],
-  [0, 0, 0],
-  [2, 2, 2],
-  [0, 1, 2],
-  [2, 1, 0],
-];
-const ROWS = 3;
-const REELS = 3;
-const SCATTER = 'V';
 // how long each step of a play's events stays on screen before the next; Skip shows the end
 const STEP_MS = 700;
 const SPIN_MS = 450;
-
-// a symbol's name in the player's language (docs/games/gems.md "Symbols and pays")
-/** @type {Record<string, () => string>} */
-const SYMBOL_NAMES = {
-  W: () => t('gems_symbol_W'),
-  D: () => t('gems_symbol_D'),
-  R: () => t('gems_symbol_R'),
-  E: () => t('gems_symbol_E'),
-  S: () => t('gems_symbol_S'),
-  A: () => t('gems_symbol_A'),
-  T: () => t('gems_symbol_T'),
-  V: () => t('gems_symbol_V'),
-};
-/** @param {string} symbol */
-const symbolName = (symbol) => (SYMBOL_NAMES[symbol] ?? (() => symbol))();
-
-// ---- the wire's events, read defensively (the map types them as unknown, D41) --------------
-
-/** @param {unknown} value @returns {Record<string, unknown>} */
-const record = (value) => (value !== null && typeof value === 'object' ? /** @type {Record<string, unknown>} */ (value) : {});
-/** @param {unknown} value */
-const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-// a grid[row][reel] of symbols, or null when the value is not one
-/** @param {unknown} value @returns {string[][] | null} */
-function gridOf(value) {
-  if (!Array.isArray(value) || value.length !== ROWS) return null;
-  const rows = value.map((row) => (Array.isArray(row) && row.length === REELS && row.every((s) => typeof s === 'string') ? /** @type {string[]} */ (row) : null));
-  return rows.every((row) => row !== null) ? /** @type {string[][]} */ (rows) : null;
-}
-/** @param {unknown} value @returns {{ line: number, symbol: string }[]} */
-const lineWinsOf = (value) =>
-  Array.isArray(value)
-    ? value.flatMap((win) => {
-        const line = num(record(win).line);
-        const symbol = record(win).symbol;
-        return line !== null && LINES[line] && typeof symbol === 'string' ? [{ line, symbol }] : [];
-      })
-    : [];
-
-/**
- * One step of a play as the page shows it
- * @typedef {object} Step
- * @property {string} type the event's type, or BASE for the base spin's grid
- * @property {string[][] | null} grid the grid to show (null: keep the one shown)
- * @property {string[]} cells the cells to light, as "row-reel"
- * @property {string} text the event in words ('' for the base spin)
- * @property {string | null} feature the feature's caption from this step on
- * @property {string | null} jackpot a jackpot won, in words
- * @property {boolean} won whether the step paid
- */
 
 /** @param {Shell} shell */
 export function gemsGame(shell) {
@@ -188,16 +132,31 @@ export function gemsGame(shell) {
     if (featureBuy && terms.featureBuyCost === null) return;
     const stake = shell.readStake();
     if (stake === null) return;
+    send(featureBuy ? { amountMicro: stake.toString(), featureBuy: true } : { amountMicro: stake.toString() });
+  }
+
+  // D42: a free play of the panel's grant: the grant in place of the stake field's amount; its
+  // stake, and whether it buys the feature, are its campaign's (freebets.js freeBetPayload)
+  /** @param {string} grantId */
+  function playFree(grantId) {
+    if (!canPlay()) return;
+    send(freeBetPayload(grantId, randomId(), {}));
+  }
+
+  // `play`, held in flight until its round_result or its refusal; its result is shown alike,
+  // paid or free
+  /** @param {Play & { clientBetId?: string }} params */
+  function send(params) {
     // a play shown still is finished at once: the new one is the one on screen
     finish();
-    const clientBetId = randomId();
+    const clientBetId = params.clientBetId ?? randomId();
     inFlight = clientBetId;
     el.banner.hidden = true;
     shell.showMessage(t('placing'), 'info');
     shell.showResult('', '');
     render();
     /** @type {Play & { clientBetId: string }} */
-    const payload = featureBuy ? { amountMicro: stake.toString(), featureBuy: true, clientBetId } : { amountMicro: stake.toString(), clientBetId };
+    const payload = { ...params, clientBetId };
     shell.play(payload, (ack) => {
       // the service counts minRoundMs from the play's placing, which is before this answer
       nextPlayAt = Math.max(nextPlayAt, Date.now() + terms.minRoundMs);
@@ -235,7 +194,7 @@ export function gemsGame(shell) {
     shell.showResult('', '');
     el.events.replaceChildren();
     el.feature.hidden = true;
-    show = { steps: stepsOf(result), shown: 0, timer: null, done: false, result };
+    show = { steps: playSteps(result, money()), shown: 0, timer: null, done: false, result };
     el.felt.dataset.state = 'showing';
     el.skip.hidden = false;
     // a player at the keyboard whose Spin or Buy button is now held goes on from Skip
@@ -287,9 +246,8 @@ export function gemsGame(shell) {
    * @param {boolean} animate
    */
   function apply(step, animate) {
-    if (step.grid) drawGrid(step.grid, animate ? 'spun' : '');
-    for (const cell of cells) cell.classList.remove('hit', 'scatter');
-    for (const key of step.cells) cellAt(key)?.classList.add(step.type === 'FEATURE_TRIGGER' ? 'scatter' : 'hit');
+    if (step.grid) drawGrid(step.grid, animate);
+    lightGems(cells, step.cells, step.type === 'FEATURE_TRIGGER' ? 'scatter' : 'hit');
     if (step.feature !== null) {
       el.feature.textContent = step.feature;
       el.feature.hidden = false;
@@ -307,103 +265,21 @@ export function gemsGame(shell) {
     }
   }
 
-  /** @param {string} key "row-reel" */
-  const cellAt = (key) => {
-    const [row, reel] = key.split('-').map(Number);
-    return cells[row * REELS + reel];
-  };
-
+  // the grid drawn (gems-play.js, shared with the recall page), its landing replayed on every spin
   /**
    * @param {string[][]} next
-   * @param {'spun' | ''} motion
+   * @param {boolean} motion
    */
   function drawGrid(next, motion) {
     grid = next;
-    for (let row = 0; row < ROWS; row++) {
-      for (let reel = 0; reel < REELS; reel++) {
-        const cell = cells[row * REELS + reel];
-        cell.dataset.symbol = next[row][reel];
-        // replay the landing on every spin
-        cell.classList.remove('spun');
-        if (motion) {
-          void cell.offsetWidth;
-          cell.classList.add('spun');
-        }
-      }
-    }
+    drawGems(cells, next, { motion });
     labelGrid();
   }
 
   // the grid in words, row by row, for a screen reader (the drawing is aria-hidden)
   function labelGrid() {
-    if (!grid) {
-      el.grid.setAttribute('aria-label', t('gems_grid_empty'));
-      return;
-    }
-    const rows = grid.map((row) => row.map(symbolName).join(', ')).join(' / ');
-    el.grid.setAttribute('aria-label', t('gems_grid_label', { rows }));
+    el.grid.setAttribute('aria-label', gridLabel(grid));
   }
-
-  // a play's round_result as the steps the page shows: the base spin's grid, its line wins one
-  // by one, the feature's trigger, each free spin, the jackpot (the events' own order, D41)
-  /** @param {MultiRoundResult} result @returns {Step[]} */
-  function stepsOf(result) {
-    const m = money();
-    /** @type {Step[]} */
-    const steps = [];
-    const base = gridOf(record(result.baseGame).grid);
-    if (base) steps.push({ type: 'BASE', grid: base, cells: [], text: '', feature: null, jackpot: null, won: false });
-    const spins = result.events.filter((event) => event.type === 'FREE_SPIN').length;
-    let freeSpins = spins;
-    for (const event of result.events) {
-      const sub = record(event.subOutcome);
-      const amount = m.amount(event.payoutMicro);
-      const won = BigInt(event.payoutMicro) > 0n;
-      if (event.type === 'LINE_WIN') {
-        const [win] = lineWinsOf([sub]);
-        const line = win ? win.line : -1;
-        steps.push({
-          type: event.type,
-          grid: null,
-          cells: win ? lineCells(line) : [],
-          text: t('gems_line_win', { line: line + 1, symbol: win ? symbolName(win.symbol) : '—', amount }),
-          feature: null,
-          jackpot: null,
-          won,
-        });
-      } else if (event.type === 'FEATURE_TRIGGER') {
-        const multiplier = num(sub.multiplier) ?? 1;
-        freeSpins = num(sub.freeSpins) ?? spins;
-        const scatters = num(sub.scatters);
-        const text =
-          sub.purchased === true || scatters === null
-            ? t('gems_trigger_bought', { spins: freeSpins, multiplier })
-            : t('gems_trigger', { scatters, spins: freeSpins, multiplier, amount });
-        const vaults = base ? base.flatMap((row, r) => row.flatMap((symbol, reel) => (symbol === SCATTER ? [`${r}-${reel}`] : []))) : [];
-        steps.push({ type: event.type, grid: null, cells: vaults, text, feature: t('gems_feature_caption', { spins: freeSpins, multiplier }), jackpot: null, won });
-      } else if (event.type === 'FREE_SPIN') {
-        const spin = (num(sub.spin) ?? 0) + 1;
-        const multiplier = num(sub.multiplier) ?? 1;
-        const lines = lineWinsOf(sub.lineWins);
-        const lit = [...new Set(lines.flatMap((win) => lineCells(win.line)))];
-        steps.push({
-          type: event.type,
-          grid: gridOf(sub.grid),
-          cells: lit,
-          text: won ? t('gems_free_spin_win', { spin, spins: freeSpins, amount }) : t('gems_free_spin', { spin, spins: freeSpins }),
-          feature: t('gems_free_spin_caption', { spin, spins: freeSpins, multiplier }),
-          jackpot: null,
-          won,
-        });
-      } else if (event.type === 'JACKPOT') {
-        steps.push({ type: event.type, grid: null, cells: [], text: t('gems_jackpot_event', { amount }), feature: null, jackpot: t('gems_jackpot_yours', { amount }), won });
-      }
-    }
-    return steps;
-  }
-
-  /** @param {number} line */
-  const lineCells = (line) => (LINES[line] ?? []).map((row, reel) => `${row}-${reel}`);
 
   // ---- the controls --------------------------------------------------------------------------
 
@@ -434,7 +310,9 @@ export function gemsGame(shell) {
     if (el.buyCost.textContent !== cost) el.buyCost.textContent = cost;
     el.buy.setAttribute('aria-label', cost ? t('gems_buy_label', { cost }) : t('gems_buy'));
     el.potential.textContent = stake !== null && terms.maxMultiplier !== null ? t('gems_potential', { amount: money().amount(stake * terms.maxMultiplier) }) : '';
-    el.freeBetCaption.textContent = '';
+    // D42: a free play takes its grant's stake, and a grant of bought features buys the feature
+    el.freeBetCaption.textContent = t('free_bet_plays_gems');
+    shell.renderFreeBets();
     if (!grid) labelGrid();
     // the buttons open again once minRoundMs has passed
     if (wake === null && inFlight === null && Date.now() < nextPlayAt) {
@@ -468,7 +346,7 @@ export function gemsGame(shell) {
     return { bet: [tag], result: [] };
   }
 
-  return { configure, onJackpot, onResult, onRejected, render, renderBetting, shortcut, historyCells, labelGrid };
+  return { configure, onJackpot, onResult, onRejected, render, renderBetting, shortcut, historyCells, labelGrid, canPlay, playFree };
 }
 
 function randomId() {

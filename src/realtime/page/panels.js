@@ -292,12 +292,15 @@ export function renderFreeBets(section, list, rows, { canPlay, onPlay }) {
         details.append(
           node('span', row.campaign, 'free-bet-campaign'),
           node('span', row.stake, 'free-bet-stake'),
+          // D42: a grant whose rounds buy the feature says so beside its stake
+          ...(row.feature ? [node('span', t('free_bet_feature'), 'tag feature free-bet-feature')] : []),
           node('span', row.remaining, 'free-bet-remaining'),
           node('span', row.expires, 'free-bet-expires'),
         );
         const button = node('button', t('free_bet_play'), 'button primary free-bet-play');
         button.type = 'button';
-        button.setAttribute('aria-label', t('free_bet_play_label', { stake: row.stake, campaign: row.campaign }));
+        const label = row.feature ? t('free_bet_play_feature_label', { stake: row.stake, campaign: row.campaign }) : t('free_bet_play_label', { stake: row.stake, campaign: row.campaign });
+        button.setAttribute('aria-label', label);
         button.addEventListener('click', () => onPlay(row.grantId));
         item.append(details, button);
         return item;
