@@ -6,6 +6,7 @@ import { deriveGems, GEMS_MATH, type GemsOutcome } from '../../../src/shared/dom
 import type { Harness, TestOperator } from '../../support/harness.js';
 import { GEMS_CLIENT_SEED, JACKPOT_SEEDS, gemsOperator, gemsSeed, triggered } from '../../support/gems.js';
 import { until } from '../../support/game.js';
+import { createCampaign } from '../../support/freebets.js';
 
 // Gem Vault's page (D41) in a real headless Chromium, against a service in this process: a
 // sandbox operator fixes the session's seeds (D35), so each play's outcome is known before
@@ -16,8 +17,10 @@ import { until } from '../../support/game.js';
 // second play buys the feature: its button shows the price (featureBuyCost x the stake)
 // before the tap, and the wallet is debited exactly that. A play the wallet refuses is
 // explained in the page's words, and in German the page's words and euros are German. The
-// page and its history fit a desktop's and a phone's width. Leaves the README's Gem Vault
-// screenshots in docs/.
+// page and its history fit a desktop's and a phone's width. A free bet of a campaign of bought
+// features (D42) is played from the free-bets panel: the wallet is sent the campaign's stake
+// marked free, the play is shown like any other, and the grant leaves the panel. Leaves the
+// README's Gem Vault screenshots in docs/.
 const NBSP = '\u00a0';
 const STAKE_MICRO = 1_000_000n; // 10.00
 const BUY_STAKE_MICRO = 100_000n; // 1.00
@@ -250,6 +253,65 @@ describe('the Gem Vault page in a browser (D41)', function () {
     await page.locator('#gems-spin:enabled').waitFor({ timeout: MIN_ROUND_MS + 5_000 });
     expect(await page.locator('#balance').innerText()).to.equal('€5.00');
     await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('plays a free bet of bought features from the panel: the campaign\'s stake sent to the wallet as free, the play shown, the grant gone (D42)', async () => {
+    // nonce 0: the feature bought at the campaign's stake of 1.00
+    const serverSeed = gemsSeed([() => true], { stakeMicro: BUY_STAKE_MICRO, featureBuy: true });
+    const bought = deriveGems({ serverSeed, clientSeed: GEMS_CLIENT_SEED, nonce: 0, stakeMicro: BUY_STAKE_MICRO, featureBuy: true, jackpotPoolMicro: SEED_POOL_MICRO });
+    expect(eventsOf(bought, 'JACKPOT')).to.deep.equal([]);
+    const trigger = eventsOf(bought, 'FEATURE_TRIGGER')[0] as Extract<GemsOutcome['events'][number], { type: 'FEATURE_TRIGGER' }>;
+    const body = operator.sessionBody({ gameCode: 'gems', sandboxSeeds: { serverSeed, clientSeed: GEMS_CLIENT_SEED } });
+    const playerRef = body.playerRef as string;
+    const campaign = await createCampaign(h, operator, { playerRefs: [playerRef], stakeMicro: BUY_STAKE_MICRO, rounds: 1, gameCode: 'gems', featureBuy: true });
+    const page = await open(body, START_MICRO, '€1,000.00');
+
+    // the grant: its campaign, its stake, marked as a bought feature; what a free play takes
+    const panel = page.locator('#free-bets');
+    await panel.waitFor({ state: 'visible', timeout: 10_000 });
+    const grant = panel.locator('li.free-bet');
+    expect(await grant.count()).to.equal(1);
+    expect(await grant.locator('.free-bet-campaign').innerText()).to.equal(campaign.campaignRef);
+    expect(await grant.locator('.free-bet-stake').innerText()).to.equal(shown(BUY_STAKE_MICRO));
+    expect(await grant.locator('.free-bet-feature').innerText()).to.equal('bought feature');
+    expect(await grant.locator('.free-bet-remaining').innerText()).to.equal('1 round left');
+    expect(await page.locator('#free-bet-caption').innerText()).to.equal("A free bet spins at its grant's stake; one marked “bought feature” buys the feature.");
+    // dice's side chooser is not Gem Vault's
+    expect(await panel.getByRole('radiogroup').isHidden()).to.equal(true);
+
+    // played from the keyboard: the grant's button focused and Enter
+    const play = panel.getByRole('button', { name: `Play a free bought feature at a stake of ${shown(BUY_STAKE_MICRO)} (${campaign.campaignRef})` });
+    await page.locator('.free-bet-play:enabled').waitFor({ timeout: 10_000 });
+    await play.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#result').filter({ hasText: /^(Total win|No win)/ }).waitFor({ timeout: 30_000 });
+
+    // the play shown as any other: the feature bought, every event, the total win
+    const items = page.locator('#gems-events li');
+    expect(await items.evaluateAll((list) => list.map((item) => (item as HTMLElement).dataset.type))).to.deep.equal(bought.events.map((event) => event.type));
+    expect(await items.first().innerText()).to.equal(`Feature bought: 8 free spins at ×${trigger.subOutcome.multiplier}`);
+    expect(await page.locator('#gems-events li[data-type="FREE_SPIN"]').count()).to.equal(eventsOf(bought, 'FREE_SPIN').length);
+    expect(await page.locator('#result').innerText()).to.equal(bought.payoutMicro > 0n ? `Total win: ${shown(bought.payoutMicro)}` : 'No win this time.');
+
+    // the wallet was sent the campaign's stake, marked free: no cash left the player's balance
+    const debits = h.wallet.requests.filter((r) => r.endpoint === 'bet' && r.rawBody.includes(playerRef)).map((r) => JSON.parse(r.rawBody) as Record<string, unknown>);
+    expect(debits).to.have.length(1);
+    expect(debits[0]).to.include({ amountMicro: BUY_STAKE_MICRO.toString(), isFree: true, bonusRef: campaign.campaignRef });
+    // D42: the win booked net of the stake, never below 0
+    const net = bought.payoutMicro > BUY_STAKE_MICRO ? bought.payoutMicro - BUY_STAKE_MICRO : 0n;
+    await until('the balance after the free play', async () => h.wallet.balanceOf(playerRef, 'EUR') === START_MICRO + net, 15_000);
+
+    // the grant's one round spent: it leaves the panel, with no word of a grant withdrawn
+    await panel.waitFor({ state: 'hidden', timeout: 10_000 });
+    expect(await page.locator('#message').innerText()).to.not.match(/no longer available/);
+    // the history: a bought feature, played free
+    const rows = page.locator('#history tr[data-round-id]');
+    await until('the free play in the history', async () => (await rows.count()) === 1);
+    expect(await rows.locator('.tag.feature').innerText()).to.equal('feature');
+    expect(await rows.locator('.stake-amount.free').innerText()).to.equal('free bet');
+    await page.close();
+    expect(h.wallet.violations).to.deep.equal([]);
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 

@@ -10,12 +10,15 @@ import { RECALL_FUNDS, RECALL_STAKE, playRecallRounds, type RecallRound, type Re
 import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.js';
 import { curveTime } from '../../../src/shared/domain/games/crash-curve.js';
 import { centsText } from '../../../src/shared/domain/games/crash.js';
+import { gemsOperator, gemsSeed, seatGemsPlayer, triggered } from '../../support/gems.js';
 
 // Game recall (D33) in a real headless Chromium (Debian's, as demo-in-browser.test.ts drives
 // it): the recall page of a won, a lost and a voided round shows the round as the player
 // lived it, money in major units of the round's currency (D38), and checks the proof in the
 // page; the player's game page shows the session's last 10 rounds with the same details,
-// again from its launch URL. No request leaves the service. Leaves docs/replay-page.png.
+// again from its launch URL. A Gem Vault round (D41) shows its play: the bet, the base spin's
+// grid, every event with what it paid (each free spin with its grid) and the total. No request
+// leaves the service. Leaves docs/replay-page.png and docs/gems-recall.png.
 const NBSP = '\u00a0';
 
 // 123456789 micro-units as "1,234.56": whole units grouped in threes and the euro's two
@@ -137,6 +140,74 @@ describe('game recall in a browser (D33, D38)', function () {
     expect(await verdict.innerText({ timeout: 15_000 })).to.match(/^MATCH/);
     expect(await verdict.getAttribute('data-match')).to.equal('true');
     await page.close();
+  });
+
+  it("shows a Gem Vault round: the bet, the base spin's grid, every event in order with what it paid, each free spin with its grid, and the total (D41)", async () => {
+    // a sandbox operator's seeds (D35): the spin at nonce 0 triggers the feature
+    const stake = 1_000_000n;
+    const operator = await gemsOperator(h);
+    const seat = await seatGemsPlayer(h, operator, { serverSeed: gemsSeed([triggered], { stakeMicro: stake }) }, RECALL_FUNDS);
+    const ack = await seat.player.request('play', { amountMicro: stake.toString() });
+    expect(ack.ok, JSON.stringify(ack)).to.equal(true);
+    const result = await seat.player.waitFor('round_result', (m) => m.roundId === ack.roundId, 20_000);
+    type Event = { type: string; subOutcome: Record<string, any>; payoutMicro: string };
+    const events = result.events as Event[];
+    const trigger = events.find((event) => event.type === 'FEATURE_TRIGGER')!;
+    const freeSpins = events.filter((event) => event.type === 'FREE_SPIN');
+    expect(freeSpins.length).to.be.at.least(1);
+    expect(events.some((event) => event.type === 'JACKPOT')).to.equal(false);
+    const payout = BigInt(result.payoutMicro);
+    expect(payout).to.equal(events.reduce((sum, event) => sum + BigInt(event.payoutMicro), 0n));
+    // the session ends: its seed is revealed (D28)
+    expect((await operator.request('POST', `/v1/session/${seat.sessionId}/terminate`, {})).status).to.equal(200);
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    seat.player.close();
+
+    const { page, fact } = await open(await linkOf({ roundId: ack.roundId, seat, operator }));
+    expect(await fact('game')).to.equal('Gem Vault');
+    expect(await fact('bet')).to.equal(`spin · €${euros(stake)}`);
+    expect(await fact('payout')).to.equal(`€${euros(payout)}`);
+    expect(await fact('outcome')).to.equal(`events: ${events.length} · total win €${euros(payout)}`);
+    expect(await fact('balance-after')).to.equal(`€${euros(RECALL_FUNDS - stake + payout)}`);
+    expect(await fact('state')).to.equal('settled: won');
+    // the play in place of dice's die
+    expect(await page.locator('#die').isVisible()).to.equal(false);
+    expect(await page.locator('#gems-play').isVisible()).to.equal(true);
+    expect(await page.locator('#gems-bet').innerText()).to.equal(`spin · €${euros(stake)}`);
+    // the base spin's grid, its Vaults lit as the feature's trigger
+    const symbols = (cells: string) => page.locator(cells).evaluateAll((gems) => gems.map((gem) => (gem as HTMLElement).dataset.symbol));
+    expect(await symbols('#gems-base .gem')).to.deep.equal((result.baseGame as { grid: string[][] }).grid.flat());
+    expect(await page.locator('#gems-base .gem.scatter').count()).to.equal(trigger.subOutcome.scatters);
+    expect(await page.locator('#gems-base .gems-grid').getAttribute('aria-label')).to.match(/^The reels, row by row: /);
+    // every event, in order: the count, each type, the trigger, each free spin with its grid
+    const items = page.locator('#gems-events > li');
+    expect(await items.count()).to.equal(events.length);
+    expect(await items.evaluateAll((list) => list.map((item) => (item as HTMLElement).dataset.type))).to.deep.equal(events.map((event) => event.type));
+    expect(await page.locator('#gems-events li[data-type="FEATURE_TRIGGER"] .gems-event-text').innerText()).to.equal(
+      `${trigger.subOutcome.scatters} Vaults pay €${euros(BigInt(trigger.payoutMicro))}: 8 free spins at ×${trigger.subOutcome.multiplier}`,
+    );
+    const spins = page.locator('#gems-events li[data-type="FREE_SPIN"]');
+    expect(await spins.locator('.gems-event-text').allInnerTexts()).to.deep.equal(
+      freeSpins.map((event, k) => (BigInt(event.payoutMicro) > 0n ? `Free spin ${k + 1} of 8: €${euros(BigInt(event.payoutMicro))}` : `Free spin ${k + 1} of 8: no win`)),
+    );
+    for (const [k, event] of freeSpins.entries()) {
+      expect(await spins.nth(k).locator('.gem').evaluateAll((gems) => gems.map((gem) => (gem as HTMLElement).dataset.symbol)), `free spin ${k + 1}`).to.deep.equal(
+        (event.subOutcome.grid as string[][]).flat(),
+      );
+    }
+    // the total: the round's payout
+    expect(await page.locator('#gems-total').innerText()).to.equal(`Total win: €${euros(payout)}`);
+    // no check in the page: the proof is checked with rgs verify
+    expect(await page.locator('#recall-proof-status').innerText()).to.equal(
+      'This page does not recompute a Gem Vault round: its proof, with the revealed server seed above, is checked with rgs verify.',
+    );
+    expect(await page.locator('#verify-output').isHidden()).to.equal(true);
+    await page.screenshot({ path: 'docs/gems-recall.png', fullPage: true });
+    // a phone's width
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
   it('speaks the language the link names, with its number format (D38)', async () => {
