@@ -1986,7 +1986,7 @@ export interface operations {
                      * @description when the unplayed rounds expire: after validFrom, at most 90 days from now (D42)
                      */
                     expiresAt: string;
-                    /** @description the rounds buy the game's feature; instant games only (none yet: true is refused 422 feature_buy_not_available) */
+                    /** @description the rounds buy the game's feature; instant games only (Gem Vault, D41): each free play buys the feature, its debit still the grant's stake (D42); true for a shared-clock game is refused 422 feature_buy_not_available */
                     featureBuy?: boolean;
                 };
             };

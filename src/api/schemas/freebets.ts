@@ -47,7 +47,7 @@ export const freeBetCreateSchema: JSONSchemaType<CampaignTermsInput> = {
     },
     validFrom: { ...instant, nullable: true, ...NOT_NULL, description: 'when the grants may first be played (default: when the campaign is created)' },
     expiresAt: { ...instant, description: 'when the unplayed rounds expire: after validFrom, at most 90 days from now (D42)' },
-    featureBuy: { type: 'boolean', nullable: true, ...NOT_NULL, description: 'the rounds buy the game\'s feature; instant games only (none yet: true is refused 422 feature_buy_not_available)' },
+    featureBuy: { type: 'boolean', nullable: true, ...NOT_NULL, description: 'the rounds buy the game\'s feature; instant games only (Gem Vault, D41): each free play buys the feature, its debit still the grant\'s stake (D42); true for a shared-clock game is refused 422 feature_buy_not_available' },
   },
 };
 
