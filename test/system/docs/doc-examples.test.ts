@@ -81,7 +81,7 @@ describe('the documents’ examples, against a running service', function () {
     // the retry, signed afresh with the same requestUuid, is answered the same session (D17)
     expect(retried.sessionId).to.equal(launched.sessionId);
     expect(rounds).to.deep.equal({ rounds: [], nextCursor: null });
-    expect(ggr).to.have.keys(['from', 'to', 'games']);
+    expect(ggr).to.have.keys(['from', 'to', 'games', 'jackpots']);
     expect(terminated.sessionId).to.equal(launched.sessionId);
     expect(terminated.voidedRoundIds).to.deep.equal([]);
     const row = await h.svc.db.session.findUniqueOrThrow({ where: { id: launched.sessionId } });
