@@ -11,9 +11,9 @@ import type { PayoutRounding } from '../../domain/games/config.js';
 
 // An accepted instant play, from ROLLING to SETTLED (D41, contract 3.1, 8.4): its outcome is
 // derived from the session's seed and nonce with the jackpot's pool as it stands, and stored
-// with the pool's change in one transaction, fenced on the round's state; then it is settled as
-// every round is (rounds/settle.ts: a win's job for the settle pool, a loss settled at once),
-// its cycle finished, and its player told round_result. The process that placed the play runs
+// with the pool's change in one transaction, fenced on the round's state; its player is told
+// round_result, and it is settled as every round is (rounds/settle.ts: a win's job for the
+// settle pool, a loss settled at once) and its cycle finished. The process that placed the play runs
 // this as soon as the debit is accepted; the leader's sweep (sweep.ts) runs it for a play left
 // accepted by a process that stopped, so a play whose debit went through is always played and
 // paid, once: whoever locks the round in ROLLING first derives it, the other finds it decided.
@@ -108,7 +108,6 @@ export async function resolvePlay(svc: ServiceContext, play: PlayToResolve): Pro
     return false;
   }
   if (!derived) return false;
-  await settlePlay(svc, derived.round);
   const { round, module, outcome, jackpot } = derived;
   const payoutMicro = roundedPayout(module.instant.payoutMicro(outcome), round.payout_rounding, round.currency);
   svc.emitter.toSession(
@@ -120,6 +119,9 @@ export async function resolvePlay(svc: ServiceContext, play: PlayToResolve): Pro
     ),
   );
   if (jackpot) tellJackpot(svc, { operatorId: round.operator_id, gameCode: round.game_code, currency: round.currency }, jackpot.poolMicro, jackpot.paidMicro > 0n ? { roundId: round.id, payoutMicro: jackpot.paidMicro } : undefined);
+  // the outcome is durable and told (contract 3.1 RESULT); a settlement that fails here is the
+  // sweep's to finish
+  await settlePlay(svc, round);
   return true;
 }
 
