@@ -162,9 +162,9 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
     if (facts.operator_id !== session.operator_id || facts.game_code !== session.game_code || facts.currency !== session.currency) {
       return { ok: false, reason: 'invalid_payload' };
     }
-    const terms = playTerms(module, request, grant, facts!, config, now);
+    const terms = playTerms(module, request, grant, facts, config, now);
     if (!terms.ok) {
-      refused = { facts: facts!, reason: terms.reason, costMicro: 0n };
+      refused = { facts: facts, reason: terms.reason, costMicro: 0n };
       return terms;
     }
     const { bet, stakeMicro, featureBuy } = terms;
@@ -173,13 +173,13 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
     // the jackpot is fed on the play's price as for any play
     const debit = grant ? stakeMicro : cost;
     // 8.3: a free play's stake counts 0 (D42)
-    const reason = refuse(facts!, stakeMicro, grant ? 0n : cost, config, module.instant.minRoundMs(config), now);
+    const reason = refuse(facts, stakeMicro, grant ? 0n : cost, config, module.instant.minRoundMs(config), now);
     if (reason) {
-      refused = { facts: facts!, reason, costMicro: grant ? 0n : cost };
+      refused = { facts: facts, reason, costMicro: grant ? 0n : cost };
       return { ok: false, reason };
     }
     const { columns: c, params } = snapshot;
-    const demo = facts!.mode === 'DEMO';
+    const demo = facts.mode === 'DEMO';
     await tx.query(INSERT_PLAY, [
       ids.cycleId,
       session.operator_id,
@@ -201,7 +201,7 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
       ids.betId,
       request.sessionId,
       ids.roundId,
-      facts!.player_ref,
+      facts.player_ref,
       featureBuy,
       debit,
       ids.betTransactionUuid,
@@ -217,7 +217,7 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
         sessionId: request.sessionId,
         cycleCreatedAt: now.toISOString(),
         operatorId: session.operator_id,
-        playerRef: facts!.player_ref,
+        playerRef: facts.player_ref,
         gameCode: session.game_code,
         currency: session.currency,
         side: null,
