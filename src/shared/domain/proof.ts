@@ -218,6 +218,41 @@ function shapeProblems(body: unknown): string[] {
   return problems;
 }
 
+// The checks after the shape's, every game's (contract 2.11, D2): the versions the proof names
+// and the committed hash of its seed, the hash of the seed's UTF-8 text in lower-case hex
+type Named = { rngVersion: string; mathVersion?: string; serverSeed: string; serverSeedHash: string };
+function versionAndSeedChecks(proof: Named, rngVersion: string, mathVersion: string): { checks: ProofCheck[]; hash: string } {
+  const checks: ProofCheck[] = [{ name: 'rng_version', ok: proof.rngVersion === rngVersion, expected: rngVersion, actual: proof.rngVersion }];
+  if (proof.mathVersion !== undefined) checks.push({ name: 'math_version', ok: proof.mathVersion === mathVersion, expected: mathVersion, actual: proof.mathVersion });
+  const hash = serverSeedHash(proof.serverSeed);
+  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+  return { checks, hash };
+}
+
+// How a game's proof opens (D39: crash's, the multi-event game's): the shape, the common fields
+// and, for an outcome of the game's type, the game's own; the outcome's type; then the versions
+// and the seed's hash. A verdict when the shape or the type fails; otherwise the proof, the
+// checks so far and the seed's hash, for the game's own checks to follow.
+export type ProofGame = { type: string; rngVersion: string; mathVersion: string; shapeProblems(body: Record<string, unknown>): string[] };
+
+export function openProof<P extends Named>(body: unknown, game: ProofGame): { verdict: ProofVerdict<never> } | { proof: P; checks: ProofCheck[]; hash: string } {
+  const common = commonShapeProblems(body);
+  if (!isRecord(body)) return { verdict: { valid: false, checks: [{ name: 'shape', ok: false, actual: common }] } };
+  const outcome = body.outcome;
+  const problems = !isRecord(outcome) ? [...common, 'outcome must be an object'] : outcome.type === game.type ? [...common, ...game.shapeProblems(body)] : common;
+  if (problems.length) return { verdict: { valid: false, checks: [{ name: 'shape', ok: false, actual: problems }] } };
+  const checks: ProofCheck[] = [{ name: 'shape', ok: true }];
+  const type = (outcome as Record<string, unknown>).type;
+  if (type !== game.type) {
+    checks.push({ name: 'outcome_type', ok: false, expected: game.type, actual: String(type) });
+    return { verdict: { valid: false, checks } };
+  }
+  checks.push({ name: 'outcome_type', ok: true, expected: game.type, actual: game.type });
+  const proof = body as unknown as P;
+  const named = versionAndSeedChecks(proof, game.rngVersion, game.mathVersion);
+  return { proof, checks: [...checks, ...named.checks], hash: named.hash };
+}
+
 type DiceProofBody = Omit<DiceProof, 'mathVersion' | 'sessionId'> & { mathVersion?: string };
 
 const sameValues = (x: number[], y: number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
@@ -240,13 +275,9 @@ export function verifyDiceProof(body: unknown): ProofVerdict {
   }
   const proof = body as DiceProofBody;
   checks.push({ name: 'outcome_type', ok: true, expected: 'DICE', actual: 'DICE' });
-  checks.push({ name: 'rng_version', ok: proof.rngVersion === DICE_RNG_VERSION, expected: DICE_RNG_VERSION, actual: proof.rngVersion });
-  if (proof.mathVersion !== undefined) {
-    checks.push({ name: 'math_version', ok: proof.mathVersion === DICE_MATH_VERSION, expected: DICE_MATH_VERSION, actual: proof.mathVersion });
-  }
-  // D2: the hash of the seed's UTF-8 text, lower-case hex
-  const hash = serverSeedHash(proof.serverSeed);
-  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+  const named = versionAndSeedChecks(proof, DICE_RNG_VERSION, DICE_MATH_VERSION);
+  checks.push(...named.checks);
+  const { hash } = named;
 
   const dice = deriveDice({
     serverSeed: proof.serverSeed,

@@ -3,8 +3,8 @@ import { MAX_MICRO } from '../money.js';
 import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type PackFacts } from '../pack-checks.js';
 import { reducedFraction, rtpText, type Rtp } from '../par-sheet.js';
 import { bookedPayout } from '../payout.js';
-import { commonShapeProblems, type CrashProof, type CrashProofOutcome, type ProofCheck, type ProofVerdict } from '../proof.js';
-import { roundHash, serverSeedHash } from '../seeds.js';
+import { openProof, type CrashProof, type CrashProofOutcome, type ProofVerdict } from '../proof.js';
+import { roundHash } from '../seeds.js';
 import {
   GameConfigError,
   PAYOUT_ROUNDINGS,
@@ -351,25 +351,9 @@ function bookedSettlement(stakeMicro: bigint, autoCashOutCents: bigint | null, c
 // again from its stake, its auto cash-out and its cash-out's ms under the proof's terms, was
 // cashed out at the proof's multiplier and paid the proof's amount (a voided round paid 0).
 export function verifyCrashProof(body: unknown): ProofVerdict<CrashDerivation> {
-  const common = commonShapeProblems(body);
-  if (!isRecord(body)) return { valid: false, checks: [{ name: 'shape', ok: false, actual: common }] };
-  const outcome = body.outcome;
-  const problems = !isRecord(outcome) ? [...common, 'outcome must be an object'] : outcome.type === 'CRASH' ? [...common, ...crashShapeProblems(body)] : common;
-  if (problems.length) return { valid: false, checks: [{ name: 'shape', ok: false, actual: problems }] };
-  const checks: ProofCheck[] = [{ name: 'shape', ok: true }];
-  if ((outcome as Record<string, unknown>).type !== 'CRASH') {
-    checks.push({ name: 'outcome_type', ok: false, expected: 'CRASH', actual: String((outcome as Record<string, unknown>).type) });
-    return { valid: false, checks };
-  }
-  const proof = body as CrashProof;
-  checks.push({ name: 'outcome_type', ok: true, expected: 'CRASH', actual: 'CRASH' });
-  checks.push({ name: 'rng_version', ok: proof.rngVersion === CRASH_RNG_VERSION, expected: CRASH_RNG_VERSION, actual: proof.rngVersion });
-  if (proof.mathVersion !== undefined) {
-    checks.push({ name: 'math_version', ok: proof.mathVersion === CRASH_MATH_VERSION, expected: CRASH_MATH_VERSION, actual: proof.mathVersion });
-  }
-  // D2: the hash of the seed's UTF-8 text, lower-case hex
-  const hash = serverSeedHash(proof.serverSeed);
-  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+  const opened = openProof<CrashProof>(body, { type: 'CRASH', rngVersion: CRASH_RNG_VERSION, mathVersion: CRASH_MATH_VERSION, shapeProblems: crashShapeProblems });
+  if ('verdict' in opened) return opened.verdict;
+  const { proof, checks, hash } = opened;
 
   const c = proofConfig(proof);
   const derived = crashFromHash(roundHash(proof), c.commissionMicro);

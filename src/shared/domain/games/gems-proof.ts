@@ -3,16 +3,14 @@ import { MICRO, isRecord, unprovenCheck, winCallsCheck, type PackCheck, type Pac
 import type { Rtp } from '../par-sheet.js';
 import { bookedPayout } from '../payout.js';
 import {
-  commonShapeProblems,
   type GemsProof,
   type MultiLineWin,
   type MultiProofEvent,
   type MultiProofOutcome,
   type MultiSpin,
-  type ProofCheck,
   type ProofVerdict,
+  openProof,
 } from '../proof.js';
-import { serverSeedHash } from '../seeds.js';
 import { PAYOUT_ROUNDINGS, type PayoutRounding } from './config.js';
 import {
   GEMS_MATH,
@@ -336,25 +334,9 @@ export function verifyGemsProof(body: unknown): ProofVerdict<GemsDerivation> {
 }
 
 function verify(body: unknown): ProofVerdict<GemsDerivation> {
-  const common = commonShapeProblems(body);
-  if (!isRecord(body)) return { valid: false, checks: [{ name: 'shape', ok: false, actual: common }] };
-  const outcome = body.outcome;
-  const problems = !isRecord(outcome) ? [...common, 'outcome must be an object'] : outcome.type === 'MULTI' ? [...common, ...gemsShapeProblems(body)] : common;
-  if (problems.length) return { valid: false, checks: [{ name: 'shape', ok: false, actual: problems }] };
-  const checks: ProofCheck[] = [{ name: 'shape', ok: true }];
-  if ((outcome as Record<string, unknown>).type !== 'MULTI') {
-    checks.push({ name: 'outcome_type', ok: false, expected: 'MULTI', actual: String((outcome as Record<string, unknown>).type) });
-    return { valid: false, checks };
-  }
-  const proof = body as GemsProof;
-  checks.push({ name: 'outcome_type', ok: true, expected: 'MULTI', actual: 'MULTI' });
-  checks.push({ name: 'rng_version', ok: proof.rngVersion === GEMS_RNG_VERSION, expected: GEMS_RNG_VERSION, actual: proof.rngVersion });
-  if (proof.mathVersion !== undefined) {
-    checks.push({ name: 'math_version', ok: proof.mathVersion === GEMS_MATH_VERSION, expected: GEMS_MATH_VERSION, actual: proof.mathVersion });
-  }
-  // D2: the hash of the seed's UTF-8 text, lower-case hex
-  const hash = serverSeedHash(proof.serverSeed);
-  checks.push({ name: 'server_seed_hash', ok: hash === proof.serverSeedHash.toLowerCase(), expected: hash, actual: proof.serverSeedHash });
+  const opened = openProof<GemsProof>(body, { type: 'MULTI', rngVersion: GEMS_RNG_VERSION, mathVersion: GEMS_MATH_VERSION, shapeProblems: gemsShapeProblems });
+  if ('verdict' in opened) return opened.verdict;
+  const { proof, checks, hash } = opened;
 
   // D41: the play again, from the proof's inputs (a missed jackpot leaves the pool unused)
   const derived = deriveGems({

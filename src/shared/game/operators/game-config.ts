@@ -119,6 +119,28 @@ export function describeGameConfig(operatorId: string, gameCode: string, currenc
 // `config` is the configuration they are written from, which is what cycleConfig reads back.
 export type ConfigSnapshot = { columns: Readonly<Record<Column, ConfigValue>>; params: Record<string, string | number>; config: AnyGameConfig };
 
+// A snapshot as a new cycle's row takes it: the cycles table's columns (SNAPSHOT_COLUMNS_SQL)
+// and their values in the same order (snapshotValues), the payout rounding as text and params
+// as JSON text, for an INSERT that casts them (a clock's cycle, clock.ts; an instant play's,
+// plays/place.ts)
+export const SNAPSHOT_COLUMNS_SQL = `betting_window_ms, rolling_window_ms, cooldown_ms, min_bet_micro, max_bet_micro, commission_micro,
+  payout_multiplier_scaled, low_weight, high_weight, stake_step_micro, payout_rounding, params`;
+
+export const snapshotValues = ({ columns: c, params }: Pick<ConfigSnapshot, 'columns' | 'params'>): ConfigValue[] => [
+  c.bettingWindowMs,
+  c.rollingWindowMs,
+  c.cooldownMs,
+  c.minBetMicro,
+  c.maxBetMicro,
+  c.commissionMicro,
+  c.payoutMultiplierScaled,
+  c.lowWeight,
+  c.highWeight,
+  c.stakeStepMicro,
+  c.payoutRounding,
+  JSON.stringify(params),
+];
+
 const COLUMN_DEFAULTS: Readonly<Record<Column, ConfigValue>> = { ...diceModule.config.defaults };
 
 export async function configSnapshot(db: Pick<Db, 'gameConfig'>, operatorId: string, gameCode: string, currency: string): Promise<ConfigSnapshot> {

@@ -4,13 +4,12 @@ import type { EngineKey } from '../../domain/engine-key.js';
 import type { Connected, RoundPhase } from '../../domain/player-channel.js';
 import { ensureEngine, roundState } from '../rounds/clock.js';
 import { gameModule } from '../../domain/games/index.js';
-import { DEFAULT_GAME_CONFIG, formatMultiplier, loadGameConfig } from '../operators/game-config.js';
+import { DEFAULT_GAME_CONFIG, formatMultiplier, loadGameConfig, type AnyGameConfig } from '../operators/game-config.js';
 import { connectBalance } from './session-sockets.js';
 import { minorUnitMicro } from '../../domain/currency.js';
 import { balanceRequest } from '../../wallet/requests.js';
 import { usableFreeBets } from '../freebets/usable.js';
 import { instantModule, type InstantModule } from '../plays/place.js';
-import { jackpotPools } from '../plays/jackpot.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
 // config: the cycle's snapshot, else the operator's, else the defaults; D46: the stake step's
@@ -66,6 +65,8 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     await ensureEngine(svc, engine);
     row = (await svc.sql.query<ConnectedRow>(CONNECTED, [sessionId]))[0]!;
   }
+  // D41: an instant game's terms and pool follow the operator's configuration, read once
+  const instantConfig = instant ? await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency) : undefined;
   const money = (value: bigint | null, fallback: bigint) => (value ?? fallback).toString();
   return {
     sessionId,
@@ -74,7 +75,7 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     nonce: row.next_nonce ?? 0,
     balanceMicro: row.mode === 'DEMO' ? (row.demo_balance_micro?.toString() ?? '0') : await connectBalanceOf(svc, sessionId, row),
     currency: row.currency,
-    config: instant ? await instantTerms(svc, row, instant) : {
+    config: instant ? instantTerms(instantConfig!, instant) : {
       minBetMicro: money(row.min_bet_micro, DEFAULT_GAME_CONFIG.minBetMicro),
       maxBetMicro: money(row.max_bet_micro, DEFAULT_GAME_CONFIG.maxBetMicro),
       stakeStepMicro: money(row.stake_step_micro, minorUnitMicro(row.currency)),
@@ -94,13 +95,12 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     returnUrl: row.return_url,
     // D42: none for a demo session
     freeBets: row.mode === 'DEMO' ? [] : await usableFreeBets(svc, sessionId),
-    ...(instant ? { jackpot: await jackpotOf(svc, row, instant) } : {}),
+    ...(instant ? { jackpot: await jackpotOf(svc, row, instantConfig!, instant) } : {}),
   };
 }
 
 // D41: an instant game's terms, from the operator's configuration (its plays snapshot it each)
-async function instantTerms(svc: ServiceContext, row: ConnectedRow, module: InstantModule): Promise<Connected['config']> {
-  const config = await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency);
+function instantTerms(config: AnyGameConfig, module: InstantModule): Connected['config'] {
   const featureBuyCost = module.instant.featureBuyCost(config);
   return {
     minBetMicro: config.minBetMicro.toString(),
@@ -114,9 +114,9 @@ async function instantTerms(svc: ServiceContext, row: ConnectedRow, module: Inst
 }
 
 // the pool as it stands, or its seed before the first play fed it
-async function jackpotOf(svc: ServiceContext, row: ConnectedRow, module: InstantModule): Promise<NonNullable<Connected['jackpot']>> {
-  const [pool] = await jackpotPools(svc.sql, row.operator_id, row.currency);
-  const poolMicro = pool?.poolMicro ?? module.instant.jackpotSeedMicro(await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency));
+async function jackpotOf(svc: ServiceContext, row: ConnectedRow, config: AnyGameConfig, module: InstantModule): Promise<NonNullable<Connected['jackpot']>> {
+  const pool = await svc.db.jackpotPool.findUnique({ where: { operatorId_currency: { operatorId: row.operator_id, currency: row.currency } }, select: { poolMicro: true } });
+  const poolMicro = pool?.poolMicro ?? module.instant.jackpotSeedMicro(config);
   return { currency: row.currency, poolMicro: poolMicro.toString() };
 }
 

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
 import { amountRefusal, rgRefusal, sessionRefusal, type BetRejectReason } from '../../domain/bet-rules.js';
 import type { BetTicket } from '../../platform/queues.js';
-import { configSnapshot, type ConfigSnapshot } from '../operators/game-config.js';
+import { SNAPSHOT_COLUMNS_SQL, configSnapshot, snapshotValues, type ConfigSnapshot } from '../operators/game-config.js';
 import type { EngineKey } from '../../domain/engine-key.js';
 import { keepCycleConfig } from '../rounds/cycle-config.js';
 import { moduleOf } from '../rounds/round-record.js';
@@ -77,9 +77,7 @@ const ENSURE_ENGINE = statement(
 const INSERT_PLAY = statement(
   'play_insert',
   `WITH cycle AS (
-     INSERT INTO cycles (id, operator_id, game_code, currency, number, instant, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
-                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight,
-                         stake_step_micro, payout_rounding, params, created_at)
+     INSERT INTO cycles (id, operator_id, game_code, currency, number, instant, phase, ${SNAPSHOT_COLUMNS_SQL}, created_at)
      VALUES ($1, $2, $3, $4, NULL, true, 'ROLLING', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::payout_rounding, $16::jsonb, $17)
      RETURNING id, created_at
    ),
@@ -135,8 +133,7 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
   const now = svc.now();
   const engine = request.engine ?? (await sessionEngine(svc, request.sessionId));
   if (!engine) return { ok: false, reason: 'session_not_found' };
-  const session = { operator_id: engine.operatorId, game_code: engine.gameCode, currency: engine.currency };
-  const module = instantModule(session.game_code);
+  const module = instantModule(engine.gameCode);
   if (!module) return { ok: false, reason: 'invalid_payload' };
   // contract 8.6: the configuration the play is priced under, snapshotted into its cycle
   const snapshot = await currentSnapshot(svc, engine);
@@ -159,7 +156,7 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
     const [facts] = await tx.query<PlayFacts>(PLAY_FACTS, [request.sessionId, new Date(now.getTime() - DAY_MS)]);
     if (!facts) return { ok: false, reason: 'session_not_found' };
     // the engine named by the caller is the session's (a session's game never changes)
-    if (facts.operator_id !== session.operator_id || facts.game_code !== session.game_code || facts.currency !== session.currency) {
+    if (facts.operator_id !== engine.operatorId || facts.game_code !== engine.gameCode || facts.currency !== engine.currency) {
       return { ok: false, reason: 'invalid_payload' };
     }
     const terms = playTerms(module, request, grant, facts, config, now);
@@ -178,25 +175,13 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
       refused = { facts: facts, reason, costMicro: grant ? 0n : cost };
       return { ok: false, reason };
     }
-    const { columns: c, params } = snapshot;
     const demo = facts.mode === 'DEMO';
     await tx.query(INSERT_PLAY, [
       ids.cycleId,
-      session.operator_id,
-      session.game_code,
-      session.currency,
-      c.bettingWindowMs,
-      c.rollingWindowMs,
-      c.cooldownMs,
-      c.minBetMicro,
-      c.maxBetMicro,
-      c.commissionMicro,
-      c.payoutMultiplierScaled,
-      c.lowWeight,
-      c.highWeight,
-      c.stakeStepMicro,
-      c.payoutRounding,
-      JSON.stringify(params),
+      engine.operatorId,
+      engine.gameCode,
+      engine.currency,
+      ...snapshotValues(snapshot),
       now,
       ids.betId,
       request.sessionId,
@@ -216,10 +201,10 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
         ...ids,
         sessionId: request.sessionId,
         cycleCreatedAt: now.toISOString(),
-        operatorId: session.operator_id,
+        operatorId: engine.operatorId,
         playerRef: facts.player_ref,
-        gameCode: session.game_code,
-        currency: session.currency,
+        gameCode: engine.gameCode,
+        currency: engine.currency,
         side: null,
         autoCashOutCents: null,
         amountMicro: debit.toString(),

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { ServiceContext } from '../context.js';
 import type { Cycle, CyclePhase } from '../../platform/db/client.js';
 import { statement } from '../../platform/db/sql.js';
-import { configSnapshot } from '../operators/game-config.js';
+import { SNAPSHOT_COLUMNS_SQL, configSnapshot, snapshotValues } from '../operators/game-config.js';
 import type { PayoutRounding } from '../../domain/games/config.js';
 import type { EngineJob } from '../../platform/queues.js';
 import { countPresent } from '../players/presence.js';
@@ -176,9 +176,7 @@ const START_CLOCK = statement(
      FOR UPDATE
    ),
    cycle AS (
-     INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, betting_window_ms, rolling_window_ms, cooldown_ms,
-                         min_bet_micro, max_bet_micro, commission_micro, payout_multiplier_scaled, low_weight, high_weight,
-                         stake_step_micro, payout_rounding, params)
+     INSERT INTO cycles (id, operator_id, game_code, currency, number, phase, ${SNAPSHOT_COLUMNS_SQL})
      SELECT $1, engine.operator_id, engine.game_code, engine.currency,
             COALESCE((SELECT max(number) FROM cycles WHERE operator_id = $2 AND game_code = $3 AND currency = $4), 0) + 1,
             'PENDING', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::payout_rounding, $16::jsonb
@@ -211,25 +209,9 @@ type Opening = 'by_tick' | { nowUnder: bigint };
 // cycle exists) by the scheduler's next tick, or at once when the scheduler itself starts
 // the next cycle of a clock it runs.
 async function startClock(svc: ServiceContext, of: EngineKey, open: Opening): Promise<void> {
-  const { columns: c, params, config } = await configSnapshot(svc.db, of.operatorId, of.gameCode, of.currency);
-  const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [
-    randomUUID(),
-    of.operatorId,
-    of.gameCode,
-    of.currency,
-    c.bettingWindowMs,
-    c.rollingWindowMs,
-    c.cooldownMs,
-    c.minBetMicro,
-    c.maxBetMicro,
-    c.commissionMicro,
-    c.payoutMultiplierScaled,
-    c.lowWeight,
-    c.highWeight,
-    c.stakeStepMicro,
-    c.payoutRounding,
-    JSON.stringify(params),
-  ]);
+  const snapshot = await configSnapshot(svc.db, of.operatorId, of.gameCode, of.currency);
+  const { config } = snapshot;
+  const [row] = await svc.sql.query<CycleRow>(START_CLOCK, [randomUUID(), of.operatorId, of.gameCode, of.currency, ...snapshotValues(snapshot)]);
   if (!row) return;
   keepCycleConfig(row.id, config);
   const cycle = clockCycle(row);
