@@ -149,8 +149,9 @@ export function parseRotateSeed(payload: unknown): { clientSeed: string | undefi
   return { clientSeed: body.clientSeed ?? undefined };
 }
 
-// D33 recent_rounds takes nothing: no payload, or an empty object
-export const isRecentRoundsRequest = (payload: unknown): boolean =>
+// D33 recent_rounds, D44 session_position and reality_check_ack take nothing: no payload, or
+// an empty object
+export const isEmptyRequest = (payload: unknown): boolean =>
   payload === undefined || payload === null || (typeof payload === 'object' && !Array.isArray(payload) && Object.keys(payload).length === 0);
 
 // D40 cash_out: nothing, or a clientBetId (the bet it names is the session's one live bet)

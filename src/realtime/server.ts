@@ -22,13 +22,14 @@ import { tellFreeBets } from '../shared/game/freebets/usable.js';
 import { PRESENCE_REFRESH_MS, markAbsent, markPresent } from '../shared/game/players/presence.js';
 import { admitSocket, forgetSocket, refreshSockets } from '../shared/game/players/session-sockets.js';
 import { isRefusal, sessionStanding, type Refusal } from '../shared/game/sessions/standing.js';
+import { acknowledgeRealityCheck, playerPosition } from '../shared/game/sessions/jurisdiction.js';
 import { isDependencyFailure } from '../shared/platform/dependencies.js';
 import { endSession, endedNotice } from '../shared/game/sessions/end.js';
 import { sessionTokens, type SessionClaims } from '../shared/game/sessions/token.js';
 import { BetIntake, verdictWaitMs, type Payer } from '../shared/game/bets/place.js';
 import { MessageThrottle } from './throttle.js';
 import { coalesceWrites } from './write-coalescing.js';
-import { clientBetIdOf, isCashOutRequest, isRecentRoundsRequest, parsePlaceBet, parsePlay, parseRotateSeed } from './messages.js';
+import { clientBetIdOf, isCashOutRequest, isEmptyRequest, parsePlaceBet, parsePlay, parseRotateSeed } from './messages.js';
 import { resolvePlay } from '../shared/game/plays/resolve.js';
 import { cashOut } from '../shared/game/rounds/flight.js';
 import { recentRounds } from '../shared/game/reports/recall.js';
@@ -332,8 +333,23 @@ async function onConnection(svc: ServiceContext, socket: PlayerSocket, intake: B
   // history: asked for when the page connects (a reload shows them again) and when one of
   // its rounds moves. A read, never on the path of a bet.
   handle('recent_rounds', async (payload, reply) => {
-    if (!isRecentRoundsRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
+    if (!isEmptyRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
     reply({ ok: true, rounds: await recentRounds(svc, sessionId) });
+  });
+
+  // D44: where the player stands under the session's jurisdiction profile, asked for by the page
+  // after each of its rounds (a read, never on the path of a bet)
+  handle('session_position', async (payload, reply) => {
+    if (!isEmptyRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
+    const position = await playerPosition(svc, sessionId);
+    reply(position ? { ok: true, ...position } : { ok: false, reason: 'session_not_found' });
+  });
+
+  // D44: the player acknowledged a reality check; bets are taken again until the next one
+  handle('reality_check_ack', async (payload, reply) => {
+    if (!isEmptyRequest(payload)) return reply({ ok: false, reason: 'invalid_payload' });
+    const position = await acknowledgeRealityCheck(svc, sessionId);
+    reply(position ? { ok: true, ...position } : { ok: false, reason: 'session_not_found' });
   });
 
   socket.emit('connected', { ...(await connectedMessage(svc, sessionId, engine)), ts: new Date().toISOString() });

@@ -10,8 +10,13 @@ export type BetRejectReason =
   | 'session_expired'
   | 'phase_not_open'
   | 'already_bet_this_round'
-  // D41: an instant play less than minRoundMs after the session's previous play
+  // D41: an instant play less than minRoundMs after the session's previous play; D44: any
+  // game's bet less than its jurisdiction profile's minRoundMs after the session's previous bet
   | 'round_too_soon'
+  // D44: bets wait for the player's acknowledgement of a reality check
+  | 'reality_check_due'
+  // D44: the bet debits more than the jurisdiction profile allows in the session's currency
+  | 'stake_above_jurisdiction_max'
   | 'rg_limit_reached'
   // D42: the free-bet grant named cannot be spent by this bet
   | 'free_bet_unavailable'
@@ -44,8 +49,17 @@ export const BET_REJECT_REASONS = {
     action: 'wait for the next round, or for the previous play\'s round_result',
   },
   round_too_soon: {
-    meaning: 'an instant play came less than minRoundMs after the session\'s previous play (D41); no wallet call was made',
-    action: 'play again once minRoundMs has passed since the previous play',
+    meaning:
+      "the bet came less than minRoundMs after the session's previous bet: an instant game's own minRoundMs (D41), or, for every game, the jurisdiction profile's (D44, connected.jurisdiction.rules); no wallet call was made",
+    action: 'bet again once minRoundMs has passed since the previous bet',
+  },
+  reality_check_due: {
+    meaning: 'a reality check of the session\'s jurisdiction profile is due: bets are refused until the player acknowledges it (D44); no wallet call was made',
+    action: 'show the reality check (elapsed time, net position); on "continue" send reality_check_ack, then bet again',
+  },
+  stake_above_jurisdiction_max: {
+    meaning: "the bet debits more than the jurisdiction profile's maxStakeMicro in the session's currency (D44; a bought feature debits its whole price); no wallet call was made",
+    action: 'bet at most connected.jurisdiction.rules.maxStakeMicro',
   },
   rg_limit_reached: {
     meaning: 'a responsible-gambling limit of the session would be breached; no wallet call was made (8.3, D14)',

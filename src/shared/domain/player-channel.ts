@@ -59,7 +59,30 @@ export type Connected = {
   returnUrl: string | null;
   // D42: the session's usable free-bet grants ([] for a demo session)
   freeBets: FreeBet[];
+  // D44: the jurisdiction profile the session plays under, and where the player stands
+  jurisdiction?: JurisdictionView;
 };
+
+// D44: the rules of the session's profile (maxStakeMicro: the bound in the session's currency,
+// null for none; realityCheckMinutes null for none) as a page shows and obeys them
+export type JurisdictionRules = {
+  minRoundMs: number;
+  autoplay: boolean;
+  realityCheckMinutes: number | null;
+  showElapsedTime: boolean;
+  showNetPosition: boolean;
+  maxStakeMicro: string | null;
+};
+
+// D44: where the player stands: how long they have played (ms), their net position (wins less
+// stakes, micro-units, signed) since then, and the ms until the next reality check (0 or less:
+// due now, bets refused until reality_check_ack; null: the profile has none). Counted at the
+// message's ts.
+export type PlayerPosition = { elapsedMs: number; netPositionMicro: string; realityCheckInMs: number | null };
+
+// code: the session's jurisdiction claim; profile: the profile applied (`default` for a code
+// without one)
+export type JurisdictionView = { code: string; profile: string; rules: JurisdictionRules } & PlayerPosition;
 
 // D42: a free-bet grant the session may spend now: its campaign's stake, the rounds it has
 // left, and when it expires (ISO)
@@ -284,6 +307,10 @@ export type RecalledRound = {
 export type RecentRounds = Record<string, never>;
 export type RecentRoundsAck = { ok: true; rounds: RecalledRound[] } | { ok: false; reason: 'invalid_payload' } | ChannelRefused;
 
+// D44 session_position and reality_check_ack take nothing: no payload, or an empty object
+export type PositionRequest = Record<string, never>;
+export type PositionAck = ({ ok: true } & PlayerPosition) | { ok: false; reason: 'invalid_payload' | 'session_not_found' } | ChannelRefused;
+
 // what each player -> service message carries and what its ack answers
 export type ClientMessages = {
   place_bet: { payload: PlaceBet; ack: PlaceBetAck };
@@ -291,6 +318,8 @@ export type ClientMessages = {
   recent_rounds: { payload: RecentRounds; ack: RecentRoundsAck };
   cash_out: { payload: CashOut; ack: CashOutAck };
   play: { payload: Play; ack: PlaceBetAck };
+  session_position: { payload: PositionRequest; ack: PositionAck };
+  reality_check_ack: { payload: PositionRequest; ack: PositionAck };
 };
 
 export type ClientEvent = keyof ClientMessages;

@@ -264,7 +264,7 @@ const CREDENTIAL_WITH_OPERATOR = statement(
   'credential_with_operator',
   `SELECT c.kid, c.operator_id, c.kind, c.alg, c.public_key, c.jwks_url, c.encrypted_secret, c.wrapped_data_key, c.not_before, c.not_after, c.revoked_at,
           c.created_at, o.wallet_url, o.wallet_url_private_allowed, o.currencies, o.ip_allow_list, o.jurisdictions_blocked, o.frame_ancestors, o.rg_maxima,
-          o.signature_window_seconds, o.suspended, o.sandbox, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
+          o.jurisdiction_overrides, o.signature_window_seconds, o.suspended, o.sandbox, o.created_at AS operator_created_at, o.updated_at AS operator_updated_at
    FROM credentials c JOIN operators o ON o.id = c.operator_id
    WHERE c.kid = $1`,
 );
@@ -289,6 +289,7 @@ type CredentialOperatorRow = {
   jurisdictions_blocked: string[];
   frame_ancestors: string[];
   rg_maxima: Prisma.JsonValue;
+  jurisdiction_overrides: Prisma.JsonValue;
   signature_window_seconds: number;
   suspended: boolean;
   sandbox: boolean;
@@ -323,6 +324,7 @@ export async function credentialWithOperator(sql: Sql, kid: string): Promise<(Cr
       jurisdictionsBlocked: row.jurisdictions_blocked,
       frameAncestors: row.frame_ancestors,
       rgMaxima: row.rg_maxima,
+      jurisdictionOverrides: row.jurisdiction_overrides,
       signatureWindowSeconds: row.signature_window_seconds,
       suspended: row.suspended,
       sandbox: row.sandbox,

@@ -122,6 +122,8 @@ describe('the multi-event game, Gem Vault (D41)', function () {
     const first = await seated.player.request('play', { amountMicro: STAKE.toString() });
     expect(first.ok).to.equal(true);
     await seated.player.waitFor('round_result', (p) => p.roundId === first.roundId);
+    // round_result may come before the settlement commits (the play is then still in play)
+    await until('settled', async () => (await h.svc.db.bet.findUniqueOrThrow({ where: { id: first.betId } })).status === 'SETTLED');
     expect(await seated.player.request('play', { amountMicro: STAKE.toString(), clientBetId: 'soon' })).to.deep.equal({ ok: false, reason: 'round_too_soon' });
     await seated.player.waitFor('bet_rejected', (p) => p.reason === 'round_too_soon' && p.clientBetId === 'soon');
     h.shiftClock(60_000);

@@ -14,6 +14,8 @@ import { epochMs } from '../../platform/clock.js';
 import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 import { GRANT_FACTS, LOCK_GRANT, grantUsable, type GrantFacts } from './free-grant.js';
 import { placePlay, type PlayRequest } from '../plays/place.js';
+import { JURISDICTION_FACTS_SQL, jurisdictionFacts, type JurisdictionColumns } from '../sessions/jurisdiction.js';
+import { jurisdictionRefusal } from '../../domain/jurisdictions.js';
 
 // Placing a bet (contract 8.2, 8.3, D1, D14), on the realtime node: every rule that needs no
 // wallet, then the bet row (status PENDING), whose partial unique index allows one live bet
@@ -56,7 +58,8 @@ const FACTS = statement(
   `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency,
           s.mode, s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds,
           c.id AS cycle_id, c.created_at AS cycle_created_at, c.phase, c.phase_ends_at, c.min_bet_micro, c.max_bet_micro, c.stake_step_micro,
-          ${CYCLE_MAX_CENTS} AS max_cash_out_cents, rg.lost, rg.wagered
+          ${CYCLE_MAX_CENTS} AS max_cash_out_cents, rg.lost, rg.wagered,
+          ${JURISDICTION_FACTS_SQL}
    FROM unnest($1::uuid[]) WITH ORDINALITY AS u(session_id, n)
    LEFT JOIN sessions s ON s.id = u.session_id
    LEFT JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
@@ -88,7 +91,7 @@ type Facts = {
   max_cash_out_cents: bigint;
   lost: string;
   wagered: string;
-};
+} & JurisdictionColumns;
 
 // 8.2 rule 4 as the index bets_one_live_per_session_cycle words it: a second live bet of the
 // session in the cycle is not written (REJECTED attempts do not count). D36: a bet's month
@@ -117,7 +120,7 @@ const INSERT_BETS = statement(
 export type Placement = PlaceBetRequest & { sessionId: string; payer?: Payer };
 
 // The common case in one statement: a bet of an active session without responsible-gambling
-// limits, in an open betting window, with a stake in range, is written at once. These
+// limits or a jurisdiction profile that refuses bets (D44), in an open betting window, with a stake in range, is written at once. These
 // conditions are a strict subset of what refuse() allows, so a bet written here is one it
 // would have written too; every bet not written here (a refusal, a conflict with rule 4, a
 // session with limits) is placed by placeCarefully(), which also says why it was refused.
@@ -144,7 +147,7 @@ const PLACE_PLAIN = statement(
      FROM u
      CROSS JOIN deferred_flush
      JOIN sessions s ON s.id = u.session_id AND s.state = 'ACTIVE' AND s.expires_at > $8
-       AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL
+       AND s.daily_loss_micro IS NULL AND s.daily_wager_micro IS NULL AND s.session_time_seconds IS NULL AND NOT s.jurisdiction_binds
      JOIN engines e ON e.operator_id = s.operator_id AND e.game_code = s.game_code AND e.currency = s.currency
      JOIN cycles c ON c.id = e.current_cycle_id AND c.phase = 'BETTING_OPEN' AND (c.phase_ends_at IS NULL OR c.phase_ends_at > $8)
        AND u.amount_micro > 0 AND u.amount_micro BETWEEN c.min_bet_micro AND c.max_bet_micro AND u.amount_micro % c.stake_step_micro = 0
@@ -182,7 +185,7 @@ type Written = {
 // debitNode: the node that debits these bets itself (debit.ts); none when they go
 // to the bet queue
 export async function placeBets(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, placements: Placement[], debitNode: string | null = null): Promise<Placed[]> {
-  // D42: a free bet is placed on its own, under its grant's lock (placeFree); the others as before
+  // D42: a free bet is placed on its own, under its grant's lock (placeLocked); the others as before
   if (placements.some((p) => p.freeBetGrantId !== undefined)) return placeMixed(svc, placements, debitNode);
   const now = svc.now();
   const ids = placements.map(freshIds);
@@ -301,28 +304,32 @@ const insertedBets = (tickets: BetTicket[], debitNode: string | null, grantId: s
   tickets.map(() => grantId),
 ];
 
-// every rule in order, on what one read finds
+// every rule in order, on what one read finds; a bet of a session with a least time between
+// bets (D44) is placed under the session's lock instead (placeLocked)
 async function placeCarefully(svc: Pick<ServiceContext, 'sql'>, placements: Placement[], now: Date, debitNode: string | null): Promise<Placed[]> {
   const facts = await svc.sql.query<Facts>(FACTS, [placements.map((p) => p.sessionId), new Date(now.getTime() - DAY_MS)]);
-  const verdicts = placements.map((placement, i): Placed => {
-    const fact = facts[i]!;
+  const here = placements.flatMap((placement, i) => (facts[i]!.min_round_ms > 0 ? [] : [{ placement, fact: facts[i]! }]));
+  const verdicts = here.map(({ placement, fact }): Placed => {
     const refusal = refuse(placement, fact, now);
     if (refusal) return { ok: false, reason: refusal };
     return { ok: true, ticket: ticketFor(placement, freshIds(), { ...fact, cycle_id: fact.cycle_id!, cycle_created_at: fact.cycle_created_at!, demo: fact.mode === 'DEMO' }) };
   });
-  await recordRgTrips(svc, placements, facts, verdicts, now);
+  await recordRgTrips(svc, here.map((h) => h.placement), here.map((h) => h.fact), verdicts, now);
   const tickets = verdicts.flatMap((v) => (v.ok ? [v.ticket] : []));
-  if (tickets.length === 0) return verdicts;
   const written = new Set(
-    (
-      await svc.sql.query<{ id: string }>(INSERT_BETS, insertedBets(tickets, debitNode))
-    ).map((row) => row.id),
+    tickets.length === 0 ? [] : (await svc.sql.query<{ id: string }>(INSERT_BETS, insertedBets(tickets, debitNode))).map((row) => row.id),
   );
   // 8.2 rule 4
-  return verdicts.map((v) => (v.ok && !written.has(v.ticket.betId) ? { ok: false, reason: 'already_bet_this_round' } : v));
+  const placedHere = new Map(
+    here.map(({ placement }, i): [Placement, Placed] => {
+      const v = verdicts[i]!;
+      return [placement, v.ok && !written.has(v.ticket.betId) ? { ok: false, reason: 'already_bet_this_round' } : v];
+    }),
+  );
+  return Promise.all(placements.map((placement) => placedHere.get(placement) ?? placeLocked(svc, placement, now, debitNode)));
 }
 
-// 8.2 rules 1, 2, 3 and 5, in that order
+// 8.2 rules 1 and 2, the jurisdiction's (D44), then 8.2 rules 3 and 5, in that order
 function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason | undefined {
   const session = fact.session_id === null ? null : { state: fact.state!, expiresAt: fact.expires_at! };
   const refusal = sessionRefusal(session, now);
@@ -330,6 +337,8 @@ function refuse(placement: Placement, fact: Facts, now: Date): BetRejectReason |
   if (fact.cycle_id === null || fact.phase !== 'BETTING_OPEN' || (fact.phase_ends_at !== null && fact.phase_ends_at <= now)) {
     return 'phase_not_open';
   }
+  const ruled = jurisdictionRefusal(jurisdictionFacts(fact), placement.amountMicro, now);
+  if (ruled) return ruled;
   const outOfRange = amountRefusal(placement.amountMicro, {
     minBetMicro: fact.min_bet_micro,
     maxBetMicro: fact.max_bet_micro,
@@ -356,7 +365,7 @@ async function placeMixed(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, p
       .filter((p) => p.freeBetGrantId !== undefined)
       .map(async (placement): Promise<Placed> => {
         try {
-          return await placeFree(svc, placement, svc.now(), debitNode);
+          return await placeLocked(svc, placement, svc.now(), debitNode);
         } catch (err) {
           if (alone) throw err;
           svc.logger.warn({ err: (err as Error).message, sessionId: placement.sessionId }, 'free bet could not be placed');
@@ -370,36 +379,51 @@ async function placeMixed(svc: Pick<ServiceContext, 'sql' | 'now' | 'logger'>, p
 }
 
 
-// A free bet, in one transaction: the grant's row locked, the session's facts and the grant's
-// read, the rules (8.2 rules 1 and 2, then the grant: D42), and the bet row with is_free, the
-// campaign's stake and its grant. The stake's bounds were the campaign's to check (D42); the
-// responsible-gambling limits count a free bet as 0 (8.3).
-async function placeFree(svc: Pick<ServiceContext, 'sql'>, placement: Placement, now: Date, debitNode: string | null): Promise<Placed> {
-  const grantId = placement.freeBetGrantId!;
+// A bet placed on its own, in one transaction that holds the session's row (its previous
+// bet's time is read and written under it, D44) and, for a free bet, its grant's row (D42), in
+// that order, as an instant play's placement does: the facts read, the rules, the bet row, and
+// the session's last bet time where its profile spaces bets. A free bet's row has is_free, the
+// campaign's stake and its grant; the stake's bounds were the campaign's to check (D42), and
+// the responsible-gambling limits count a free bet as 0 (8.3).
+async function placeLocked(svc: Pick<ServiceContext, 'sql'>, placement: Placement, now: Date, debitNode: string | null): Promise<Placed> {
+  const grantId = placement.freeBetGrantId;
   let refused: { fact: Facts; verdict: Placed } | undefined;
   const placed = await svc.sql.transaction(async (tx): Promise<Placed> => {
-    await tx.query(LOCK_GRANT, [grantId]);
-    const [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [grantId]);
+    await tx.query(LOCK_SESSION, [placement.sessionId]);
+    let grant: GrantFacts | undefined;
+    if (grantId !== undefined) {
+      await tx.query(LOCK_GRANT, [grantId]);
+      [grant] = await tx.query<GrantFacts>(GRANT_FACTS, [grantId]);
+    }
     const [fact] = await tx.query<Facts>(FACTS, [[placement.sessionId], new Date(now.getTime() - DAY_MS)]);
-    const refusal = refuseFree(placement, fact!, grant, now);
+    const refusal = grantId === undefined ? refuse(placement, fact!, now) : refuseFree(placement, fact!, grant, now);
     if (refusal) {
       refused = { fact: fact!, verdict: { ok: false, reason: refusal } };
       return refused.verdict;
     }
-    const free = { stakeMicro: grant!.stake_micro, campaignRef: grant!.campaign_ref };
-    const ticket = ticketFor(placement, freshIds(), { ...fact!, cycle_id: fact!.cycle_id!, cycle_created_at: fact!.cycle_created_at!, demo: false }, free);
-    const written = await tx.query<{ id: string }>(INSERT_BETS, insertedBets([ticket], debitNode, grantId));
+    const free = grant && { stakeMicro: grant.stake_micro, campaignRef: grant.campaign_ref };
+    const ticket = ticketFor(placement, freshIds(), { ...fact!, cycle_id: fact!.cycle_id!, cycle_created_at: fact!.cycle_created_at!, demo: fact!.mode === 'DEMO' }, free);
+    const written = await tx.query<{ id: string }>(INSERT_BETS, insertedBets([ticket], debitNode, grantId ?? null));
     // 8.2 rule 4
-    return written.length === 1 ? { ok: true, ticket } : { ok: false, reason: 'already_bet_this_round' };
+    if (written.length !== 1) return { ok: false, reason: 'already_bet_this_round' };
+    if (fact!.min_round_ms > 0) await tx.query(NOTE_BET_TIME, [placement.sessionId, now]);
+    return { ok: true, ticket };
   });
-  // D31: a limit a free bet tripped (its stake counts 0, so only the session's time) is reported
-  // as a paid bet's is (the placement's amountMicro is 0)
+  // D31: a limit the bet tripped is reported as any bet's is (a free bet's stake counts 0, so
+  // only the session's time: its placement's amountMicro is 0)
   if (refused) await recordRgTrips(svc, [placement], [refused.fact], [refused.verdict], now);
   return placed;
 }
 
+const LOCK_SESSION = statement('placement_lock_session', `SELECT id FROM sessions WHERE id = $1 FOR UPDATE`);
+
+// D44: the session's last bet, for its profile's least time between bets (an instant play
+// keeps it too, with its bet: plays/place.ts)
+const NOTE_BET_TIME = statement('placement_note_bet_time', `UPDATE sessions SET last_play_at = $2 WHERE id = $1`);
+
 // 8.2 rules 1 and 2, the grant (D42: the session's own, usable now, with a round left; never
-// a demo session's), the bet's parameters (D40), then 8.3 with a stake of 0
+// a demo session's), the jurisdiction's (D44, on the campaign's stake), the bet's parameters
+// (D40), then 8.3 with a stake of 0
 function refuseFree(placement: Placement, fact: Facts, grant: GrantFacts | undefined, now: Date): BetRejectReason | undefined {
   const session = fact.session_id === null ? null : { state: fact.state!, expiresAt: fact.expires_at! };
   const refusal = sessionRefusal(session, now);
@@ -408,6 +432,8 @@ function refuseFree(placement: Placement, fact: Facts, grant: GrantFacts | undef
     return 'phase_not_open';
   }
   if (!grant || !grantUsable(grant, fact, now)) return 'free_bet_unavailable';
+  const ruled = jurisdictionRefusal(jurisdictionFacts(fact), grant.stake_micro, now);
+  if (ruled) return ruled;
   if (placement.autoCashOutCents != null && placement.autoCashOutCents > fact.max_cash_out_cents) return 'invalid_payload';
   const rg = rgState(fact);
   return rg ? rgRefusal(rg, 0n, now) : undefined;

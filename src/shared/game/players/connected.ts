@@ -10,13 +10,14 @@ import { minorUnitMicro } from '../../domain/currency.js';
 import { balanceRequest } from '../../wallet/requests.js';
 import { usableFreeBets } from '../freebets/usable.js';
 import { instantModule, type InstantModule } from '../plays/place.js';
+import { jurisdictionView } from '../sessions/jurisdiction.js';
 
 // What `connected` shows (D4): the session, its current seed, the engine's state (and
 // config: the cycle's snapshot, else the operator's, else the defaults; D46: the stake step's
 // default is the currency's minor unit).
 const CONNECTED = statement(
   'realtime_connected',
-  `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.return_url, s.operator_id, s.player_ref, s.game_code,
+  `SELECT s.mode, s.demo_balance_micro, s.currency, s.lang, s.jurisdiction, s.return_url, s.operator_id, s.player_ref, s.game_code,
           sd.server_seed_hash, sd.client_seed, sd.next_nonce, e.running,
           c.id AS cycle_id, c.phase, c.phase_ends_at, c.flight_started_at, c.params,
           COALESCE(c.min_bet_micro, g.min_bet_micro) AS min_bet_micro, COALESCE(c.max_bet_micro, g.max_bet_micro) AS max_bet_micro,
@@ -36,6 +37,7 @@ type ConnectedRow = {
   demo_balance_micro: bigint | null;
   currency: string;
   lang: string;
+  jurisdiction: string;
   return_url: string | null;
   operator_id: string;
   player_ref: string;
@@ -68,6 +70,8 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
   // D41: an instant game's terms and pool follow the operator's configuration, read once
   const instantConfig = instant ? await loadGameConfig(svc.db, row.operator_id, row.game_code, row.currency) : undefined;
   const money = (value: bigint | null, fallback: bigint) => (value ?? fallback).toString();
+  // D44: the profile the session plays under, and where the player stands
+  const jurisdiction = await jurisdictionView(svc, sessionId, row.jurisdiction);
   return {
     sessionId,
     serverSeedHash: row.server_seed_hash,
@@ -96,6 +100,7 @@ export async function connectedMessage(svc: ServiceContext, sessionId: string, e
     // D42: none for a demo session
     freeBets: row.mode === 'DEMO' ? [] : await usableFreeBets(svc, sessionId),
     ...(instant ? { jackpot: await jackpotOf(svc, row, instantConfig!, instant) } : {}),
+    ...(jurisdiction ? { jurisdiction } : {}),
   };
 }
 

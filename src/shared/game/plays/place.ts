@@ -10,6 +10,8 @@ import { moduleOf } from '../rounds/round-record.js';
 import { DAY_MS, recordRgTrips, rgState, rgWindowSql, type TripFacts } from '../bets/rg-window.js';
 import { GRANT_FACTS, LOCK_GRANT, grantUsable, type GrantFacts } from '../bets/free-grant.js';
 import type { Payer } from '../bets/ticket.js';
+import { JURISDICTION_FACTS_SQL, jurisdictionFacts, type JurisdictionColumns } from '../sessions/jurisdiction.js';
+import { jurisdictionRefusal } from '../../domain/jurisdictions.js';
 import { InvalidBetError, type AnyGameModule, type InstantRounds, type StakeTerms } from '../../domain/games/types.js';
 
 // An instant play's placement (D41), on the realtime node: the rules that need no wallet, then
@@ -50,21 +52,21 @@ const LOCK_SESSION = statement('play_lock_session', `SELECT id FROM sessions WHE
 const PLAY_FACTS = statement(
   'play_facts',
   `SELECT s.id AS session_id, s.state, s.expires_at, s.created_at, s.operator_id, s.player_ref, s.game_code, s.currency, s.mode,
-          s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds, s.last_play_at,
+          s.daily_loss_micro, s.daily_wager_micro, s.session_time_seconds, ${JURISDICTION_FACTS_SQL},
           (SELECT b.status FROM bets b WHERE b.id = s.last_play_bet_id AND b.cycle_created_at = s.last_play_cycle_created_at) AS last_status,
           rg.lost, rg.wagered
    FROM sessions s LEFT JOIN LATERAL (${rgWindowSql('s', '$2')}) rg ON true
    WHERE s.id = $1`,
 );
 
-type PlayFacts = TripFacts & {
-  state: 'ACTIVE' | 'TERMINATED' | 'EXPIRED';
-  expires_at: Date;
-  game_code: string;
-  currency: string;
-  last_play_at: Date | null;
-  last_status: string | null;
-};
+type PlayFacts = TripFacts &
+  JurisdictionColumns & {
+    state: 'ACTIVE' | 'TERMINATED' | 'EXPIRED';
+    expires_at: Date;
+    game_code: string;
+    currency: string;
+    last_status: string | null;
+  };
 
 // the engine row its cycles name (a foreign key); an instant game's engine never runs a clock
 const ENSURE_ENGINE = statement(
@@ -170,7 +172,7 @@ export async function placePlay(svc: Pick<ServiceContext, 'sql' | 'db' | 'now'>,
     // the jackpot is fed on the play's price as for any play
     const debit = grant ? stakeMicro : cost;
     // 8.3: a free play's stake counts 0 (D42)
-    const reason = refuse(facts, stakeMicro, grant ? 0n : cost, config, module.instant.minRoundMs(config), now);
+    const reason = refuse(facts, stakeMicro, debit, grant ? 0n : cost, config, module.instant.minRoundMs(config), now);
     if (reason) {
       refused = { facts: facts, reason, costMicro: grant ? 0n : cost };
       return { ok: false, reason };
@@ -255,14 +257,25 @@ async function sessionEngine(svc: Pick<ServiceContext, 'sql'>, sessionId: string
   return row && { operatorId: row.operator_id, gameCode: row.game_code, currency: row.currency };
 }
 
-// 8.2 rule 1, then the session's previous play (D41: one round at a time, rule 4's analogue;
-// minRoundMs), the stake (rule 3: its bounds and step apply to the stake, whatever a bought
-// feature makes the debit), then 8.3 with what the play debits
-function refuse(facts: PlayFacts, stakeMicro: bigint, costMicro: bigint, config: StakeTerms, minRoundMs: number, now: Date): BetRejectReason | undefined {
+// 8.2 rule 1, then the session's previous play (D41: one round at a time, rule 4's analogue),
+// the jurisdiction's (D44: a reality check due; minRoundMs, the game's or the profile's,
+// whichever is longer; the most a play may debit), the stake (rule 3: its bounds and step apply
+// to the stake, whatever a bought feature makes the debit), then 8.3 with what the play costs
+// the player (`costMicro`, 0 for a free play; `debitMicro`: what the debit carries)
+function refuse(
+  facts: PlayFacts,
+  stakeMicro: bigint,
+  debitMicro: bigint,
+  costMicro: bigint,
+  config: StakeTerms,
+  minRoundMs: number,
+  now: Date,
+): BetRejectReason | undefined {
   const refusal = sessionRefusal({ state: facts.state, expiresAt: facts.expires_at }, now);
   if (refusal) return refusal;
   if (facts.last_status === 'PENDING' || facts.last_status === 'ACCEPTED') return 'already_bet_this_round';
-  if (facts.last_play_at !== null && now.getTime() - facts.last_play_at.getTime() < minRoundMs) return 'round_too_soon';
+  const ruled = jurisdictionRefusal(jurisdictionFacts(facts, Math.max(minRoundMs, facts.min_round_ms)), debitMicro, now);
+  if (ruled) return ruled;
   const outOfRange = amountRefusal(stakeMicro, config);
   if (outOfRange) return outOfRange;
   const rg = rgState(facts);

@@ -24,6 +24,7 @@ import { SESSION_LIFETIME_SECONDS, sessionTokens, type SessionTokens, type Sessi
 import { WalletAddressRefusedError, WalletTargetError } from '../../wallet/client.js';
 import { AUDIT_PARAM_COUNT, auditParams, completeAuditsSql, type AuditCompletion } from '../../wallet/audit.js';
 import { balanceRequest } from '../../wallet/requests.js';
+import { launchedProfile } from './jurisdiction.js';
 
 // POST /v1/session (contract 4.1, 2.2-2.4, 5.6, DECISIONS D2, D7, D8).
 
@@ -89,6 +90,7 @@ const C = (() => {
     id: p.one(), operatorId: p.one(), playerRef: p.one(), gameCode: p.one(), currency: p.one(), lang: p.one(),
     jurisdiction: p.one(), mode: p.one(), returnUrl: p.one(), dailyLoss: p.one(), dailyWager: p.one(),
     sessionTime: p.one(), demoBalance: p.one(), createdAt: p.one(), expiresAt: p.one(),
+    profile: p.one(), binds: p.one(), playStartedAt: p.one(), realityCheckDueAt: p.one(),
   };
   const seed = { id: p.one(), encrypted: p.one(), hash: p.one(), clientSeed: p.one() };
   return { session, seed, audit: p.many(AUDIT_PARAM_COUNT), idempotency: p.many(IDEMPOTENCY_PARAM_COUNT), sandbox: p.one() };
@@ -101,10 +103,12 @@ const CREATE_SESSION = statement(
    idempotency AS (${completeIdempotencySql(C.idempotency)}),
    session AS (
      INSERT INTO sessions (id, operator_id, player_ref, game_code, currency, lang, jurisdiction, mode, return_url, daily_loss_micro,
-                           daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at, sandbox)
+                           daily_wager_micro, session_time_seconds, demo_balance_micro, created_at, expires_at, sandbox,
+                           jurisdiction_profile, jurisdiction_binds, play_started_at, reality_check_due_at)
      VALUES (${S.id}, ${S.operatorId}, ${S.playerRef}, ${S.gameCode}, ${S.currency}, ${S.lang}, ${S.jurisdiction},
              ${S.mode}::session_mode, ${S.returnUrl}, ${S.dailyLoss}, ${S.dailyWager}, ${S.sessionTime}, ${S.demoBalance},
-             ${S.createdAt}, ${S.expiresAt}, ${C.sandbox}::boolean)
+             ${S.createdAt}, ${S.expiresAt}, ${C.sandbox}::boolean, ${S.profile}::jsonb, ${S.binds}::boolean, ${S.playStartedAt},
+             ${S.realityCheckDueAt})
      RETURNING id
    )
    INSERT INTO seeds (id, session_id, encrypted_server_seed, server_seed_hash, client_seed, created_at)
@@ -165,6 +169,12 @@ export async function launchSession(
   const balanceAudit = mode === 'real' ? await checkWalletBalance(ctx, operator, request, reject) : undefined;
 
   const now = ctx.now();
+  // D44: the profile the session plays under, fixed now (every read of its rounds names it)
+  const jurisdiction = await launchedProfile(
+    ctx,
+    { operatorId: operator.id, playerRef: request.playerRef, jurisdiction: request.jurisdiction, currency: request.currency, overrides: operator.jurisdictionOverrides },
+    now,
+  );
   const sessionId = randomUUID();
   const seedId = randomUUID();
   // D35: a fixed seed is sealed and committed to like a generated one, so proofs still verify
@@ -218,6 +228,10 @@ export async function launchSession(
       mode === 'demo' ? DEMO_BALANCE_MICRO : null,
       now,
       expiresAt,
+      JSON.stringify(jurisdiction.profile),
+      jurisdiction.binds,
+      jurisdiction.playStartedAt,
+      jurisdiction.realityCheckDueAt,
       seedId,
       Buffer.from(sealServerSeed(ctx.config.masterKey, seedId, serverSeed)),
       hash,
