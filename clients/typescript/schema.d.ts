@@ -2444,6 +2444,25 @@ export interface operations {
                             voidedAt: string | null;
                             /** @description a round of a sandbox session: its outcomes may come from seeds the operator chose (D35) */
                             sandbox: boolean;
+                            /** @description the jurisdiction profile the round's bet was placed under: its session's, fixed at launch (D44) */
+                            jurisdiction: {
+                                /** @description the session's jurisdiction claim (contract 5.6) */
+                                code: string;
+                                /** @description the profile applied: GB, DE, CA-ON, or default for a code without one (D44) */
+                                profile: string;
+                                rules: {
+                                    /** @description the least time between two bets of the session */
+                                    minRoundMs: number;
+                                    /** @description whether autoplay is allowed (no game has any) */
+                                    autoplay: boolean;
+                                    /** @description bets stop every N minutes of play until the player acknowledges a reality check; null: none */
+                                    realityCheckMinutes: number | null;
+                                    showElapsedTime: boolean;
+                                    showNetPosition: boolean;
+                                    /** @description the most one bet may debit in the session's currency; null: no bound */
+                                    maxStakeMicro: string | null;
+                                };
+                            };
                         }[];
                         /** @description pass as `cursor` for the next page; null on the last page (D10) */
                         nextCursor: string | null;
@@ -2600,6 +2619,25 @@ export interface operations {
                         voidedAt: string | null;
                         /** @description a round of a sandbox session: its outcomes may come from seeds the operator chose (D35) */
                         sandbox: boolean;
+                        /** @description the jurisdiction profile the round's bet was placed under: its session's, fixed at launch (D44) */
+                        jurisdiction: {
+                            /** @description the session's jurisdiction claim (contract 5.6) */
+                            code: string;
+                            /** @description the profile applied: GB, DE, CA-ON, or default for a code without one (D44) */
+                            profile: string;
+                            rules: {
+                                /** @description the least time between two bets of the session */
+                                minRoundMs: number;
+                                /** @description whether autoplay is allowed (no game has any) */
+                                autoplay: boolean;
+                                /** @description bets stop every N minutes of play until the player acknowledges a reality check; null: none */
+                                realityCheckMinutes: number | null;
+                                showElapsedTime: boolean;
+                                showNetPosition: boolean;
+                                /** @description the most one bet may debit in the session's currency; null: no bound */
+                                maxStakeMicro: string | null;
+                            };
+                        };
                         /** @description "bet_rejected" for a roundId whose bet the wallet refused (D22) */
                         voidReason: string | null;
                         /** @description a demo round (D8) */

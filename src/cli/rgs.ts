@@ -8,6 +8,7 @@ import { gameCommands } from './commands/game.js';
 import { credentialCommands } from './commands/credential.js';
 import { webhookCommands } from './commands/webhook.js';
 import { freeBetsCommands } from './commands/freebets.js';
+import { jurisdictionCommands } from './commands/jurisdiction.js';
 import { jobsCommands } from './commands/jobs.js';
 import { partitionsCommands } from './commands/partitions.js';
 import { masterKeyCommands } from './commands/master-key.js';
@@ -74,6 +75,7 @@ function buildProgram(answer: (result: unknown) => void): Command {
     credentialCommands,
     webhookCommands,
     freeBetsCommands,
+    jurisdictionCommands,
     jobsCommands,
     partitionsCommands,
     masterKeyCommands,

@@ -1,7 +1,9 @@
 import { MICRO_AMOUNT_PATTERN } from '../../shared/domain/money.js';
 import { invalidRequest } from '../../shared/platform/errors.js';
 import { decodeCursor, type ListingPosition } from '../../shared/game/reports/cursor.js';
-export { objectSchema, orNull, type Schema } from '../../shared/platform/json-schema.js';
+import { objectSchema, orNull, type Schema } from '../../shared/platform/json-schema.js';
+import type { ProfileView } from '../../shared/domain/jurisdictions.js';
+export { objectSchema, orNull, type Schema };
 
 // Schema pieces shared by the request and response schemas of the API (and the OpenAPI
 // document generated from them, src/api/openapi.ts).
@@ -37,3 +39,17 @@ export function listingCursor(cursor: string | undefined): ListingPosition | und
   }
   return after;
 }
+
+// D44: the jurisdiction profile a session played under, as every read of its rounds names it
+export const jurisdictionSchema = objectSchema<ProfileView>({
+  code: { type: 'string', description: "the session's jurisdiction claim (contract 5.6)" },
+  profile: { type: 'string', description: 'the profile applied: GB, DE, CA-ON, or default for a code without one (D44)' },
+  rules: objectSchema<ProfileView['rules']>({
+    minRoundMs: { type: 'integer', minimum: 0, description: 'the least time between two bets of the session' },
+    autoplay: { type: 'boolean', description: 'whether autoplay is allowed (no game has any)' },
+    realityCheckMinutes: orNull({ type: 'integer', minimum: 1, description: 'bets stop every N minutes of play until the player acknowledges a reality check; null: none' }),
+    showElapsedTime: { type: 'boolean' },
+    showNetPosition: { type: 'boolean' },
+    maxStakeMicro: orNull({ ...microAmount, description: "the most one bet may debit in the session's currency; null: no bound" }),
+  }),
+});

@@ -9,7 +9,7 @@ import type { betView, roundView, walletCallView, winCallView } from '../../shar
 import type { WalletCallsRow } from '../../shared/game/reports/wallet-calls.js';
 import type { CircuitState } from '../../shared/wallet/circuit.js';
 import { RS_STATUSES, type WalletEndpoint } from '../../shared/domain/wallet-status.js';
-import { instant, microAmount, objectSchema, orNull, uuid, type Schema } from './common.js';
+import { instant, jurisdictionSchema, microAmount, objectSchema, orNull, uuid, type Schema } from './common.js';
 
 // Query strings of the reconciliation reads (D10). Every value arrives as text, and a
 // repeated parameter as a list, which is a wrong type. Unknown parameters are dropped (D9).
@@ -186,6 +186,7 @@ const roundSummaryProperties = {
   settledAt: orNull(instant),
   voidedAt: orNull(instant),
   sandbox: { type: 'boolean', description: 'a round of a sandbox session: its outcomes may come from seeds the operator chose (D35)' },
+  jurisdiction: { ...jurisdictionSchema, description: "the jurisdiction profile the round's bet was placed under: its session's, fixed at launch (D44)" },
 } satisfies { [K in keyof RoundSummary]-?: Schema };
 
 // the fields only some games' rounds have: crash's (D40), Gem Vault's (D41)

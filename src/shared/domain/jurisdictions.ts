@@ -78,7 +78,9 @@ function overrideOf(stored: unknown, code: string): StoredOverride | undefined {
   return entry && typeof entry === 'object' ? (entry as StoredOverride) : undefined;
 }
 
-export class LooserOverrideError extends Error {}
+export class LooserOverrideError extends Error {
+  override name = 'JurisdictionOverrideError';
+}
 
 // Applies `key=value` settings (the CLI's form) to an operator's stored overrides for a code,
 // each checked against the rules in force before it: a value looser than the bound is refused
@@ -206,4 +208,13 @@ export function jurisdictionRefusal(
   if (facts.lastBetAt !== null && now.getTime() - facts.lastBetAt.getTime() < facts.minRoundMs) return 'round_too_soon';
   if (facts.maxStakeMicro !== null && debitMicro > facts.maxStakeMicro) return 'stake_above_jurisdiction_max';
   return undefined;
+}
+
+// How every read names the profile a session played under (D44): the session's code, the
+// profile applied, and its rules for the session's currency
+export type ProfileView = { code: string; profile: string; rules: Omit<SessionProfile, 'profile'> };
+
+export function profileView(code: string, kept: unknown): ProfileView {
+  const { profile, ...rules } = kept as SessionProfile;
+  return { code, profile, rules };
 }

@@ -1,5 +1,6 @@
 import type { BetRejectReason, CashOutRefusal } from './bet-rules.js';
 import type { RoundState as RoundStatus } from './state-machine.js';
+import type { ProfileView } from './jurisdictions.js';
 
 // The player channel's messages, both ways (contract 4.4, 6.3; D4, D28, D33): the one map
 // that the game layer's emitter, the realtime role's handlers and the page (through JSDoc,
@@ -63,16 +64,9 @@ export type Connected = {
   jurisdiction?: JurisdictionView;
 };
 
-// D44: the rules of the session's profile (maxStakeMicro: the bound in the session's currency,
-// null for none; realityCheckMinutes null for none) as a page shows and obeys them
-export type JurisdictionRules = {
-  minRoundMs: number;
-  autoplay: boolean;
-  realityCheckMinutes: number | null;
-  showElapsedTime: boolean;
-  showNetPosition: boolean;
-  maxStakeMicro: string | null;
-};
+// D44: the rules of the session's profile as a page shows and obeys them (maxStakeMicro: the
+// bound in the session's currency, null for none; realityCheckMinutes null for none)
+export type JurisdictionRules = ProfileView['rules'];
 
 // D44: where the player stands: how long they have played (ms), their net position (wins less
 // stakes, micro-units, signed) since then, and the ms until the next reality check (0 or less:
@@ -82,7 +76,7 @@ export type PlayerPosition = { elapsedMs: number; netPositionMicro: string; real
 
 // code: the session's jurisdiction claim; profile: the profile applied (`default` for a code
 // without one)
-export type JurisdictionView = { code: string; profile: string; rules: JurisdictionRules } & PlayerPosition;
+export type JurisdictionView = ProfileView & PlayerPosition;
 
 // D42: a free-bet grant the session may spend now: its campaign's stake, the rounds it has
 // left, and when it expires (ISO)
@@ -282,6 +276,8 @@ export type RecalledRound = {
   baseGame?: unknown;
   events?: MultiEvent[] | null;
   jackpotContributionMicro?: string | null;
+  // D44: the jurisdiction profile the bet was placed under
+  jurisdiction: ProfileView;
   // known with the outcome (contract 3.1 RESULT), before the round settles
   won: boolean | null;
   // the net payout (contract 8.4): "0" for a lost round; null while in play (a won round's

@@ -5,6 +5,7 @@ import { openServerSeed } from '../fairness/seed-vault.js';
 import { seedRevealed } from '../fairness/round-proof.js';
 import { BET_REJECTED } from './round-view.js';
 import { moduleOfRound, roundRecord } from '../rounds/round-record.js';
+import { profileView } from '../../domain/jurisdictions.js';
 import type { BalanceGap, RecalledBalance, RecalledRound } from '../../domain/player-channel.js';
 
 // Game recall (D33): a round as the player lived it, for the recall page an operator's
@@ -43,6 +44,8 @@ type RecallRow = {
   placed_at: Date;
   mode: 'REAL' | 'DEMO';
   expires_at: Date;
+  jurisdiction: string;
+  jurisdiction_profile: Prisma.JsonValue;
   state: RecalledRound['state'] | null;
   nonce: number | null;
   outcome_side: string | null;
@@ -73,7 +76,7 @@ type RecallRow = {
 // its win and rollback jobs are done, and a free bet's campaignRef (D42: its debit's bonusRef).
 const RECALL_COLUMNS = `
   b.round_id, b.cycle_id, b.game_code, b.currency, b.player_ref, b.side, b.auto_cash_out_cents, b.feature_buy, b.amount_micro, b.is_free, b.payout_micro,
-  b.status AS bet_status, b.reject_reason, b.created_at AS placed_at, s.mode, s.expires_at,
+  b.status AS bet_status, b.reject_reason, b.created_at AS placed_at, s.mode, s.expires_at, s.jurisdiction, s.jurisdiction_profile,
   r.state, r.nonce, r.outcome_side, r.outcome_sum, r.dice_values, r.low_weight, r.high_weight,
   r.crash_cents, r.cash_out_cents, r.cash_out_ms, r.outcome, c.commission_micro,
   r.settled_at, r.voided_at, r.void_reason,
@@ -193,6 +196,8 @@ function recalled(reader: RecallReader, row: RecallRow): RecalledRound {
     won,
     payoutMicro: won === null ? null : won ? (row.payout_micro?.toString() ?? null) : '0',
     ...balances,
+    // D44: the profile the bet was placed under
+    jurisdiction: profileView(row.jurisdiction, row.jurisdiction_profile),
     proof: proofOf(reader, row, module.rounds.recorded(record), module.rounds.checkTerms(row.commission_micro)),
   };
 }

@@ -1,11 +1,14 @@
 import type { Bet, Round, WalletCall, WalletJob } from '../../platform/db/client.js';
 import type { RoundVoidedData } from '../../domain/events.js';
 import { moduleOfRound, roundRecord } from '../rounds/round-record.js';
+import { profileView } from '../../domain/jurisdictions.js';
 
 // The wire shape of rounds, bets and wallet audit rows in the reconciliation reads (D10).
 // Money leaves as decimal strings of micro-units (D18), timestamps as ISO 8601.
 
-export type RoundRecord = Round & { session: { playerRef: string; sandbox: boolean }; bet: Bet };
+// D44: the session's jurisdiction and the profile it played under, named by every read of a round
+export type RoundSession = { playerRef: string; sandbox: boolean; jurisdiction: string; jurisdictionProfile: unknown };
+export type RoundRecord = Round & { session: RoundSession; bet: Bet };
 
 export type RoundTotals = { totalBetsMicro: bigint; totalPayoutsMicro: bigint };
 
@@ -52,6 +55,7 @@ export function roundView(round: RoundRecord, bonusRef: BonusRef) {
     voidedAt: iso(round.voidedAt),
     // D35: a round of a sandbox session
     sandbox: round.session.sandbox,
+    jurisdiction: profileView(round.session.jurisdiction, round.session.jurisdictionProfile),
   };
 }
 
@@ -59,7 +63,7 @@ export function roundView(round: RoundRecord, bonusRef: BonusRef) {
 // out with the debit (contract 2.6): it reads as a round VOIDED for bet_rejected, in the
 // fields of roundView. It has no nonce nor outcome; it was decided (voidedAt) when the
 // wallet's answer to the debit, or its absence, was recorded (`decidedAt`).
-export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean, bonusRef: BonusRef) {
+export function rejectedBetRoundView(bet: Bet, decidedAt: Date, session: Omit<RoundSession, 'playerRef'>, bonusRef: BonusRef) {
   const totals = roundTotals('VOIDED', bet);
   const play = moduleOfRound(bet.gameCode, bet.roundId).rounds.view(roundRecord({ ...NEVER_PLAYED, state: 'VOIDED' }, bet));
   return {
@@ -81,7 +85,8 @@ export function rejectedBetRoundView(bet: Bet, decidedAt: Date, sandbox: boolean
     createdAt: bet.createdAt.toISOString(),
     settledAt: null,
     voidedAt: decidedAt.toISOString(),
-    sandbox,
+    sandbox: session.sandbox,
+    jurisdiction: profileView(session.jurisdiction, session.jurisdictionProfile),
   };
 }
 

@@ -6,8 +6,9 @@ import { BET_REJECTED, betView, rejectedBetRoundView, roundView, walletCallView,
 
 // GET /v1/rounds and GET /v1/rounds/{id} (D10), always within one operator.
 
-// D35: the session also says whether the round is a sandbox one
-const withPlayerAndBet = { session: { select: { playerRef: true, sandbox: true } }, bet: true } as const;
+// D35: the session also says whether the round is a sandbox one; D44: the profile it played under
+const SESSION_FIELDS = { playerRef: true, sandbox: true, jurisdiction: true, jurisdictionProfile: true } as const;
+const withPlayerAndBet = { session: { select: SESSION_FIELDS }, bet: true } as const;
 
 export async function listFinishedRounds(db: Db, operatorId: string, range: TimeRange, after: ListingPosition | undefined, limit: number) {
   // keyset pagination on (finishing time, id); one row beyond the page tells whether more follow
@@ -63,14 +64,14 @@ export async function findRound(db: Db, operatorId: string, roundId: string) {
 // roundId of a bet whose debit was never sent (a demo bet, a refusal before the call) is
 // unknown to the wallet and stays unknown here.
 export async function findRejectedBetRound(db: Db, operatorId: string, roundId: string) {
-  const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' }, include: { session: { select: { sandbox: true } } } });
+  const bet = await db.bet.findFirst({ where: { roundId, operatorId, status: 'REJECTED' }, include: { session: { select: SESSION_FIELDS } } });
   if (!bet) return undefined;
   const [calls, bonusRefs] = await Promise.all([walletCallsOf(db, operatorId, bet), bonusRefsOf(db, [bet])]);
   const debit = calls.filter((call) => call.endpoint === 'bet' && call.transactionUuid === bet.betTransactionUuid).at(-1);
   if (!debit) return undefined;
   const bonusRef = bonusRefOf(bonusRefs, bet);
   return {
-    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt, bet.session.sandbox, bonusRef),
+    ...rejectedBetRoundView(bet, debit.respondedAt ?? debit.createdAt, bet.session, bonusRef),
     voidReason: BET_REJECTED,
     demo: bet.demo,
     // a refused debit is never followed by a win

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { statement } from '../../platform/db/sql.js';
-import { binds, sessionProfile, type JurisdictionFacts, type SessionProfile } from '../../domain/jurisdictions.js';
+import { binds, profileView, sessionProfile, type JurisdictionFacts, type SessionProfile } from '../../domain/jurisdictions.js';
 import type { PlayerPosition } from '../../domain/player-channel.js';
 
 // A session's jurisdiction profile (D44) at its launch, and what the page shows of it: the
@@ -72,9 +72,7 @@ const positionOf = (row: PositionRow, now: Date): PlayerPosition => ({
 // what `connected` shows of the profile (D44): its name, its rules, and where the player stands
 export async function jurisdictionView(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string, code: string) {
   const [row] = await svc.sql.query<PositionRow>(POSITION, [sessionId]);
-  if (!row) return null;
-  const { profile, ...rules } = row.profile;
-  return { code, profile, rules, ...positionOf(row, svc.now()) };
+  return row ? { ...profileView(code, row.profile), ...positionOf(row, svc.now()) } : null;
 }
 
 export async function playerPosition(svc: Pick<ServiceContext, 'sql' | 'now'>, sessionId: string): Promise<PlayerPosition | null> {
