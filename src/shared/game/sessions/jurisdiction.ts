@@ -43,20 +43,21 @@ export async function launchedProfile(
 }
 
 // The player's net position since their play began (D44): what their bets won less what they
-// staked, in the session's currency, over every bet of the player in it since then (a bet
-// refused or voided moved nothing). A free bet stakes nothing of the player's and wins what
-// its win call credits, max(payout - stake, 0), which is what its payout_micro books (D42); a
-// bet counts its stake once accepted and its payout once settled (the wallet confirmed it). The player's bets are read by their index
-// (operator, player, currency, created_at).
+// staked, in the session's currency, over the bets of the sessions of this play (the session,
+// and those a relaunch carried the play on from: same player, currency, mode and start). A bet
+// refused or voided moved nothing; a bet counts its stake once accepted and its payout once
+// settled (the wallet confirmed it). A free bet stakes nothing of the player's and wins what its
+// win call credits, max(payout - stake, 0), which is what its payout_micro books (D42). The
+// sessions are read by their index (operator, player, currency) and their bets by session.
 const POSITION = statement(
   'jurisdiction_position',
   `SELECT s.jurisdiction_profile AS profile, COALESCE(s.play_started_at, s.created_at) AS started_at, s.reality_check_due_at,
           COALESCE((
             SELECT sum(CASE WHEN b.status = 'SETTLED' THEN COALESCE(b.payout_micro, 0) ELSE 0 END
                        - CASE WHEN b.status IN ('ACCEPTED', 'SETTLED') AND NOT b.is_free THEN b.amount_micro ELSE 0 END)
-            FROM bets b
-            WHERE b.operator_id = s.operator_id AND b.player_ref = s.player_ref AND b.currency = s.currency
-              AND b.created_at >= COALESCE(s.play_started_at, s.created_at) AND b.demo = (s.mode = 'DEMO')
+            FROM sessions p JOIN bets b ON b.session_id = p.id AND b.status <> 'REJECTED'
+            WHERE p.operator_id = s.operator_id AND p.player_ref = s.player_ref AND p.currency = s.currency AND p.mode = s.mode
+              AND (p.id = s.id OR p.play_started_at = s.play_started_at)
           ), 0)::text AS net_micro
    FROM sessions s WHERE s.id = $1`,
 );
