@@ -84,6 +84,16 @@ describe('jurisdiction profiles (D44)', () => {
       expect(refused({}, 'GB', ['minRoundMs'])).to.match(/key=value/);
     });
 
+    it("lays the operator's overrides of default under every code without a profile of its own", () => {
+      const stored = setOverrides({}, 'default', ['showNetPosition=true', 'minRoundMs=2000']);
+      expect(Object.keys(stored)).to.deep.equal(['default']);
+      expect(rulesFor('MT', stored).rules).to.deep.include({ showNetPosition: true, minRoundMs: 2000 });
+      expect(rulesFor('GB', stored).rules.minRoundMs).to.equal(5000);
+      // a code's own override is bound by default's
+      expect(refused(stored, 'MT', ['minRoundMs=1000'])).to.equal('minRoundMs may only be stricter than in force: at least 2000');
+      expect(rulesFor('MT', setOverrides(stored, 'MT', ['minRoundMs=3000'])).rules.minRoundMs).to.equal(3000);
+    });
+
     it('ignores a stored value looser than the profile (never loosening), and malformed stores', () => {
       expect(rulesFor('GB', { GB: { minRoundMs: 100, realityCheckMinutes: 20 } }).rules).to.deep.include({ minRoundMs: 5000, realityCheckMinutes: 20 });
       expect(rulesFor('DE', { DE: { maxStakeMicro: { EUR: 'x' } } }).rules.maxStakeMicro).to.deep.equal({ EUR: 100_000n });

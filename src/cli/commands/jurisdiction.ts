@@ -24,7 +24,7 @@ export function jurisdictionCommands(program: Command, action: Action): void {
       .command('set')
       .description('make a jurisdiction stricter for the operator; prints the rules in force')
       .requiredOption('--operator <id>', 'the operator')
-      .requiredOption('--code <code>', 'the jurisdiction code, as sessions name it (GB, DE, CA-ON, ...)')
+      .requiredOption('--code <code>', 'the jurisdiction code, as sessions name it (GB, DE, CA-ON, ...), or default for every code without a profile')
       .requiredOption('--set <key=value>', 'a rule (repeat it)', (value: string, previous: string[] = []) => [...previous, value])
       .addHelpText('after', SET_HELP),
     (values, database) => {

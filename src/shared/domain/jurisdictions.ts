@@ -40,7 +40,7 @@ export function profileName(code: string): ProfileName {
   return (Object.keys(PROFILES) as ProfileName[]).find((name) => name !== 'default' && name === upper) ?? 'default';
 }
 
-// An operator's overrides as stored (operators.jurisdiction_overrides): per code (upper case),
+// An operator's overrides as stored (operators.jurisdiction_overrides): per code (overrideKey),
 // the keys it set, bigints as decimal strings so that they survive JSON
 export type StoredOverride = {
   minRoundMs?: number;
@@ -55,12 +55,14 @@ export type StoredOverrides = Record<string, StoredOverride>;
 // The rules in force for a code: the profile's, with the operator's overrides for the code
 // laid over them. The overrides were checked stricter when set; read back, any that is not
 // (stored before a profile tightened, or written by hand) is ignored, never loosening.
+// The operator's overrides of `default` lie under those of every code that plays under it.
 export function rulesFor(code: string, stored: unknown): { profile: ProfileName; rules: ProfileRules } {
   const profile = profileName(code);
   const base = PROFILES[profile];
-  const override = overrideOf(stored, code);
+  const layers = [profile === 'default' && overrideKey(code) !== 'default' ? overrideOf(stored, 'default') : undefined, overrideOf(stored, code)];
   const rules: ProfileRules = { ...base, maxStakeMicro: { ...base.maxStakeMicro } };
-  if (override) {
+  for (const override of layers) {
+    if (!override) continue;
     for (const [key, value] of Object.entries(override)) {
       try {
         Object.assign(rules, applyOne(rules, key, value));
@@ -72,9 +74,12 @@ export function rulesFor(code: string, stored: unknown): { profile: ProfileName;
   return { profile, rules };
 }
 
+// how the overrides of a code are keyed: the code in upper case, `default` as it is written
+export const overrideKey = (code: string): string => (code.toUpperCase() === 'DEFAULT' ? 'default' : code.toUpperCase());
+
 function overrideOf(stored: unknown, code: string): StoredOverride | undefined {
   if (!stored || typeof stored !== 'object') return undefined;
-  const entry = (stored as Record<string, unknown>)[code.toUpperCase()];
+  const entry = (stored as Record<string, unknown>)[overrideKey(code)];
   return entry && typeof entry === 'object' ? (entry as StoredOverride) : undefined;
 }
 
@@ -87,7 +92,7 @@ export class LooserOverrideError extends Error {
 // with the bound named. Returns the new stored overrides.
 export function setOverrides(stored: unknown, code: string, settings: string[]): StoredOverrides {
   if (!/^[A-Za-z0-9-]{1,16}$/.test(code)) throw new LooserOverrideError(`invalid jurisdiction code: ${code}`);
-  const key = code.toUpperCase();
+  const key = overrideKey(code);
   const all: StoredOverrides = stored && typeof stored === 'object' ? { ...(stored as StoredOverrides) } : {};
   const { rules } = rulesFor(key, all);
   const next: StoredOverride = { ...(all[key] ?? {}) };

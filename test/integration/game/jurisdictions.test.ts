@@ -170,7 +170,7 @@ describe('jurisdiction profiles (D44)', function () {
     expect(ack.realityCheckInMs).to.be.within(60 * 60_000 - 5000, 60 * 60_000);
     expect((await bet(seat)).ok).to.equal(true);
     // acknowledged again before it is due: the next check stays where it was
-    const again = await seat.player.request('reality_check_ack');
+    const again = await seat.player.request('reality_check_ack', {});
     expect(again.realityCheckInMs).to.be.at.most(ack.realityCheckInMs);
     const due = (await h.svc.db.session.findUniqueOrThrow({ where: { id: seat.sessionId } })).realityCheckDueAt!;
     expect(due.getTime() - h.svc.now().getTime()).to.be.within(60 * 60_000 - 10_000, 60 * 60_000);

@@ -1,9 +1,10 @@
 import type { Db, Prisma } from '../../platform/db/client.js';
 import { CredentialError } from '../../wallet/credentials.js';
-import { PROFILES, rulesFor, setOverrides, type ProfileName, type ProfileRules } from '../../domain/jurisdictions.js';
+import { PROFILES, overrideKey, rulesFor, setOverrides, type ProfileName, type ProfileRules } from '../../domain/jurisdictions.js';
 
 // An operator's jurisdiction overrides (D44, `rgs jurisdiction set|show`): stricter values per
-// code over the built-in profiles. A session takes the rules in force at its launch.
+// code over the built-in profiles (those of `default` under every code without a profile). A
+// session takes the rules in force at its launch.
 
 // the rules as an operator reads them: amounts as decimal strings (D18)
 const written = (rules: ProfileRules) => ({
@@ -13,8 +14,9 @@ const written = (rules: ProfileRules) => ({
 
 export function describeJurisdiction(code: string, stored: unknown) {
   const { profile, rules } = rulesFor(code, stored);
-  const overrides = stored && typeof stored === 'object' ? (stored as Record<string, unknown>)[code.toUpperCase()] : undefined;
-  return { code: code.toUpperCase(), profile, rules: written(rules), overrides: overrides ?? {} };
+  const key = overrideKey(code);
+  const overrides = stored && typeof stored === 'object' ? (stored as Record<string, unknown>)[key] : undefined;
+  return { code: key, profile, rules: written(rules), overrides: overrides ?? {} };
 }
 
 async function storedOverrides(db: Db, operatorId: string): Promise<Prisma.JsonValue> {
