@@ -120,10 +120,11 @@ const INSERT_BETS = statement(
 export type Placement = PlaceBetRequest & { sessionId: string; payer?: Payer };
 
 // The common case in one statement: a bet of an active session without responsible-gambling
-// limits or a jurisdiction profile that refuses bets (D44), in an open betting window, with a stake in range, is written at once. These
-// conditions are a strict subset of what refuse() allows, so a bet written here is one it
-// would have written too; every bet not written here (a refusal, a conflict with rule 4, a
-// session with limits) is placed by placeCarefully(), which also says why it was refused.
+// limits or a jurisdiction profile that refuses bets (D44), in an open betting window, with a
+// stake in range, is written at once. These conditions are a strict subset of what refuse()
+// allows, so a bet written here is one it would have written too; every bet not written here
+// (a refusal, a conflict with rule 4, a session with limits or such a profile) is placed by
+// placeCarefully(), which also says why it was refused.
 //
 // The debit's audit row is written for a bet whose prepared request (built from the payer
 // the token names) names the operator, player, currency and game the bet row has, and only
