@@ -9,6 +9,7 @@ import {
   sessionProfile,
   setOverrides,
 } from '../../src/shared/domain/jurisdictions.js';
+import { jurisdictionCheck } from '../../src/shared/domain/dispute-pack.js';
 
 // D44: the built-in profiles, an operator's overrides (stricter only, the bound named), and the
 // refusals in the order placement applies them.
@@ -98,6 +99,19 @@ describe('jurisdiction profiles (D44)', () => {
       expect(rulesFor('GB', { GB: { minRoundMs: 100, realityCheckMinutes: 20 } }).rules).to.deep.include({ minRoundMs: 5000, realityCheckMinutes: 20 });
       expect(rulesFor('DE', { DE: { maxStakeMicro: { EUR: 'x' } } }).rules.maxStakeMicro).to.deep.equal({ EUR: 100_000n });
       expect(rulesFor('GB', 'nonsense').rules).to.deep.equal({ ...PROFILES.GB, maxStakeMicro: {} });
+    });
+  });
+
+  describe("the dispute pack's check", () => {
+    const round = (rules: Record<string, unknown>) => ({ jurisdiction: { code: 'de', profile: 'DE', rules } });
+    it('holds the bet to the profile round.json names, and says when a pack names none', () => {
+      expect(jurisdictionCheck(round({ maxStakeMicro: '100000' }), { amountMicro: '100000' })).to.deep.equal({ name: 'jurisdiction', ok: true, detail: 'de under DE' });
+      expect(jurisdictionCheck(round({ maxStakeMicro: '100000' }), { amountMicro: '100001' }).ok).to.equal(false);
+      expect(jurisdictionCheck(round({ maxStakeMicro: null }), { amountMicro: '999999999' }).ok).to.equal(true);
+      expect(jurisdictionCheck({ jurisdiction: { code: 'XX', profile: 'made-up', rules: {} } }, { amountMicro: '1' }).ok).to.equal(false);
+      expect(jurisdictionCheck({ jurisdiction: 'GB' }, { amountMicro: '1' }).ok).to.equal(false);
+      expect(jurisdictionCheck({ jurisdiction: { code: 'XX', profile: 'constructor', rules: {} } }, { amountMicro: '1' }).ok).to.equal(false);
+      expect(jurisdictionCheck({}, { amountMicro: '1' })).to.deep.include({ ok: true, detail: 'no profile named: the pack was made before jurisdiction profiles' });
     });
   });
 

@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { GAME_CODES, gameModule } from './games/index.js';
 import { isRecord, parseJson, type PackCheck } from './pack-checks.js';
+import { PROFILES } from './jurisdictions.js';
 
 // The dispute pack (D32), pure: what its files are, the manifest that lists their hashes,
 // its Ed25519 signature, and the whole check an auditor runs offline (`rgs verify-pack`).
@@ -237,6 +238,24 @@ export function freeBetCheck(round: Record<string, unknown>, bet: Record<string,
   return problems.length ? { name: 'free_bet', ok: false, detail: problems } : { name: 'free_bet', ok: true, detail: free ? `free: bonusRef ${String(bonusRef)}, stake counted 0` : 'paid' };
 }
 
+// D44: the jurisdiction profile round.json names, and the bet within its bound: it debited at
+// most the profile's maxStakeMicro (a free bet's campaign stake too). A pack made before
+// profiles existed names none, which is said, not failed.
+export function jurisdictionCheck(round: Record<string, unknown>, bet: Record<string, unknown>): PackCheck {
+  const named = round.jurisdiction;
+  if (named === undefined) return { name: 'jurisdiction', ok: true, detail: 'no profile named: the pack was made before jurisdiction profiles' };
+  const rules = isRecord(named) && isRecord(named.rules) ? named.rules : undefined;
+  if (!isRecord(named) || typeof named.code !== 'string' || !(typeof named.profile === 'string' && Object.hasOwn(PROFILES, named.profile)) || !rules) {
+    return { name: 'jurisdiction', ok: false, detail: "round.json's jurisdiction must name the code, a profile of the service and its rules" };
+  }
+  const max = rules.maxStakeMicro;
+  const stake = typeof bet.amountMicro === 'string' && /^[0-9]{1,20}$/.test(bet.amountMicro) ? BigInt(bet.amountMicro) : null;
+  if (max !== null && (typeof max !== 'string' || !/^[0-9]{1,20}$/.test(max) || stake === null || stake > BigInt(max))) {
+    return { name: 'jurisdiction', ok: false, detail: `the bet must debit at most the profile's maxStakeMicro (${String(max)})` };
+  }
+  return { name: 'jurisdiction', ok: true, detail: `${named.code} under ${named.profile}` };
+}
+
 // What the files say, checked against one another and recomputed: the round and its bet here,
 // the game's content by its module (D39), named by round.json or, failing that, the par sheet.
 function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string | null): PackCheck[] {
@@ -258,7 +277,7 @@ function contentChecks(files: ReadonlyMap<string, Uint8Array>, roundId: string |
   if (!isRecord(round)) return checks;
   const bet = Array.isArray(bets) && bets.length === 1 && isRecord(bets[0]) ? bets[0] : undefined;
   check('bets', bet !== undefined, bet ? undefined : 'bets.json must hold the round\'s one bet (D1)');
-  if (bet) checks.push(freeBetCheck(round, bet, read('wallet-calls.json')));
+  if (bet) checks.push(freeBetCheck(round, bet, read('wallet-calls.json')), jurisdictionCheck(round, bet));
 
   const gameCode = typeof round.gameCode === 'string' ? round.gameCode : isRecord(sheet) ? sheet.gameCode : undefined;
   const module = typeof gameCode === 'string' ? gameModule(gameCode) : undefined;

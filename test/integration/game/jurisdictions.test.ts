@@ -12,6 +12,8 @@ import { crashOperator, crashSeed, seatCrashPlayer } from '../../support/crash.j
 import { gemsOperator, gemsSeed, lost, seatGemsPlayer } from '../../support/gems.js';
 import { createCampaign } from '../../support/freebets.js';
 import { Player } from '../../support/player.js';
+import { unzipSync } from 'fflate';
+import { verifyPack, type Jwks } from '../../../src/shared/domain/dispute-pack.js';
 
 // Jurisdiction profiles end to end (D44): what connected tells, each refusal for a shared
 // round's game and an instant one (no wallet call for any), the reality check and its
@@ -278,5 +280,15 @@ describe('jurisdiction profiles (D44)', function () {
     expect((await recallRound(h.svc, operator.operatorId, placed.roundId))!.jurisdiction).to.deep.equal(named);
     const history = await gb.player.request('recent_rounds', {});
     expect(history.rounds[0].jurisdiction).to.deep.equal(named);
+
+    // the dispute pack's round.json names it, and its check holds the bet to it
+    const pack = await operator.request('GET', `/v1/rounds/${placed.roundId}/dispute-pack`);
+    expect(pack.status, pack.text).to.equal(200);
+    const files = new Map(Object.entries(unzipSync(pack.bytes)));
+    expect(JSON.parse(Buffer.from(files.get('round.json')!).toString('utf8')).jurisdiction).to.deep.equal(named);
+    const jwks = (await (await fetch(`${h.baseUrl}/v1/keys`)).json()) as Jwks;
+    const verdict = verifyPack(files, jwks);
+    expect(verdict.valid, JSON.stringify(verdict.checks.filter((c) => !c.ok))).to.equal(true);
+    expect(verdict.checks.find((c) => c.name === 'jurisdiction')).to.deep.equal({ name: 'jurisdiction', ok: true, detail: 'GB under GB' });
   });
 });
