@@ -53,6 +53,20 @@ describe('the game page formats money in the session language and currency (cont
     expect(moneyFormat('en', 'EUR').number('-5')).to.equal('0.00');
   });
 
+  it("signs a gain or a loss (a player's net position), and shows one cut to nothing as zero, unsigned", () => {
+    expect(moneyFormat('en', 'EUR').signed('150000')).to.equal('+€1.50');
+    expect(moneyFormat('en', 'EUR').signed('-150000')).to.equal('-€1.50');
+    expect(moneyFormat('de', 'EUR').signed('-150000')).to.equal(`-1,50${NBSP}€`);
+    expect(moneyFormat('de', 'EUR').signed('250000')).to.equal(`+2,50${NBSP}€`);
+    expect(moneyFormat('en', 'EUR').signed('0')).to.equal('€0.00');
+    // less than a cent either way shows as zero, so it takes no sign
+    expect(moneyFormat('en', 'EUR').signed('999')).to.equal('€0.00');
+    expect(moneyFormat('en', 'EUR').signed('-999')).to.equal('€0.00');
+    expect(moneyFormat('en', 'EUR').signed('1000')).to.equal('+€0.01');
+    // a currency Intl does not know shows its micro-units, so any gain is signed
+    expect(moneyFormat('en', 'USDT').signed('1')).to.equal(`+0.00001${NBSP}USDT`);
+  });
+
   it('keeps every integer digit of an amount far beyond 2^53', () => {
     expect(moneyFormat('en', 'EUR').amount('12345678901234567890')).to.equal('€123,456,789,012,345.67');
     expect(moneyFormat('de', 'EUR').amount('-99999999999999999999')).to.equal(`-999.999.999.999.999,99${NBSP}€`);

@@ -10,6 +10,8 @@ export type MoneyFormat = {
   fractionDigits: number;
   decimal: string;
   amount(micro: bigint | string): string;
+  // with its sign: + for a gain that shows, the locale's minus for a loss
+  signed(micro: bigint | string): string;
   short(micro: bigint | string): string;
   ratio(scaled: bigint | string): string;
   number(micro: bigint | string): string;

@@ -58,6 +58,14 @@ export function moneyFormat(locale, currency) {
   const show = (style, value) => style.format(BigInt(value), minimumDigits, fractionDigits);
   /** @param {bigint | string} value */
   const amount = (value) => (withCurrency ? show(withCurrency, value) : `${show(grouped, value)}${code ? `\u00a0${code}` : ''}`);
+  // a gain or a loss, in the currency with its sign: "+€1.50", "-€1.50", and "€0.00" for an
+  // amount that shows as zero (a player's net position, which is read for its sign)
+  /** @param {bigint | string} value */
+  const signed = (value) => {
+    const shown = amount(value);
+    const cut = 10n ** BigInt(MICRO_DIGITS - fractionDigits);
+    return BigInt(value) >= cut ? `+${shown}` : shown;
+  };
   // without the currency, a whole amount without decimals: "5", "0,10" (chips)
   /** @param {bigint | string} value */
   const short = (value) => (BigInt(value) % MICRO_PER_UNIT === 0n ? grouped.format(BigInt(value), 0, 0) : show(grouped, value));
@@ -91,7 +99,7 @@ export function moneyFormat(locale, currency) {
     return { ok: true, micro: BigInt(whole || '0') * MICRO_PER_UNIT + BigInt(fraction.padEnd(MICRO_DIGITS, '0')) };
   }
 
-  return { locale: tag, currency: code, symbol, fractionDigits, decimal, amount, short, ratio, number, input, parse };
+  return { locale: tag, currency: code, symbol, fractionDigits, decimal, amount, signed, short, ratio, number, input, parse };
 }
 
 // The locale Intl will use for a tag: the tag itself when Intl can read it, else English.
