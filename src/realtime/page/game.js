@@ -5,11 +5,13 @@
 // i18n.js in the session's language, amounts from money.js in its language and currency.
 // This file is the shell every game shares, with dice's die and sides; the session's game
 // (connected.gameCode, D39) chooses the stage and the bet's controls: crash's are crash.js,
-// Gem Vault's gems.js (D41).
+// Gem Vault's gems.js (D41). The session's jurisdiction profile (the time played, the net
+// position, the reality check) is jurisdiction.js's, for every game.
 
 import { crashGame } from './crash.js';
 import { deriveCrash, deriveRound } from './fair.js';
 import { gemsGame } from './gems.js';
+import { jurisdictionPart } from './jurisdiction.js';
 import { freeBetAnnouncement, freeBetPayload, freeBetRows, freeBetSideCaption, goneFreeBets, readFreeBets } from './freebets.js';
 import { connectionText, endText, gameTitle, language, phaseText, reasonText, refusalText, resolveLanguage, setLanguage, t } from './i18n.js';
 import { displayClaims, rememberLaunch, rememberedLaunch, safeReturnUrl, tabStorage } from './launch.js';
@@ -89,6 +91,8 @@ const ROTATE_ACK_MS = 10_000;
 const ROUNDS_ACK_MS = 10_000;
 // a cash-out's ack is its decision, durable before it is sent (D40)
 const CASH_OUT_ACK_MS = 10_000;
+// session_position and reality_check_ack are reads and one small write
+const POSITION_ACK_MS = 10_000;
 const RETRY_MS = 3_000;
 const CHIP_UNITS = [1n, 5n, 10n, 25n];
 // the stake a format hint shows, written the player's way ("2.50", "2,50")
@@ -150,6 +154,25 @@ function setGame(game) {
   document.title = gameTitle();
 }
 
+// the jurisdiction profile's figures and reality check (jurisdiction.js), on the shell's state
+const jurisdiction = jurisdictionPart({
+  money: () => state.money,
+  ask: (event, answer) => {
+    if (!socket) return answer(null);
+    /** @type {(err: Error | null, ack: import('../../shared/domain/player-channel.js').PositionAck) => void} */
+    const reply = (err, ack) => answer(err ? null : ack);
+    if (event === 'reality_check_ack') socket.timeout(POSITION_ACK_MS).emit('reality_check_ack', {}, reply);
+    else socket.timeout(POSITION_ACK_MS).emit('session_position', {}, reply);
+  },
+  returnUrl: () => state.returnUrl,
+  // a crash bet not yet resolved needs its cash-out button: the check waits for its result
+  holdCheck: () => {
+    const round = state.round;
+    return state.game === 'crash' && round !== null && state.rounds.some((entry) => entry.cycleId === round.cycleId && entry.amountMicro !== null && !entry.flight && !entry.voided);
+  },
+  changed: () => renderBetting(),
+});
+
 // crash's stage and controls (crash.js), on the shell's state
 const crash = crashGame({
   money: () => state.money,
@@ -165,7 +188,11 @@ const crash = crashGame({
   placeBet: (params) => placeGameBet(params),
   cashOut: (answer) => {
     if (!socket) return answer(null);
-    socket.timeout(CASH_OUT_ACK_MS).emit('cash_out', {}, (err, ack) => answer(err ? null : ack));
+    socket.timeout(CASH_OUT_ACK_MS).emit('cash_out', {}, (err, ack) => {
+      answer(err ? null : ack);
+      // a cash-out ends the player's round: their net position moved
+      if (!err && ack.ok) jurisdiction.refresh();
+    });
   },
   betOf: (cycleId) => state.rounds.find((round) => round.cycleId === cycleId && (round.amountMicro !== null || round.flight)),
 });
@@ -173,7 +200,8 @@ const crash = crashGame({
 // Gem Vault's grid, controls and jackpot meter (gems.js, D41), on the shell's state
 const gems = gemsGame({
   money: () => state.money,
-  playing: () => state.connected && !state.ended,
+  // a reality check due holds the plays, as the service would refuse them
+  playing: () => state.connected && !state.ended && !jurisdiction.holdsBets(),
   readStake: (options) => readStake(options),
   showMessage: (text, kind) => showMessage(text, kind),
   showResult: (text, outcome) => {
@@ -258,8 +286,10 @@ function connect() {
   on('bet_placed', onBetPlaced);
   on('balance_update', (msg) => {
     setBalance(msg.balanceMicro);
-    // a debit, win or rollback answered: the history's balances can be read now (D33)
+    // a debit, win or rollback answered: the history's balances can be read now (D33), and
+    // the net position counts the settlement
     refreshRounds();
+    jurisdiction.refresh();
   });
   on('bet_rejected', (msg) => {
     if (msg.reason === 'already_bet_this_round' && state.round) state.betCycleId = state.round.cycleId;
@@ -301,15 +331,21 @@ function onConnected(msg) {
   el.exitLink.hidden = state.returnUrl === null;
   if (state.returnUrl) el.exitLink.href = state.returnUrl;
   setGame(gameOf(msg.gameCode));
+  // the jurisdiction profile's bound on a stake, when it has one, is the stake's maximum too
+  const jurisdictionMax = msg.jurisdiction?.rules.maxStakeMicro ? BigInt(msg.jurisdiction.rules.maxStakeMicro) : null;
+  const maxBetMicro = BigInt(msg.config.maxBetMicro);
+  const minBetMicro = BigInt(msg.config.minBetMicro);
   state.config = {
-    minBetMicro: BigInt(msg.config.minBetMicro),
-    maxBetMicro: BigInt(msg.config.maxBetMicro),
+    minBetMicro,
+    maxBetMicro: jurisdictionMax !== null && jurisdictionMax >= minBetMicro && jurisdictionMax < maxBetMicro ? jurisdictionMax : maxBetMicro,
     stakeStepMicro: BigInt(msg.config.stakeStepMicro),
     multiplierScaled: parseScaled(msg.config.payoutMultiplier ?? '') ?? 0n, // D18: scaled by 100000
     commissionMicro: BigInt(msg.config.commissionMicro),
   };
   if (state.game === 'crash') crash.configure(msg.config);
-  if (state.game === 'gems') gems.configure(msg.config, msg.jackpot);
+  // the profile's least time between two bets holds Gem Vault's buttons as its own does
+  const profileMinRoundMs = msg.jurisdiction?.rules.minRoundMs ?? 0;
+  if (state.game === 'gems') gems.configure({ ...msg.config, minRoundMs: Math.max(msg.config.minRoundMs ?? 0, profileMinRoundMs) }, msg.jackpot);
   state.fair = { serverSeedHash: msg.serverSeedHash, clientSeed: msg.clientSeed, nonce: msg.nonce };
   // null: unknown (D24: another connect of the session read it moments ago); a balance
   // this page already knows stays until the next balance_update
@@ -321,6 +357,7 @@ function onConnected(msg) {
     el.clientSeed.value = msg.clientSeed ?? '';
   }
   state.connected = true;
+  jurisdiction.configure(msg.jurisdiction);
   setConnection('live');
   renderChips();
   if (msg.roundState) setRound(msg.roundState);
@@ -502,6 +539,8 @@ function mergeRound(round) {
   if (round.state === 'VOIDED') entry.voided = round.voidReason;
 }
 
+// (each result ends one of the player's rounds: jurisdiction.refresh asks for their net
+// position again)
 /** @param {Message<'round_result'>} msg */
 function onRoundResult(msg) {
   // D41: an instant play's result: its events are shown by Gem Vault's part of the page
@@ -514,6 +553,7 @@ function onRoundResult(msg) {
     gems.onResult(msg);
     renderAll();
     refreshRounds();
+    jurisdiction.refresh();
     return;
   }
   // a crash round's result (D40): its crash point, and its cash-out if it had one
@@ -525,6 +565,7 @@ function onRoundResult(msg) {
     crash.onResult(msg);
     renderAll();
     refreshRounds();
+    jurisdiction.refresh();
     return;
   }
   const entry = roundEntry(msg.roundId, msg.cycleId);
@@ -541,6 +582,7 @@ function onRoundResult(msg) {
   el.result.dataset.outcome = msg.won ? 'won' : 'lost';
   renderAll();
   refreshRounds();
+  jurisdiction.refresh();
 }
 
 /** @param {Message<'round_voided'>} msg */
@@ -553,12 +595,19 @@ function onRoundVoided(msg) {
   el.result.dataset.outcome = 'voided';
   renderAll();
   refreshRounds();
+  jurisdiction.refresh();
 }
 
 // ---- betting (contract 8.2) -----------------------------------------------------------
 
+// a reality check due holds the bets (the service refuses them: reality_check_due)
 const canBet = () =>
-  state.connected && !state.ended && !state.placing && state.round?.phase === 'BETTING_OPEN' && state.betCycleId !== state.round.cycleId;
+  state.connected &&
+  !state.ended &&
+  !state.placing &&
+  !jurisdiction.holdsBets() &&
+  state.round?.phase === 'BETTING_OPEN' &&
+  state.betCycleId !== state.round.cycleId;
 
 // one unit of the currency within the limits, on the stake step (D46) when that stays within them
 function defaultStake() {
@@ -667,7 +716,10 @@ function reportRejection(reason, clientBetId) {
     if (state.reportedBets.has(clientBetId)) return;
     state.reportedBets.add(clientBetId);
   }
-  showMessage(reasonText(reason, rangeVars()), 'error');
+  const max = jurisdiction.maxStakeMicro();
+  showMessage(reasonText(reason, { ...rangeVars(), jurisdictionMax: max === null ? undefined : state.money.amount(max) }), 'error');
+  // the refused bet's round is over: where the player stands, and a reality check it says is due
+  jurisdiction.onRefused(reason);
 }
 
 function randomId() {
@@ -755,6 +807,7 @@ async function verifyFlight(round, seed) {
 function endGame(kind, reason) {
   state.ended = true;
   state.connected = false;
+  jurisdiction.end();
   el.body.dataset.ended = kind;
   el.endedTitle.textContent = kind === 'ended' ? t('ended_title') : reason === 'reload' ? t('reload_title') : t('ended_title_refused');
   el.endedText.textContent = kind === 'ended' ? endText(reason) : refusalText(reason);
@@ -803,6 +856,7 @@ function renderTexts() {
 
 function renderAll() {
   renderBalance();
+  jurisdiction.render();
   renderRound();
   renderBetting();
   renderHistoryPanel();
@@ -1021,6 +1075,8 @@ el.history.addEventListener('click', (event) => {
 document.addEventListener('keydown', (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (/** @type {Partial<Element>} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) return;
+  // the reality check's keys are its own
+  if (jurisdiction.isOpen()) return;
   if (state.game === 'crash') return crash.shortcut(event.key.toLowerCase());
   if (state.game === 'gems') return gems.shortcut(event.key.toLowerCase());
   const side = /** @type {Partial<Record<string, Side>>} */ ({ l: 'LOW', h: 'HIGH' })[event.key.toLowerCase()];

@@ -131,7 +131,7 @@ export function refusalText(reason) {
 }
 
 // a refusal of place_bet or rotate_seed (contract 8.2, D4, D28, D37) in words; vars fill
-// bet_out_of_range
+// bet_out_of_range, and jurisdictionMax stake_above_jurisdiction_max
 /**
  * @param {string} reason
  * @param {Record<string, unknown>} [vars]
@@ -168,6 +168,11 @@ export function reasonText(reason, vars = {}) {
       return t('reason_free_bet_unavailable');
     case 'round_too_soon':
       return t('reason_round_too_soon');
+    case 'reality_check_due':
+      return t('reason_reality_check_due');
+    // the bound of the session's jurisdiction profile, in its currency, when the page has it
+    case 'stake_above_jurisdiction_max':
+      return vars.jurisdictionMax ? t('reason_stake_above_jurisdiction_max', { max: vars.jurisdictionMax }) : t('reason_stake_above_jurisdiction_max_any');
     case 'wallet_rejected:RS_ERROR_NOT_ENOUGH_MONEY':
       return t('reason_not_enough_money');
     case 'wallet_rejected:RS_ERROR_LIMIT_REACHED':
