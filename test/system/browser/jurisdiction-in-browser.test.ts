@@ -7,6 +7,7 @@ import { moneyFormat } from '../../../src/realtime/page/money.js';
 import { uniqueId, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
+import { CRASH_CLIENT_SEED, crashOperator, crashSeed } from '../../support/crash.js';
 
 // Jurisdiction profiles (D44) on the dice page in a real headless Chromium, against a service
 // in this process whose clock the test moves by hand (no scheduler: a round opens, rolls and
@@ -16,8 +17,9 @@ import { waitForQuiescence } from '../../support/invariants.js';
 // modal with the time played and the net position, which Escape does not close and out of
 // which Tab does not go, offering the casino's returnUrl; Continue acknowledges it and the
 // next bet is taken. A check that falls due while the page is open opens by the page's own
-// timer. A session under the default profile (MT) shows none of it, and DE's bound on a stake
-// is the stake's maximum. No request leaves the service. Leaves docs/jurisdiction-gb-page.png.
+// timer; on the crash page it waits while the player's bet still needs its Cash out, and
+// opens once the bet is cashed out. A session under the default profile (MT) shows none of
+// it, and DE's bound on a stake is the stake's maximum. No request leaves the service. Leaves docs/jurisdiction-gb-page.png.
 const MINUTE = 60_000;
 const FUNDS_MICRO = 10_000_000n; // €100.00 (D18: 100000 micro-units to the euro)
 const GB_MIN_ROUND_MS = 5_000;
@@ -53,7 +55,7 @@ describe('jurisdiction profiles on the game page in a browser (D44)', function (
     await beforeOpen?.(sessionId);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     watch(page, origins, problems);
-    await page.goto(`${h.baseUrl}/play/dice?token=${launch.body.sessionToken as string}`);
+    await page.goto(`${h.baseUrl}/play/${(overrides.gameCode as string | undefined) ?? 'dice'}?token=${launch.body.sessionToken as string}`);
     await page.locator('#balance').filter({ hasText: '€100.00' }).waitFor({ timeout: 20_000 });
     return { page, sessionId, playerRef };
   }
@@ -177,6 +179,50 @@ describe('jurisdiction profiles on the game page in a browser (D44)', function (
     await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
     const position = await playerPosition(h.svc, sessionId);
     expect(position!.realityCheckInMs).to.be.greaterThan(59 * MINUTE);
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('GB crash: a check falling due while the bet awaits its Cash out waits for it, and opens once the bet is cashed out', async () => {
+    const operator = await crashOperator(h, { bettingWindowMs: MINUTE });
+    const table = { operatorId: operator.operatorId, gameCode: 'crash', currency: 'EUR' };
+    // a crash point late enough for a cash-out by hand
+    const { serverSeed } = crashSeed(500n, 5000n);
+    // the check falls due once the bet is placed, before its flight
+    const dueInMs = 10_000;
+    const launchedAt = Date.now();
+    const { page, sessionId } = await openSession(operator, 'GB', { gameCode: 'crash', sandboxSeeds: { serverSeed, clientSeed: CRASH_CLIENT_SEED } }, (id) =>
+      h.svc.sql.query(`UPDATE sessions SET reality_check_due_at = now() + interval '${dueInMs} milliseconds' WHERE id = $1`, [id]),
+    );
+    await bettingOpen(table);
+    await page.locator('#place-bet:enabled').waitFor({ timeout: 10_000 });
+    await page.fill('#stake', '1.00');
+    await page.click('#place-bet');
+    await page.locator('#message').filter({ hasText: 'Bet accepted: €1.00. Cash out before the crash!' }).waitFor({ timeout: 15_000 });
+    expect(Date.now() - launchedAt, 'the bet was placed before the check fell due').to.be.below(dueInMs);
+
+    // due now, but the bet still needs its Cash out: no dialog over it, and no new bet
+    await until('the check due', async () => Date.now() - launchedAt > dueInMs + 1_500, dueInMs + 5_000, 100);
+    const dialog = page.getByRole('dialog', { name: 'Reality check' });
+    expect(await dialog.isHidden()).to.equal(true);
+    const cycle = await until('the bet’s cycle', () => currentCycle(h.svc, table));
+    await tick(h, { cycleId: cycle.id, from: 'BETTING_OPEN' });
+    await page.locator('#cash-out:enabled').waitFor({ timeout: 15_000 });
+    // out past 1.20× (the crash point is 5.00× or more): a win
+    await until('the curve past 1.20x', async () => Number((await page.locator('#flight-multiplier').innerText()).replace('×', '')) >= 1.2, 15_000, 50);
+    expect(await dialog.isHidden()).to.equal(true);
+    await page.click('#cash-out');
+
+    // cashed out: the check opens, with the net position the cash-out made
+    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    // the win counts once the wallet confirmed it; the page asks again on its balance_update
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    const position = await playerPosition(h.svc, sessionId);
+    expect(BigInt(position!.netPositionMicro) > 0n, position!.netPositionMicro).to.equal(true);
+    await page.locator('#reality-check-net').filter({ hasText: euros.signed(position!.netPositionMicro) }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#net-position').innerText()).to.equal(euros.signed(position!.netPositionMicro));
+    await dialog.getByRole('button', { name: 'Continue playing' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
     await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
