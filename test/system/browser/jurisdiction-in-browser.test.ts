@@ -8,6 +8,7 @@ import { uniqueId, type Harness, type TestOperator } from '../../support/harness
 import { ROLES_WITHOUT_CLOCK, operatorWith, tick, until } from '../../support/game.js';
 import { waitForQuiescence } from '../../support/invariants.js';
 import { CRASH_CLIENT_SEED, crashOperator, crashSeed } from '../../support/crash.js';
+import { GEMS_CLIENT_SEED, gemsOperator, gemsSeed, lost } from '../../support/gems.js';
 
 // Jurisdiction profiles (D44) on the dice page in a real headless Chromium, against a service
 // in this process whose clock the test moves by hand (no scheduler: a round opens, rolls and
@@ -18,7 +19,8 @@ import { CRASH_CLIENT_SEED, crashOperator, crashSeed } from '../../support/crash
 // which Tab does not go, offering the casino's returnUrl; Continue acknowledges it and the
 // next bet is taken. A check that falls due while the page is open opens by the page's own
 // timer; on the crash page it waits while the player's bet still needs its Cash out, and
-// opens once the bet is cashed out. A session under the default profile (MT) shows none of
+// opens once the bet is cashed out. On the Gem Vault page the figures show too, and the
+// profile's least time between bets holds the Spin button. A session under the default profile (MT) shows none of
 // it, and DE's bound on a stake is the stake's maximum. No request leaves the service. Leaves docs/jurisdiction-gb-page.png.
 const MINUTE = 60_000;
 const FUNDS_MICRO = 10_000_000n; // €100.00 (D18: 100000 micro-units to the euro)
@@ -223,6 +225,28 @@ describe('jurisdiction profiles on the game page in a browser (D44)', function (
     expect(await page.locator('#net-position').innerText()).to.equal(euros.signed(position!.netPositionMicro));
     await dialog.getByRole('button', { name: 'Continue playing' }).click();
     await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+    await page.close();
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it("GB Gem Vault: the figures follow a lost spin, and Spin waits out the profile's 5 s between bets", async () => {
+    // the operator's own minRoundMs is 0: the wait is GB's
+    const operator = await gemsOperator(h);
+    const serverSeed = gemsSeed([lost], { stakeMicro: 100_000n });
+    const { page, sessionId } = await openSession(operator, 'GB', { gameCode: 'gems', sandboxSeeds: { serverSeed, clientSeed: GEMS_CLIENT_SEED } });
+    expect(await page.locator('#elapsed').isVisible()).to.equal(true);
+    expect(await page.locator('#net-position').innerText()).to.equal('€0.00');
+    await page.locator('#gems-spin:enabled').waitFor({ timeout: 10_000 });
+    await page.fill('#stake', '1.00');
+    await page.click('#gems-spin');
+    const playedAt = Date.now();
+    await page.locator('#net-position').filter({ hasText: '-€1.00' }).waitFor({ timeout: 15_000 });
+    await waitForQuiescence(h.svc.db, { operatorIds: [operator.operatorId], timeoutMs: 20_000 });
+    expect((await playerPosition(h.svc, sessionId))!.netPositionMicro).to.equal('-100000');
+    // the play is shown (Skip ends its show at once); Spin then waits for GB's 5 s
+    if (await page.locator('#gems-skip').isVisible()) await page.click('#gems-skip');
+    await page.locator('#gems-spin:enabled').waitFor({ timeout: GB_MIN_ROUND_MS + 5_000 });
+    expect(Date.now() - playedAt).to.be.at.least(GB_MIN_ROUND_MS - 500);
     await page.close();
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
