@@ -20,8 +20,8 @@ describe('the game page shows a jurisdiction profile (D44)', () => {
 
   it("says why a profile refused a bet, naming the stake's bound when the page has it", () => {
     expect(reasonText('reality_check_due')).to.equal('Time for a reality check: confirm that you want to keep playing before your next bet.');
-    expect(reasonText('stake_above_jurisdiction_max', { jurisdictionMax: '€1.00' })).to.equal('The stake is above €1.00, the most a single bet may be where you play.');
-    expect(reasonText('stake_above_jurisdiction_max')).to.equal('The stake is above the most a single bet may be where you play.');
+    expect(reasonText('stake_above_jurisdiction_max', { jurisdictionMax: '€1.00' })).to.equal('This bet costs more than €1.00, the most one bet may cost where you play (a bought feature counts its whole price).');
+    expect(reasonText('stake_above_jurisdiction_max')).to.equal('This bet costs more than one bet may cost where you play (a bought feature counts its whole price).');
     expect(reasonText('round_too_soon')).to.equal('Too soon after your last play. Wait a moment, then play again.');
   });
 });

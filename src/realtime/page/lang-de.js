@@ -95,6 +95,9 @@ export default {
   recall_payout: 'Gewinn',
   recall_payout_voided: 'keiner: der Einsatz wurde erstattet',
   recall_state: 'Status',
+  recall_jurisdiction: 'Rechtsraum',
+  recall_jurisdiction_value: '{code}: Profil {profile}',
+  recall_jurisdiction_default: '{code}: kein Rechtsraum-Profil',
   recall_weights: 'Gewichte TIEF : HOCH',
   recall_proof_none: 'Diese Runde hat kein Ergebnis, es gibt also nichts zu prüfen.',
   recall_proof_hidden: 'Der Server-Seed ist noch in Gebrauch. Er wird offengelegt, wenn die Sitzung endet, spätestens {at}; öffne diesen Link dann erneut, um die Runde zu prüfen.',
@@ -269,6 +272,6 @@ export default {
   reality_check_leave: 'Spiel verlassen',
   reality_check_failed: 'Der Spieldienst hat nicht geantwortet. Bitte versuche es erneut.',
   reason_reality_check_due: 'Zeit für einen Realitätscheck: Bestätige vor deinem nächsten Einsatz, dass du weiterspielen möchtest.',
-  reason_stake_above_jurisdiction_max: 'Der Einsatz liegt über {max}, dem höchsten Einsatz, der dort, wo du spielst, erlaubt ist.',
-  reason_stake_above_jurisdiction_max_any: 'Der Einsatz liegt über dem höchsten Einsatz, der dort, wo du spielst, erlaubt ist.',
+  reason_stake_above_jurisdiction_max: 'Diese Wette kostet mehr als {max}, das Höchste, was eine Wette dort kosten darf, wo du spielst (ein gekauftes Feature zählt mit seinem ganzen Preis).',
+  reason_stake_above_jurisdiction_max_any: 'Diese Wette kostet mehr, als eine Wette dort kosten darf, wo du spielst (ein gekauftes Feature zählt mit seinem ganzen Preis).',
 };

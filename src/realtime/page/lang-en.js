@@ -97,6 +97,9 @@ export default {
   recall_payout: 'Payout',
   recall_payout_voided: 'none: the stake was returned',
   recall_state: 'State',
+  recall_jurisdiction: 'Jurisdiction',
+  recall_jurisdiction_value: '{code}: the {profile} profile',
+  recall_jurisdiction_default: '{code}: no jurisdiction profile',
   recall_weights: 'Weights LOW : HIGH',
   recall_proof_none: 'This round has no outcome, so there is nothing to check.',
   recall_proof_hidden: 'The server seed is still in use. It is revealed when the session ends, at the latest {at}; open this link again then to check the round.',
@@ -271,6 +274,6 @@ export default {
   reality_check_leave: 'Leave the game',
   reality_check_failed: 'The game service did not answer. Please try again.',
   reason_reality_check_due: 'Time for a reality check: confirm that you want to keep playing before your next bet.',
-  reason_stake_above_jurisdiction_max: 'The stake is above {max}, the most a single bet may be where you play.',
-  reason_stake_above_jurisdiction_max_any: 'The stake is above the most a single bet may be where you play.',
+  reason_stake_above_jurisdiction_max: 'This bet costs more than {max}, the most one bet may cost where you play (a bought feature counts its whole price).',
+  reason_stake_above_jurisdiction_max_any: 'This bet costs more than one bet may cost where you play (a bought feature counts its whole price).',
 };

@@ -95,6 +95,9 @@ export default {
   recall_payout: 'Premio',
   recall_payout_voided: 'ninguno: se devolvió la apuesta',
   recall_state: 'Estado',
+  recall_jurisdiction: 'Jurisdicción',
+  recall_jurisdiction_value: '{code}: perfil {profile}',
+  recall_jurisdiction_default: '{code}: sin perfil de jurisdicción',
   recall_weights: 'Pesos BAJO : ALTO',
   recall_proof_none: 'Esta ronda no tiene resultado, así que no hay nada que comprobar.',
   recall_proof_hidden: 'La semilla del servidor sigue en uso. Se revela cuando termina la sesión, a más tardar {at}; abre este enlace de nuevo entonces para comprobar la ronda.',
@@ -269,6 +272,6 @@ export default {
   reality_check_leave: 'Salir del juego',
   reality_check_failed: 'El servicio de juego no respondió. Inténtalo de nuevo.',
   reason_reality_check_due: 'Es momento de un control de realidad: confirma que quieres seguir jugando antes de tu próxima apuesta.',
-  reason_stake_above_jurisdiction_max: 'La apuesta supera {max}, el máximo permitido para una apuesta donde juegas.',
-  reason_stake_above_jurisdiction_max_any: 'La apuesta supera el máximo permitido para una apuesta donde juegas.',
+  reason_stake_above_jurisdiction_max: 'Esta apuesta cuesta más de {max}, lo máximo que puede costar una apuesta donde juegas (una función comprada cuenta con su precio completo).',
+  reason_stake_above_jurisdiction_max_any: 'Esta apuesta cuesta más de lo que puede costar una apuesta donde juegas (una función comprada cuenta con su precio completo).',
 };

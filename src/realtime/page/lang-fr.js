@@ -95,6 +95,9 @@ export default {
   recall_payout: 'Gain',
   recall_payout_voided: 'aucun : la mise a été remboursée',
   recall_state: 'État',
+  recall_jurisdiction: 'Juridiction',
+  recall_jurisdiction_value: '{code} : profil {profile}',
+  recall_jurisdiction_default: '{code} : aucun profil de juridiction',
   recall_weights: 'Poids BAS : HAUT',
   recall_proof_none: 'Cette manche n’a pas de résultat : il n’y a rien à vérifier.',
   recall_proof_hidden: 'La graine serveur est encore utilisée. Elle est révélée à la fin de la session, au plus tard le {at} ; rouvrez ce lien ensuite pour vérifier la manche.',
@@ -269,6 +272,6 @@ export default {
   reality_check_leave: 'Quitter le jeu',
   reality_check_failed: 'Le service de jeu n’a pas répondu. Veuillez réessayer.',
   reason_reality_check_due: 'Il est temps de faire le point : confirmez que vous souhaitez continuer avant votre prochaine mise.',
-  reason_stake_above_jurisdiction_max: 'La mise dépasse {max}, le maximum autorisé pour une mise là où vous jouez.',
-  reason_stake_above_jurisdiction_max_any: 'La mise dépasse le maximum autorisé pour une mise là où vous jouez.',
+  reason_stake_above_jurisdiction_max: 'Ce pari coûte plus de {max}, le maximum qu’un pari peut coûter là où vous jouez (un bonus acheté compte pour son prix entier).',
+  reason_stake_above_jurisdiction_max_any: 'Ce pari coûte plus qu’un pari ne peut coûter là où vous jouez (un bonus acheté compte pour son prix entier).',
 };

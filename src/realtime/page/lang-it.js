@@ -95,6 +95,9 @@ export default {
   recall_payout: 'Vincita',
   recall_payout_voided: 'nessuna: la puntata è stata restituita',
   recall_state: 'Stato',
+  recall_jurisdiction: 'Giurisdizione',
+  recall_jurisdiction_value: '{code}: profilo {profile}',
+  recall_jurisdiction_default: '{code}: nessun profilo di giurisdizione',
   recall_weights: 'Pesi BASSO : ALTO',
   recall_proof_none: 'Questo round non ha esito, quindi non c’è nulla da verificare.',
   recall_proof_hidden: 'Il seed del server è ancora in uso. Viene rivelato quando la sessione finisce, al più tardi il {at}; riapri questo link allora per verificare il round.',
@@ -269,6 +272,6 @@ export default {
   reality_check_leave: 'Esci dal gioco',
   reality_check_failed: 'Il servizio di gioco non ha risposto. Riprova.',
   reason_reality_check_due: 'È il momento di un promemoria di gioco: conferma che vuoi continuare prima della prossima puntata.',
-  reason_stake_above_jurisdiction_max: 'La puntata supera {max}, il massimo consentito per una puntata dove giochi.',
-  reason_stake_above_jurisdiction_max_any: 'La puntata supera il massimo consentito per una puntata dove giochi.',
+  reason_stake_above_jurisdiction_max: 'Questa puntata costa più di {max}, il massimo che una puntata può costare dove giochi (un bonus acquistato conta per il suo prezzo intero).',
+  reason_stake_above_jurisdiction_max_any: 'Questa puntata costa più di quanto una puntata possa costare dove giochi (un bonus acquistato conta per il suo prezzo intero).',
 };

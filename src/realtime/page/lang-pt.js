@@ -96,6 +96,9 @@ export default {
   recall_payout: 'Prêmio',
   recall_payout_voided: 'nenhum: a aposta foi devolvida',
   recall_state: 'Estado',
+  recall_jurisdiction: 'Jurisdição',
+  recall_jurisdiction_value: '{code}: perfil {profile}',
+  recall_jurisdiction_default: '{code}: sem perfil de jurisdição',
   recall_weights: 'Pesos BAIXO : ALTO',
   recall_proof_none: 'Esta rodada não tem resultado, então não há nada a verificar.',
   recall_proof_hidden: 'A seed do servidor ainda está em uso. Ela é revelada quando a sessão termina, no máximo em {at}; abra este link de novo então para verificar a rodada.',
@@ -270,6 +273,6 @@ export default {
   reality_check_leave: 'Sair do jogo',
   reality_check_failed: 'O serviço de jogo não respondeu. Tente novamente.',
   reason_reality_check_due: 'Hora de uma verificação de realidade: confirme que deseja continuar antes da sua próxima aposta.',
-  reason_stake_above_jurisdiction_max: 'A aposta é maior que {max}, o máximo permitido por aposta onde você joga.',
-  reason_stake_above_jurisdiction_max_any: 'A aposta é maior que o máximo permitido por aposta onde você joga.',
+  reason_stake_above_jurisdiction_max: 'Esta aposta custa mais que {max}, o máximo que uma aposta pode custar onde você joga (um bônus comprado conta pelo preço inteiro).',
+  reason_stake_above_jurisdiction_max_any: 'Esta aposta custa mais do que uma aposta pode custar onde você joga (um bônus comprado conta pelo preço inteiro).',
 };

@@ -95,6 +95,9 @@ export default {
   recall_payout: 'Utbetalning',
   recall_payout_voided: 'ingen: insatsen återbetalades',
   recall_state: 'Status',
+  recall_jurisdiction: 'Jurisdiktion',
+  recall_jurisdiction_value: '{code}: profilen {profile}',
+  recall_jurisdiction_default: '{code}: ingen jurisdiktionsprofil',
   recall_weights: 'Vikter LÅG : HÖG',
   recall_proof_none: 'Den här omgången har inget utfall, så det finns inget att kontrollera.',
   recall_proof_hidden: 'Serverseeden används fortfarande. Den avslöjas när sessionen slutar, senast {at}; öppna länken igen då för att kontrollera omgången.',
@@ -269,6 +272,6 @@ export default {
   reality_check_leave: 'Lämna spelet',
   reality_check_failed: 'Speltjänsten svarade inte. Försök igen.',
   reason_reality_check_due: 'Dags för en verklighetskontroll: bekräfta att du vill fortsätta spela innan din nästa insats.',
-  reason_stake_above_jurisdiction_max: 'Insatsen är högre än {max}, den högsta tillåtna insatsen där du spelar.',
-  reason_stake_above_jurisdiction_max_any: 'Insatsen är högre än den högsta tillåtna insatsen där du spelar.',
+  reason_stake_above_jurisdiction_max: 'Den här insatsen kostar mer än {max}, det mesta en insats får kosta där du spelar (en köpt bonus räknas med hela sitt pris).',
+  reason_stake_above_jurisdiction_max_any: 'Den här insatsen kostar mer än en insats får kosta där du spelar (en köpt bonus räknas med hela sitt pris).',
 };

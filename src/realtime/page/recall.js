@@ -82,6 +82,7 @@ function renderRound() {
     [t('recall_game'), round.gameCode === 'dice' ? t('title') : round.gameCode, 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
+    jurisdictionFact(),
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
     [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
     [t('recall_bet'), t('recall_bet_value', { side: sideName(round.side), stake }), 'bet'],
@@ -91,6 +92,18 @@ function renderRound() {
     [t('recall_payout'), payoutText(), 'payout'],
     [t('recall_state'), roundStateText(round), 'state'],
   ]);
+}
+
+// D44: the jurisdiction profile the bet was placed under (a recall made before profiles names none)
+/** @returns {[string, string, string]} */
+function jurisdictionFact() {
+  const named = round.jurisdiction;
+  const value = !named
+    ? '—'
+    : named.profile === 'default'
+      ? t('recall_jurisdiction_default', { code: named.code })
+      : t('recall_jurisdiction_value', { code: named.code, profile: named.profile });
+  return [t('recall_jurisdiction'), value, 'jurisdiction'];
 }
 
 const payoutText = () => (round.payoutMicro !== null ? money.amount(round.payoutMicro) : round.state === 'VOIDED' ? t('recall_payout_voided') : '—');
@@ -118,6 +131,7 @@ function renderFlight(stake) {
     [t('recall_game'), t('title_crash'), 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
+    jurisdictionFact(),
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
     [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
     [t('recall_bet'), bet, 'bet'],
@@ -181,6 +195,7 @@ function renderPlay() {
     [t('recall_game'), t('title_gems'), 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
+    jurisdictionFact(),
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
     [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
     [t('recall_bet'), bet, 'bet'],

@@ -114,6 +114,18 @@ describe('jurisdiction profiles on the game page in a browser (D44)', function (
     await net.filter({ hasText: euros.signed(position!.netPositionMicro) }).waitFor({ timeout: 10_000 });
     expect(await net.innerText()).to.equal('-€1.00');
 
+    // the round's recall page names the profile the bet was placed under
+    const roundId = await rows.nth(0).getAttribute('data-round-id');
+    const link = await operator.request('GET', `/v1/rounds/${roundId}/replay-url`);
+    expect(link.status, link.text).to.equal(200);
+    const recall = await browser.newPage();
+    watch(recall, origins, problems);
+    await recall.goto(link.body.url as string);
+    const named = recall.locator('#recall-facts dd[data-fact="jurisdiction"]');
+    await named.waitFor({ state: 'attached', timeout: 15_000 });
+    expect(await named.innerText()).to.equal('GB: the GB profile');
+    await recall.close();
+
     // the reality check falls due (as an hour of play would make it): the next bet is refused,
     // and the page shows the check with fresh figures
     await h.svc.sql.query('UPDATE sessions SET reality_check_due_at = now() WHERE id = $1', [sessionId]);

@@ -72,6 +72,7 @@ describe('game recall in a browser (D33, D38)', function () {
     expect(await fact('game')).to.equal('Dice');
     expect(await fact('round')).to.equal(rounds.won.roundId);
     expect(await fact('player')).to.equal(rounds.won.seat.playerRef);
+    expect(await fact('jurisdiction')).to.equal('MT: no jurisdiction profile');
     expect(await fact('placed')).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(await fact('bet')).to.equal(`LOW · €${euros(RECALL_STAKE)}`);
     expect(await fact('balance-before')).to.equal(`€${euros(RECALL_FUNDS)}`);
