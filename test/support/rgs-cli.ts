@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -30,4 +31,18 @@ export function runRgs(args: string[], { env = {}, unset = [], stdin = '', timeo
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin);
   });
+}
+
+// exit 0 with one JSON document on stdout
+export function succeeded(result: CliResult): any {
+  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(0);
+  return JSON.parse(result.stdout);
+}
+
+// exit 1 with nothing on stdout and a JSON error, without a stack trace, on stderr
+export function refused(result: CliResult): { error: string; message: string } {
+  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(1);
+  expect(result.stdout).to.equal('');
+  expect(result.stderr).not.to.match(/\n\s+at /);
+  return JSON.parse(result.stderr);
 }

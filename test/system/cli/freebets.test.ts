@@ -7,23 +7,12 @@ import { loadConfig } from '../../../src/shared/platform/config.js';
 import { createOperator } from '../../../src/shared/game/operators/operators.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
-import { runRgs, type CliResult } from '../../support/rgs-cli.js';
+import { refused, runRgs, succeeded } from '../../support/rgs-cli.js';
 
 // `rgs freebets create/list/cancel` (D42), as the administrator's subprocess runs it: the same
 // rules as POST, GET and DELETE /v1/freebets.
 
 const rgs = (...args: string[]) => runRgs(args, { env: { DATABASE_URL: TEST_DATABASE_URL }, unset: ['NODE_ENV'], timeoutMs: 30_000 });
-
-function succeeded(result: CliResult): any {
-  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(0);
-  return JSON.parse(result.stdout);
-}
-
-function refused(result: CliResult): { error: string; message: string } {
-  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(1);
-  expect(result.stdout).to.equal('');
-  return JSON.parse(result.stderr);
-}
 
 describe('rgs freebets (D42)', function () {
   this.timeout(120_000);

@@ -4,25 +4,13 @@ import { loadConfig } from '../../../src/shared/platform/config.js';
 import { createOperator } from '../../../src/shared/game/operators/operators.js';
 import { TEST_DATABASE_URL } from '../../support/env.js';
 import { uniqueId } from '../../support/harness.js';
-import { runRgs, type CliResult } from '../../support/rgs-cli.js';
+import { refused, runRgs, succeeded } from '../../support/rgs-cli.js';
 
 // `rgs jurisdiction set|show` (D44), as the administrator's subprocess runs it: stricter values
 // are stored and printed with the rules in force; a looser one fails naming the bound, and
 // nothing of its command is stored.
 
 const rgs = (...args: string[]) => runRgs(args, { env: { DATABASE_URL: TEST_DATABASE_URL }, unset: ['NODE_ENV'], timeoutMs: 30_000 });
-
-function succeeded(result: CliResult): any {
-  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(0);
-  return JSON.parse(result.stdout);
-}
-
-function refused(result: CliResult): { error: string; message: string } {
-  expect(result.code, `${result.stderr}${result.stdout}`).to.equal(1);
-  expect(result.stdout).to.equal('');
-  expect(result.stderr).not.to.match(/\n\s+at /);
-  return JSON.parse(result.stderr);
-}
 
 describe('rgs jurisdiction (D44)', function () {
   this.timeout(120_000);
