@@ -102,3 +102,12 @@ export const walletCallAsReported = (call: WalletCall) => ({
   createdAt: call.createdAt.toISOString(),
   respondedAt: call.respondedAt === null ? null : call.respondedAt.toISOString(),
 });
+
+// D44: how the reads name the profile of a test session (the harness and the round fixtures
+// launch them as MT, a code without a profile of its own), written out here rather than taken
+// from the service's table
+export const MT_UNDER_DEFAULT = {
+  code: 'MT',
+  profile: 'default',
+  rules: { minRoundMs: 0, autoplay: true, realityCheckMinutes: null, showElapsedTime: false, showNetPosition: false, maxStakeMicro: null },
+};

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { roundFixtures, type RoundFixture } from '../../support/round-fixtures.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { send, type ApiResponse } from '../../support/signed-client.js';
-import { walletCallAsReported } from '../../support/game.js';
+import { MT_UNDER_DEFAULT, walletCallAsReported } from '../../support/game.js';
 
 // The reconciliation reads of DECISIONS D10 (contract 4.1 "not shown"): GET /v1/rounds,
 // GET /v1/rounds/{id}, GET /v1/reports/ggr, GET /v1/reports/wallet-calls. Money as strings
@@ -88,6 +88,7 @@ describe('reconciliation reads (D10)', () => {
         settledAt: null,
         voidedAt: null,
         sandbox: false,
+        jurisdiction: MT_UNDER_DEFAULT,
         ...fields,
       });
       const settledAt = (minute: number) => iso(at(minute));
@@ -304,6 +305,7 @@ describe('reconciliation reads (D10)', () => {
         settledAt: iso(at(1)),
         voidedAt: null,
         sandbox: false,
+        jurisdiction: MT_UNDER_DEFAULT,
         voidReason: null,
         demo: false,
         bets: [

@@ -4,7 +4,7 @@ import type { WalletFault } from '../../../src/simulator/wallet-simulator.js';
 import { bettingWindowWithRoom, operatorWith, seatPlayer, until, type SeatedPlayer } from '../../support/game.js';
 import { startHarness, type Harness, type TestOperator } from '../../support/harness.js';
 import { ROLE_NAMES } from '../../../src/shared/platform/config.js';
-import { walletCallAsReported } from '../../support/game.js';
+import { MT_UNDER_DEFAULT, walletCallAsReported } from '../../support/game.js';
 
 // DECISIONS D22: every roundId the service sent to a wallet resolves. A bet the wallet
 // refused, or whose debit was uncertain and rolled back, never became a round, yet its
@@ -78,6 +78,7 @@ describe('a roundId that never became a round (D22)', function () {
       // when the wallet's answer decided the bet
       voidedAt: debit!.respondedAt!.toISOString(),
       sandbox: false,
+      jurisdiction: MT_UNDER_DEFAULT,
       voidReason: 'bet_rejected',
       demo: false,
       bets: [
