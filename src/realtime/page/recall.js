@@ -78,32 +78,46 @@ function renderRound() {
   die.dataset.outcome = round.outcome && round.won !== null ? (round.won ? 'won' : 'lost') : '';
   die.setAttribute('aria-label', round.outcome ? t('die_label', { face: round.outcome.face }) : t('die_blank'));
   byId('die-caption').textContent = t('caption_bet', { side: sideName(round.side), stake });
+  roundFacts(
+    round.gameCode === 'dice' ? t('title') : round.gameCode,
+    t('recall_bet_value', { side: sideName(round.side), stake }),
+    round.outcome ? t('recall_outcome_value', { face: round.outcome.face, side: sideName(round.outcome.side) }) : t('recall_no_outcome'),
+  );
+}
+
+// The facts every game's round shows, in this order, with the game's own (`own`) between its
+// outcome and its payout
+/**
+ * @param {string} game
+ * @param {string} bet
+ * @param {string} outcome
+ * @param {[label: string, value: string, name: string][]} [own]
+ */
+function roundFacts(game, bet, outcome, own = []) {
   facts(byId('recall-facts'), [
-    [t('recall_game'), round.gameCode === 'dice' ? t('title') : round.gameCode, 'game'],
+    [t('recall_game'), game, 'game'],
     [t('recall_round_id'), round.roundId, 'round'],
     [t('recall_player'), round.playerRef, 'player'],
-    jurisdictionFact(),
+    [t('recall_jurisdiction'), jurisdictionText(), 'jurisdiction'],
     [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
     [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
-    [t('recall_bet'), t('recall_bet_value', { side: sideName(round.side), stake }), 'bet'],
+    [t('recall_bet'), bet, 'bet'],
     [t('recall_balance_before'), balanceText(round.balanceBefore, money.amount), 'balance-before'],
     [t('recall_balance_after'), balanceText(round.balanceAfter, money.amount), 'balance-after'],
-    [t('recall_outcome'), round.outcome ? t('recall_outcome_value', { face: round.outcome.face, side: sideName(round.outcome.side) }) : t('recall_no_outcome'), 'outcome'],
+    [t('recall_outcome'), outcome, 'outcome'],
+    ...own,
     [t('recall_payout'), payoutText(), 'payout'],
     [t('recall_state'), roundStateText(round), 'state'],
   ]);
 }
 
 // D44: the jurisdiction profile the bet was placed under (a recall made before profiles names none)
-/** @returns {[string, string, string]} */
-function jurisdictionFact() {
+function jurisdictionText() {
   const named = round.jurisdiction;
-  const value = !named
-    ? '—'
-    : named.profile === 'default'
-      ? t('recall_jurisdiction_default', { code: named.code })
-      : t('recall_jurisdiction_value', { code: named.code, profile: named.profile });
-  return [t('recall_jurisdiction'), value, 'jurisdiction'];
+  if (!named) return '—';
+  return named.profile === 'default'
+    ? t('recall_jurisdiction_default', { code: named.code })
+    : t('recall_jurisdiction_value', { code: named.code, profile: named.profile });
 }
 
 const payoutText = () => (round.payoutMicro !== null ? money.amount(round.payoutMicro) : round.state === 'VOIDED' ? t('recall_payout_voided') : '—');
@@ -127,21 +141,7 @@ function renderFlight(stake) {
     ? t('recall_bet_crash', { autoCashOut: multiplierText(round.autoCashOut), stake })
     : t('recall_bet_crash_manual', { stake });
   byId('die-caption').textContent = bet;
-  facts(byId('recall-facts'), [
-    [t('recall_game'), t('title_crash'), 'game'],
-    [t('recall_round_id'), round.roundId, 'round'],
-    [t('recall_player'), round.playerRef, 'player'],
-    jurisdictionFact(),
-    [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
-    [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
-    [t('recall_bet'), bet, 'bet'],
-    [t('recall_balance_before'), balanceText(round.balanceBefore, money.amount), 'balance-before'],
-    [t('recall_balance_after'), balanceText(round.balanceAfter, money.amount), 'balance-after'],
-    [t('recall_outcome'), crash, 'outcome'],
-    [t('recall_cash_out'), round.crashMultiplier ? cashOut : '—', 'cash-out'],
-    [t('recall_payout'), payoutText(), 'payout'],
-    [t('recall_state'), roundStateText(round), 'state'],
-  ]);
+  roundFacts(t('title_crash'), bet, crash, [[t('recall_cash_out'), round.crashMultiplier ? cashOut : '—', 'cash-out']]);
 }
 
 // A Gem Vault round (D41): the bet (a spin at its stake, or the feature bought at its price),
@@ -191,20 +191,8 @@ function renderPlay() {
   totalLine.dataset.outcome = total === null ? '' : total > 0n ? 'won' : 'lost';
   const outcome = events ? t('recall_gems_outcome', { count: events.length, amount: money.amount(total ?? 0n) }) : t('recall_gems_no_play');
   const contribution = round.jackpotContributionMicro;
-  facts(byId('recall-facts'), [
-    [t('recall_game'), t('title_gems'), 'game'],
-    [t('recall_round_id'), round.roundId, 'round'],
-    [t('recall_player'), round.playerRef, 'player'],
-    jurisdictionFact(),
-    [t('recall_placed_at'), utcTime(round.placedAt), 'placed'],
-    [t('recall_finished_at'), round.finishedAt ? utcTime(round.finishedAt) : '—', 'finished'],
-    [t('recall_bet'), bet, 'bet'],
-    [t('recall_balance_before'), balanceText(round.balanceBefore, money.amount), 'balance-before'],
-    [t('recall_balance_after'), balanceText(round.balanceAfter, money.amount), 'balance-after'],
-    [t('recall_outcome'), outcome, 'outcome'],
+  roundFacts(t('title_gems'), bet, outcome, [
     [t('recall_gems_contribution'), contribution && /^\d+$/.test(contribution) ? money.amount(contribution) : '—', 'jackpot-contribution'],
-    [t('recall_payout'), payoutText(), 'payout'],
-    [t('recall_state'), roundStateText(round), 'state'],
   ]);
 }
 

@@ -13,7 +13,7 @@ import { betStep } from '../../platform/bet-steps.js';
 import { epochMs } from '../../platform/clock.js';
 import { rejectWithRollback, type BetAck, type LocalDebits } from './debit.js';
 import { GRANT_FACTS, LOCK_GRANT, grantUsable, type GrantFacts } from './free-grant.js';
-import { placePlay, type PlayRequest } from '../plays/place.js';
+import { LOCK_SESSION, placePlay, type PlayRequest } from '../plays/place.js';
 import { JURISDICTION_FACTS_SQL, jurisdictionFacts, type JurisdictionColumns } from '../sessions/jurisdiction.js';
 import { jurisdictionRefusal } from '../../domain/jurisdictions.js';
 
@@ -415,8 +415,6 @@ async function placeLocked(svc: Pick<ServiceContext, 'sql'>, placement: Placemen
   if (refused) await recordRgTrips(svc, [placement], [refused.fact], [refused.verdict], now);
   return placed;
 }
-
-const LOCK_SESSION = statement('placement_lock_session', `SELECT id FROM sessions WHERE id = $1 FOR UPDATE`);
 
 // D44: the session's last bet, for its profile's least time between bets (an instant play
 // keeps it too, with its bet: plays/place.ts)

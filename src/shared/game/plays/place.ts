@@ -45,7 +45,8 @@ export type PlayPlaced = { ok: true; ticket: BetTicket } | { ok: false; reason: 
 // the session's game, whose configuration the play is priced under
 const SESSION_GAME = statement('play_session_game', `SELECT operator_id, game_code, currency FROM sessions WHERE id = $1`);
 
-const LOCK_SESSION = statement('play_lock_session', `SELECT id FROM sessions WHERE id = $1 FOR UPDATE`);
+// the session's row, held by a placement that reads and writes its last bet (D41, D44)
+export const LOCK_SESSION = statement('play_lock_session', `SELECT id FROM sessions WHERE id = $1 FOR UPDATE`);
 
 // The session, the state of its last play's bet (PENDING or ACCEPTED: still in play), and the
 // player's last 24 hours for a session with limits (8.3)
